@@ -1,0 +1,79 @@
+# iotrail build: clang's BPF target -> bpftool gen object/skeleton -> gcc.
+# vmlinux.h is generated from the running kernel's BTF (CO-RE).
+OUT        := build
+CC         ?= gcc
+CLANG      ?= clang
+BPFTOOL    ?= bpftool
+ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
+CFLAGS     ?= -O2 -g
+CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
+CFLAGS     += -I$(OUT) -Isrc -D_GNU_SOURCE
+LDLIBS     := -lbpf -lelf -lz -lm
+
+APP_SRCS   := $(wildcard src/cli/*.c)
+LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c)
+REC_SRCS   := $(wildcard src/record/*.c)
+LIB_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
+REC_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(REC_SRCS))
+APP_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(APP_SRCS))
+
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all clean test unit integration tools format check
+all: $(OUT)/iotrail tools
+
+$(OUT)/vmlinux.h:
+	@mkdir -p $(OUT)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(OUT)/iotrail.bpf.o: src/bpf/iotrail.bpf.c src/bpf/emit.bpf.h src/bpf/events.h $(OUT)/vmlinux.h
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Isrc/bpf -c $< -o $(OUT)/iotrail.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(OUT)/iotrail.tmp.bpf.o
+
+$(OUT)/iotrail.skel.h: $(OUT)/iotrail.bpf.o
+	$(BPFTOOL) gen skeleton $< name iotrail_bpf > $@.tmp && mv $@.tmp $@
+
+$(REC_OBJS): $(OUT)/iotrail.skel.h
+
+$(OUT)/obj/%.o: src/%.c $(wildcard src/*/*.h src/bpf/events.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/libiotrail.a: $(LIB_OBJS)
+	ar rcs $@ $^
+
+$(OUT)/iotrail: $(APP_OBJS) $(REC_OBJS) $(OUT)/libiotrail.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# small C programs the tests and benchmarks drive
+tools: $(OUT)/tools/iogen $(OUT)/tools/mktrace
+$(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lm
+
+$(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka -lm
+
+unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+integration: all
+	@tests/run-integration.sh
+
+test: all $(UNIT_BINS)
+	@tests/run-all.sh
+
+format:
+	clang-format -i $$(git ls-files 'src/*.c' 'src/*.h' 'tests/*.c')
+
+check: $(OUT)/iotrail
+	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \
+		--suppress=missingIncludeSystem -Isrc -I$(OUT) --std=c11 \
+		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/cli src/record
+
+clean:
+	rm -rf $(OUT)

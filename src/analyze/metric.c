@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sample sets, order statistics and log2 histograms. */
+#include "metric.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void metric_init(struct metric *m, const char *scope, const char *name,
+		 const char *unit, bool keep_time)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->scope, sizeof(m->scope), "%s", scope);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->unit = unit;
+	m->keep_time = keep_time;
+}
+
+int metric_add(struct metric *m, uint64_t t, uint64_t v)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		uint64_t *nv = realloc(m->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		m->v = nv;
+		if (m->keep_time) {
+			uint64_t *nt = realloc(m->t, cap * sizeof(*nt));
+
+			if (!nt)
+				return -ENOMEM;
+			m->t = nt;
+		}
+		m->cap = cap;
+	}
+	if (m->keep_time)
+		m->t[m->n] = t;
+	m->v[m->n++] = v;
+	m->sum += v;
+	m->sorted = false;
+	return 0;
+}
+
+int sort_u64(uint64_t *v, size_t n)
+{
+	uint64_t *tmp, *src = v, *dst, or_all = 0, and_all = ~0ull;
+	size_t count[65536];
+
+	if (n < 2)
+		return 0;
+	if (n < 64) { /* insertion sort */
+		for (size_t i = 1; i < n; i++) {
+			uint64_t x = v[i];
+			size_t k = i;
+
+			while (k && v[k - 1] > x) {
+				v[k] = v[k - 1];
+				k--;
+			}
+			v[k] = x;
+		}
+		return 0;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	dst = tmp;
+	for (size_t i = 0; i < n; i++) {
+		or_all |= v[i];
+		and_all &= v[i];
+	}
+	for (int shift = 0; shift < 64; shift += 16) {
+		uint64_t digit_mask = 0xffffull << shift;
+		size_t sum = 0;
+
+		/* every value has the same digit here: nothing to do */
+		if ((or_all & digit_mask) == (and_all & digit_mask))
+			continue;
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xffff]++;
+		for (size_t d = 0; d < 65536; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+		uint64_t *x = src;
+
+		src = dst;
+		dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	return 0;
+}
+
+static uint64_t pct(const uint64_t *v, size_t n, double p)
+{
+	/* nearest rank: the smallest value with at least p of the samples
+	 * at or below it */
+	size_t k = (size_t)((p * n) + 0.999999999);
+
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	return v[k - 1];
+}
+
+void metric_stats(struct metric *m, struct metric_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!m->n)
+		return;
+	if (!m->sorted) {
+		if (m->keep_time) { /* keep the series order: sort a copy */
+			uint64_t *c = malloc(m->n * sizeof(*c));
+
+			if (c) {
+				memcpy(c, m->v, m->n * sizeof(*c));
+				sort_u64(c, m->n);
+				s->count = m->n;
+				s->min = c[0];
+				s->max = c[m->n - 1];
+				s->avg = (double)m->sum / m->n;
+				s->p50 = pct(c, m->n, 0.50);
+				s->p90 = pct(c, m->n, 0.90);
+				s->p99 = pct(c, m->n, 0.99);
+				s->p999 = pct(c, m->n, 0.999);
+				free(c);
+				return;
+			}
+		}
+		sort_u64(m->v, m->n);
+		m->sorted = true;
+	}
+	s->count = m->n;
+	s->min = m->v[0];
+	s->max = m->v[m->n - 1];
+	s->avg = (double)m->sum / m->n;
+	s->p50 = pct(m->v, m->n, 0.50);
+	s->p90 = pct(m->v, m->n, 0.90);
+	s->p99 = pct(m->v, m->n, 0.99);
+	s->p999 = pct(m->v, m->n, 0.999);
+}
+
+void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->max_slot = -1;
+	for (size_t i = 0; i < m->n; i++) {
+		uint64_t x = m->v[i] / (divisor ? divisor : 1);
+		int k = x ? 63 - __builtin_clzll(x) : 0;
+
+		h->slot[k]++;
+		if (k > h->max_slot)
+			h->max_slot = k;
+	}
+}
+
+void metric_release(struct metric *m)
+{
+	free(m->v);
+	free(m->t);
+	free(m->sv);
+	memset(m, 0, sizeof(*m));
+}

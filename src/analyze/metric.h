@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A metric: named samples (a value and, when a series is wanted, the time it
+ * was taken), and what the views need of them: order statistics and a log2
+ * histogram. Pure data; renderers format it.
+ */
+#ifndef IOTRAIL_ANALYZE_METRIC_H
+#define IOTRAIL_ANALYZE_METRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct metric {
+	char scope[48];   /* what it is about: "loop0 read", "all" */
+	char name[24];    /* what it measures: "q2c", "read", "seek" */
+	const char *unit; /* "ns" or "sectors" */
+	uint64_t *v;      /* values */
+	uint64_t *t;      /* CLOCK_MONOTONIC ns per value, or NULL */
+	int64_t *sv;      /* signed companion values for series, or NULL */
+	size_t n, cap;
+	bool keep_time;
+	bool sorted;      /* v sorted (t and sv then no longer paired) */
+	uint64_t sum;
+};
+
+struct metric_stats {
+	uint64_t count, min, max, p50, p90, p99, p999;
+	double avg;
+};
+
+#define LOG2_SLOTS 64
+struct log2_hist {
+	uint64_t slot[LOG2_SLOTS]; /* slot k: values in [2^k, 2^(k+1)), 0 in slot 0 */
+	int max_slot;              /* highest non-empty slot, -1 if none */
+};
+
+void metric_init(struct metric *m, const char *scope, const char *name,
+		 const char *unit, bool keep_time);
+int metric_add(struct metric *m, uint64_t t, uint64_t v);
+/* Sorts the values (radix sort) and fills s. */
+void metric_stats(struct metric *m, struct metric_stats *s);
+/* Histogram of value / divisor (1000 for microseconds). */
+void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h);
+void metric_release(struct metric *m);
+
+/* Sorts n u64 values in place (LSD radix, 16-bit digits, skipping digits
+ * that are equal in every value). 0 or -ENOMEM. */
+int sort_u64(uint64_t *v, size_t n);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommand entry points: one file each, dispatched from main.c. */
+#ifndef IOTRAIL_CLI_H
+#define IOTRAIL_CLI_H
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/* "iotrail: " + message to stderr; returns 2 (usage error exit status). */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iotrail: the command table. Each subcommand lives in its own cmd_*.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "record", cmd_record, "trace I/O requests from syscall to device into a file" },
+	{ "report", cmd_report, "analyze a trace: latency by layer, histograms, windows" },
+	{ "demo", cmd_demo, "record a built-in workload on a loop device and report" },
+};
+
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("iotrail: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: iotrail COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'iotrail COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("iotrail 0.1\n");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	usage_error("'%s' is not an iotrail command", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-request state machine. Identity is the kernel address the raw
+ * tracepoints hand us (bio or request); sector adjacency is used only where
+ * the kernel gives no address (merges, splits), as btt does.
+ *
+ * A bio:
+ *
+ *   (new) --Q bio_queue----------------------------> QUEUED
+ *   QUEUED --G getrq: heads a new request-----------> IN_REQ (head)
+ *   QUEUED --M backmerge / F frontmerge------------> IN_REQ (found by sector)
+ *   QUEUED --X split: front part becomes a new bio--> QUEUED (both; the new
+ *                                                     one keeps the old Q)
+ *   QUEUED --C bio_complete (bio-based device)------> emitted as a bio-only
+ *                                                     request, freed
+ *   IN_REQ --(its request completes)----------------> emitted per bio, freed
+ *
+ * A request (created at G, keyed by its head bio until the kernel shows its
+ * address at I or D; mergeable while not issued):
+ *
+ *   GOT      --I rq_insert---------> INSERTED     join_rq_seen() links address
+ *   GOT      --D rq_issue----------> ISSUED       (no scheduler: no I)
+ *   INSERTED --D rq_issue----------> ISSUED       leaves the merge maps
+ *   ISSUED   --R rq_requeue--------> INSERTED     next D overwrites d_ns
+ *   any      --rq_merge------------> (its bios move to the neighbour it
+ *                                     touches; it is freed, never emitted)
+ *   ISSUED   --C rq_complete, sectors left > done--> ISSUED (partial)
+ *   ISSUED   --C rq_complete, last sectors---------> emitted, freed
+ *
+ * A completion of a request never seen before (in flight when the trace
+ * began) is emitted with only the stages seen, and counted as an orphan.
+ *
+ * A system call: SYS_ENTER opens one per tid; every bio that tid queues
+ * before SYS_EXIT is attributed to it; SYS_EXIT emits it with the bio and
+ * scheduler times of those bios that completed by then.
+ */
+#include "join.h"
+
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+struct join_bio_st {
+	uint64_t ptr;
+	uint64_t q_ns, g_ns;
+	uint64_t sector;
+	uint32_t nr;
+	uint32_t dev;
+	uint32_t flags;
+	uint32_t pid, tid;
+	uint32_t req;      /* request index, NONE while queued */
+	uint32_t next;     /* next bio of the request, or next free */
+	uint32_t sys;      /* syscall index or NONE */
+	uint32_t sys_gen;
+};
+
+struct join_req_st {
+	struct join_request r;
+	uint32_t head, tail; /* bio list */
+	uint64_t start_key, end_key; /* keys in the merge maps, 0 = none */
+	uint64_t left;       /* sectors not yet completed */
+	uint32_t next_free;
+	bool issued;
+};
+
+struct join_sys_st {
+	struct join_syscall s;
+	uint32_t gen;
+	uint32_t next_free;
+	bool open;
+};
+
+static uint64_t ds_key(uint32_t dev, uint64_t sector)
+{
+	return (sector + 1) | ((uint64_t)(dev >> 20 & 0xfff) << 52) |
+	       ((uint64_t)(dev & 0xfff) << 40);
+}
+
+/* ---- pools ---------------------------------------------------------------- */
+
+#define POOL_ALLOC(j, arr, nr, cap, freelist, link)                          \
+	({                                                                    \
+		uint32_t _i;                                                  \
+		if ((j)->freelist != NONE) {                                  \
+			_i = (j)->freelist;                                   \
+			(j)->freelist = (j)->arr[_i].link;                    \
+		} else {                                                      \
+			if ((j)->nr == (j)->cap) {                            \
+				uint32_t _c = (j)->cap ? (j)->cap * 2 : 1024; \
+				void *_p = realloc((j)->arr,                  \
+						   _c * sizeof(*(j)->arr));   \
+				if (!_p)                                      \
+					return -ENOMEM;                       \
+				(j)->arr = _p;                                \
+				(j)->cap = _c;                                \
+			}                                                     \
+			_i = (j)->nr++;                                       \
+		}                                                             \
+		memset(&(j)->arr[_i], 0, sizeof((j)->arr[_i]));               \
+		_i;                                                           \
+	})
+
+static void bio_free(struct join *j, uint32_t b)
+{
+	struct join_bio_st *bs = &j->bios[b];
+	uint32_t *v = u64map_get(&j->bio_by_ptr, bs->ptr);
+
+	if (v && *v == b)
+		u64map_del(&j->bio_by_ptr, bs->ptr);
+	if (bs->req == NONE) {
+		uint64_t k = ds_key(bs->dev, bs->sector);
+
+		v = u64map_get(&j->bio_by_start, k);
+		if (v && *v == b)
+			u64map_del(&j->bio_by_start, k);
+	}
+	bs->ptr = 0;
+	bs->next = j->free_bio;
+	j->free_bio = b;
+}
+
+static void req_unmerge(struct join *j, struct join_req_st *rs, uint32_t ri)
+{
+	uint32_t *v;
+
+	if (rs->start_key) {
+		v = u64map_get(&j->req_by_start, rs->start_key);
+		if (v && *v == ri)
+			u64map_del(&j->req_by_start, rs->start_key);
+		rs->start_key = 0;
+	}
+	if (rs->end_key) {
+		v = u64map_get(&j->req_by_end, rs->end_key);
+		if (v && *v == ri)
+			u64map_del(&j->req_by_end, rs->end_key);
+		rs->end_key = 0;
+	}
+}
+
+static int req_remerge(struct join *j, uint32_t ri)
+{
+	struct join_req_st *rs = &j->reqs[ri];
+
+	req_unmerge(j, rs, ri);
+	if (rs->issued)
+		return 0;
+	rs->start_key = ds_key(rs->r.dev, rs->r.sector);
+	rs->end_key = ds_key(rs->r.dev, rs->r.sector + rs->r.nr_sectors);
+	if (u64map_put(&j->req_by_start, rs->start_key, ri) ||
+	    u64map_put(&j->req_by_end, rs->end_key, ri))
+		return -ENOMEM;
+	return 0;
+}
+
+static void req_free(struct join *j, uint32_t ri)
+{
+	struct join_req_st *rs = &j->reqs[ri];
+	uint32_t *v;
+
+	req_unmerge(j, rs, ri);
+	if (rs->r.rq) {
+		v = u64map_get(&j->rq_by_ptr, rs->r.rq);
+		if (v && *v == ri)
+			u64map_del(&j->rq_by_ptr, rs->r.rq);
+	}
+	for (uint32_t b = rs->head, n; b != NONE; b = n) {
+		n = j->bios[b].next;
+		j->bios[b].req = NONE; /* already out of bio_by_start */
+		j->bios[b].next = NONE;
+		j->bios[b].sector = 0;
+		{
+			struct join_bio_st *bs = &j->bios[b];
+			uint32_t *bv = u64map_get(&j->bio_by_ptr, bs->ptr);
+
+			if (bv && *bv == b)
+				u64map_del(&j->bio_by_ptr, bs->ptr);
+			bs->ptr = 0;
+			bs->next = j->free_bio;
+			j->free_bio = b;
+		}
+	}
+	rs->next_free = j->free_req;
+	j->free_req = ri;
+}
+
+/* ---- bios ------------------------------------------------------------------ */
+
+static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns,
+		   uint32_t *out)
+{
+	uint32_t b = POOL_ALLOC(j, bios, nr_bios, cap_bios, free_bio, next);
+	struct join_bio_st *bs = &j->bios[b];
+	uint32_t *sv;
+
+	bs->ptr = r->id;
+	bs->q_ns = q_ns;
+	bs->sector = r->sector;
+	bs->nr = r->nr;
+	bs->dev = r->dev;
+	bs->flags = r->flags;
+	bs->pid = r->pid;
+	bs->tid = r->tid;
+	bs->req = NONE;
+	bs->next = NONE;
+	bs->sys = NONE;
+	if (q_ns && (sv = u64map_get(&j->sys_by_tid, r->tid))) {
+		bs->sys = *sv;
+		bs->sys_gen = j->sys[*sv].gen;
+		j->sys[*sv].s.nr_bios++;
+	}
+	if (u64map_put(&j->bio_by_ptr, r->id, b) ||
+	    u64map_put(&j->bio_by_start, ds_key(r->dev, r->sector), b))
+		return -ENOMEM;
+	*out = b;
+	return 0;
+}
+
+/* The bio of r->id: the one queued, or one made up for a bio queued before
+ * the trace began (q_ns 0). */
+static int bio_find(struct join *j, const struct iot_rec *r, uint32_t *out)
+{
+	uint32_t *v = u64map_get(&j->bio_by_ptr, r->id);
+
+	if (v) {
+		*out = *v;
+		return 0;
+	}
+	return bio_new(j, r, 0, out);
+}
+
+/* Leaves the queued state: out of the by-start map. */
+static void bio_take(struct join *j, uint32_t b)
+{
+	struct join_bio_st *bs = &j->bios[b];
+	uint64_t k = ds_key(bs->dev, bs->sector);
+	uint32_t *v = u64map_get(&j->bio_by_start, k);
+
+	if (v && *v == b)
+		u64map_del(&j->bio_by_start, k);
+}
+
+static void req_append(struct join *j, uint32_t ri, uint32_t b, bool front)
+{
+	struct join_req_st *rs = &j->reqs[ri];
+	struct join_bio_st *bs = &j->bios[b];
+
+	bio_take(j, b);
+	bs->req = ri;
+	if (rs->head == NONE) {
+		rs->head = rs->tail = b;
+		bs->next = NONE;
+	} else if (front) {
+		bs->next = rs->head;
+		rs->head = b;
+	} else {
+		bs->next = NONE;
+		j->bios[rs->tail].next = b;
+		rs->tail = b;
+	}
+	rs->r.nr_bios++;
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+static int req_new(struct join *j, uint32_t *out)
+{
+	uint32_t ri = POOL_ALLOC(j, reqs, nr_reqs, cap_reqs, free_req, next_free);
+
+	j->reqs[ri].head = j->reqs[ri].tail = NONE;
+	*out = ri;
+	return 0;
+}
+
+static int on_getrq(struct join *j, const struct iot_rec *r)
+{
+	struct join_req_st *rs;
+	uint32_t b, ri;
+	int err;
+
+	err = bio_find(j, r, &b);
+	if (!err)
+		err = req_new(j, &ri);
+	if (err)
+		return err;
+	rs = &j->reqs[ri];
+	rs->r.dev = r->dev;
+	rs->r.flags = j->bios[b].flags;
+	rs->r.sector = j->bios[b].sector;
+	rs->r.nr_sectors = j->bios[b].nr;
+	rs->r.pid = j->bios[b].pid;
+	rs->r.tid = j->bios[b].tid;
+	rs->r.q_ns = j->bios[b].q_ns;
+	rs->r.g_ns = r->ts_ns;
+	j->bios[b].g_ns = r->ts_ns;
+	req_append(j, ri, b, false);
+	return req_remerge(j, ri);
+}
+
+static int on_bio_merge(struct join *j, const struct iot_rec *r, bool front)
+{
+	uint32_t b, *v;
+	uint64_t key;
+	int err;
+
+	err = bio_find(j, r, &b);
+	if (err)
+		return err;
+	key = front ? ds_key(r->dev, r->sector + r->nr) : ds_key(r->dev, r->sector);
+	v = u64map_get(front ? &j->req_by_start : &j->req_by_end, key);
+	if (!v) {
+		j->st.unmatched_merges++;
+		bio_free(j, b);
+		return 0;
+	}
+	req_append(j, *v, b, front);
+	if (front)
+		j->reqs[*v].r.sector = r->sector;
+	j->reqs[*v].r.nr_sectors += r->nr;
+	return req_remerge(j, *v);
+}
+
+/* The request of an I/D/C/R event: by address, else through its head bio
+ * (id2 = rq->bio), else a new one for a request that began before the trace. */
+static int req_for_rq(struct join *j, const struct iot_rec *r, uint64_t head_bio,
+		      uint32_t *out)
+{
+	uint32_t *v = u64map_get(&j->rq_by_ptr, r->id), ri;
+	struct join_req_st *rs;
+
+	if (v) {
+		*out = *v;
+		return 0;
+	}
+	if (head_bio && (v = u64map_get(&j->bio_by_ptr, head_bio)) &&
+	    j->bios[*v].req != NONE) {
+		ri = j->bios[*v].req;
+	} else {
+		int err = req_new(j, &ri);
+
+		if (err)
+			return err;
+		rs = &j->reqs[ri];
+		rs->r.dev = r->dev;
+		rs->r.flags = r->flags;
+		rs->r.sector = r->sector;
+		rs->r.nr_sectors = r->nr;
+	}
+	rs = &j->reqs[ri];
+	if (rs->r.rq) { /* another address already: stale, start over */
+		uint32_t *o = u64map_get(&j->rq_by_ptr, rs->r.rq);
+
+		if (o && *o == ri)
+			u64map_del(&j->rq_by_ptr, rs->r.rq);
+	}
+	rs->r.rq = r->id;
+	if (u64map_put(&j->rq_by_ptr, r->id, ri))
+		return -ENOMEM;
+	*out = ri;
+	return 0;
+}
+
+static void emit_request(struct join *j, uint32_t ri)
+{
+	struct join_req_st *rs = &j->reqs[ri];
+
+	if (j->sink.request)
+		j->sink.request(j->sink.ctx, &rs->r);
+	for (uint32_t b = rs->head; b != NONE; b = j->bios[b].next) {
+		struct join_bio_st *bs = &j->bios[b];
+		struct join_bio jb = {
+			.q_ns = bs->q_ns,
+			.sector = bs->sector,
+			.nr_sectors = bs->nr,
+			.tid = bs->tid,
+		};
+
+		if (j->sink.bio)
+			j->sink.bio(j->sink.ctx, &rs->r, &jb);
+		if (bs->sys != NONE && j->sys[bs->sys].open &&
+		    j->sys[bs->sys].gen == bs->sys_gen && bs->q_ns) {
+			struct join_syscall *s = &j->sys[bs->sys].s;
+			uint64_t q2c = rs->r.c_ns - bs->q_ns;
+
+			if (!s->nr_bios_done || q2c < s->bio_q2c_min_ns)
+				s->bio_q2c_min_ns = q2c;
+			if (q2c > s->bio_q2c_max_ns)
+				s->bio_q2c_max_ns = q2c;
+			s->bio_q2c_sum_ns += q2c;
+			s->nr_bios_done++;
+			if (rs->r.i_ns && rs->r.d_ns >= rs->r.i_ns) {
+				s->i2d_sum_ns += rs->r.d_ns - rs->r.i_ns;
+				s->nr_i2d++;
+			}
+		}
+	}
+}
+
+static int on_rq_complete(struct join *j, const struct iot_rec *r)
+{
+	uint64_t left_before = r->id2 >> 32;
+	struct join_req_st *rs;
+	uint32_t ri;
+	int err;
+
+	if (!u64map_get(&j->rq_by_ptr, r->id))
+		j->st.orphan_completions++;
+	err = req_for_rq(j, r, 0, &ri);
+	if (err)
+		return err;
+	rs = &j->reqs[ri];
+	if (!rs->left)
+		rs->r.nr_sectors = 0; /* counts what completes from here on */
+	rs->r.nr_sectors += r->nr;
+	rs->left = left_before > r->nr ? left_before - r->nr : 0;
+	if (rs->left)
+		return 0; /* partial completion */
+	rs->r.c_ns = r->ts_ns;
+	rs->r.error = (int32_t)(uint32_t)r->id2;
+	emit_request(j, ri);
+	req_free(j, ri);
+	return 0;
+}
+
+static int on_bio_complete(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->bio_by_ptr, r->id);
+	struct join_bio_st *bs;
+	struct join_request jr;
+	bool bio_based;
+
+	if (!v)
+		return 0; /* queued before the trace, or its request is done */
+	bs = &j->bios[*v];
+	if (bs->req != NONE)
+		return 0; /* its request's completion counts */
+	bio_based = j->is_bio_based ? j->is_bio_based(j->dev_ctx, r->dev) : true;
+	if (!bio_based) {
+		bio_free(j, *v); /* merged into a request we never saw */
+		return 0;
+	}
+	memset(&jr, 0, sizeof(jr));
+	jr.dev = bs->dev;
+	jr.flags = bs->flags;
+	jr.sector = bs->sector;
+	jr.nr_sectors = bs->nr;
+	jr.pid = bs->pid;
+	jr.tid = bs->tid;
+	jr.q_ns = bs->q_ns;
+	jr.c_ns = r->ts_ns;
+	jr.nr_bios = 1;
+	jr.error = (int32_t)r->id2;
+	jr.bio_only = true;
+	{
+		/* reuse emit_request's per-bio and syscall accounting */
+		uint32_t ri, b = *v;
+
+		if (req_new(j, &ri))
+			return -ENOMEM;
+		j->reqs[ri].r = jr;
+		j->reqs[ri].r.nr_bios = 0;
+		req_append(j, ri, b, false);
+		emit_request(j, ri);
+		req_free(j, ri);
+	}
+	return 0;
+}
+
+static int on_split(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->bio_by_start, ds_key(r->dev, r->sector));
+	uint32_t parent, s;
+	uint64_t q_ns = 0;
+	int err;
+
+	j->st.splits++;
+	if (v) {
+		parent = *v;
+		q_ns = j->bios[parent].q_ns;
+	}
+	if (!u64map_get(&j->bio_by_ptr, r->id)) {
+		err = bio_new(j, r, q_ns, &s);
+		if (err)
+			return err;
+	}
+	if (v && j->bios[parent].ptr != r->id) {
+		/* the parent keeps the remainder, from id2 on */
+		struct join_bio_st *ps = &j->bios[parent];
+		uint64_t done = r->id2 > ps->sector ? r->id2 - ps->sector : 0;
+
+		bio_take(j, parent);
+		ps->nr = ps->nr > done ? ps->nr - (uint32_t)done : 0;
+		ps->sector = r->id2;
+		if (u64map_put(&j->bio_by_start, ds_key(ps->dev, ps->sector),
+			       parent))
+			return -ENOMEM;
+		/* the new front bio took the start key: restore it */
+		if (u64map_put(&j->bio_by_start, ds_key(r->dev, r->sector),
+			       *u64map_get(&j->bio_by_ptr, r->id)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int on_rq_merge(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->rq_by_ptr, r->id), ri, ti;
+	uint32_t *t;
+	struct join_req_st *rs;
+
+	j->st.rq_merges++;
+	if (!v)
+		return 0;
+	ri = *v;
+	rs = &j->reqs[ri];
+	/* its neighbour ends where it starts, or starts where it ends */
+	t = u64map_get(&j->req_by_end, ds_key(rs->r.dev, rs->r.sector));
+	if (!t || *t == ri)
+		t = u64map_get(&j->req_by_start,
+			       ds_key(rs->r.dev, rs->r.sector + rs->r.nr_sectors));
+	if (!t || *t == ri) {
+		req_free(j, ri);
+		return 0;
+	}
+	ti = *t;
+	for (uint32_t b = rs->head, n; b != NONE; b = n) {
+		n = j->bios[b].next;
+		req_append(j, ti, b, j->reqs[ti].r.sector > rs->r.sector);
+	}
+	rs->head = rs->tail = NONE;
+	if (j->reqs[ti].r.sector > rs->r.sector)
+		j->reqs[ti].r.sector = rs->r.sector;
+	j->reqs[ti].r.nr_sectors += rs->r.nr_sectors;
+	if (rs->r.q_ns && (!j->reqs[ti].r.q_ns || rs->r.q_ns < j->reqs[ti].r.q_ns))
+		j->reqs[ti].r.q_ns = rs->r.q_ns;
+	req_free(j, ri);
+	return req_remerge(j, ti);
+}
+
+/* ---- system calls ----------------------------------------------------------- */
+
+static int on_sys_enter(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->sys_by_tid, r->tid), si;
+	struct join_sys_st *ss;
+
+	if (v) { /* its exit was lost */
+		j->st.lost_syscall_exits++;
+		si = *v;
+		j->sys[si].gen++;
+	} else {
+		si = POOL_ALLOC(j, sys, nr_sys, cap_sys, free_sys, next_free);
+		if (u64map_put(&j->sys_by_tid, r->tid, si))
+			return -ENOMEM;
+	}
+	ss = &j->sys[si];
+	memset(&ss->s, 0, sizeof(ss->s));
+	ss->open = true;
+	ss->s.pid = r->pid;
+	ss->s.tid = r->tid;
+	ss->s.nr = (uint32_t)r->sector;
+	ss->s.fd = r->flags;
+	ss->s.dev = r->dev;
+	ss->s.ino = r->id2;
+	ss->s.pos = r->id;
+	ss->s.count = r->nr;
+	ss->s.enter_ns = r->ts_ns;
+	return 0;
+}
+
+static void on_sys_exit(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->sys_by_tid, r->tid), si;
+	struct join_sys_st *ss;
+
+	if (!v)
+		return; /* entered before the trace began */
+	si = *v;
+	ss = &j->sys[si];
+	u64map_del(&j->sys_by_tid, r->tid);
+	ss->s.ret = (int64_t)r->sector;
+	ss->s.exit_ns = r->ts_ns;
+	if (j->sink.syscall && ss->s.nr == r->flags)
+		j->sink.syscall(j->sink.ctx, &ss->s);
+	ss->open = false;
+	ss->gen++;
+	ss->next_free = j->free_sys;
+	j->free_sys = si;
+}
+
+/* ---- entry points ------------------------------------------------------------- */
+
+int join_init(struct join *j, const struct join_sink *sink,
+	      bool (*is_bio_based)(void *ctx, uint32_t dev), void *dev_ctx)
+{
+	memset(j, 0, sizeof(*j));
+	j->sink = *sink;
+	j->is_bio_based = is_bio_based;
+	j->dev_ctx = dev_ctx;
+	j->free_bio = j->free_req = j->free_sys = NONE;
+	if (u64map_init(&j->bio_by_ptr, 4096) || u64map_init(&j->bio_by_start, 4096) ||
+	    u64map_init(&j->rq_by_ptr, 4096) || u64map_init(&j->req_by_end, 4096) ||
+	    u64map_init(&j->req_by_start, 4096) || u64map_init(&j->sys_by_tid, 1024)) {
+		join_release(j);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int join_feed(struct join *j, const struct iot_rec *r)
+{
+	uint32_t b, ri;
+	int err = 0;
+
+	j->st.events++;
+	switch (r->type) {
+	case IOT_EV_BIO_QUEUE: {
+		uint32_t *v = u64map_get(&j->bio_by_ptr, r->id);
+
+		if (v) /* address reused: the old bio ended unseen */
+			bio_free(j, *v);
+		err = bio_new(j, r, r->ts_ns, &b);
+		break;
+	}
+	case IOT_EV_GETRQ:
+		err = on_getrq(j, r);
+		break;
+	case IOT_EV_BIO_BACKMERGE:
+		err = on_bio_merge(j, r, false);
+		break;
+	case IOT_EV_BIO_FRONTMERGE:
+		err = on_bio_merge(j, r, true);
+		break;
+	case IOT_EV_RQ_INSERT:
+		err = req_for_rq(j, r, r->id2, &ri);
+		if (!err && !j->reqs[ri].r.i_ns)
+			j->reqs[ri].r.i_ns = r->ts_ns;
+		break;
+	case IOT_EV_RQ_ISSUE:
+		err = req_for_rq(j, r, r->id2, &ri);
+		if (err)
+			break;
+		j->reqs[ri].r.d_ns = r->ts_ns;
+		j->reqs[ri].r.sector = r->sector;
+		j->reqs[ri].r.nr_sectors = r->nr;
+		j->reqs[ri].r.flags = r->flags;
+		j->reqs[ri].issued = true;
+		req_unmerge(j, &j->reqs[ri], ri);
+		break;
+	case IOT_EV_RQ_REQUEUE: {
+		uint32_t *v = u64map_get(&j->rq_by_ptr, r->id);
+
+		j->st.requeues++;
+		if (v) {
+			j->reqs[*v].r.nr_requeues++;
+			j->reqs[*v].issued = false;
+		}
+		break;
+	}
+	case IOT_EV_RQ_MERGE:
+		err = on_rq_merge(j, r);
+		break;
+	case IOT_EV_RQ_COMPLETE:
+		err = on_rq_complete(j, r);
+		break;
+	case IOT_EV_BIO_COMPLETE:
+		err = on_bio_complete(j, r);
+		break;
+	case IOT_EV_SPLIT:
+		err = on_split(j, r);
+		break;
+	case IOT_EV_BIO_REMAP: {
+		uint32_t *v = u64map_get(&j->bio_by_ptr, r->id);
+
+		j->st.remaps++;
+		if (v && j->bios[*v].req == NONE) {
+			bio_take(j, *v);
+			j->bios[*v].dev = r->dev;
+			j->bios[*v].sector = r->sector;
+			err = u64map_put(&j->bio_by_start, ds_key(r->dev, r->sector), *v);
+		}
+		break;
+	}
+	case IOT_EV_SYS_ENTER:
+		err = on_sys_enter(j, r);
+		break;
+	case IOT_EV_SYS_EXIT:
+		on_sys_exit(j, r);
+		break;
+	case IOT_EV_SUMMARY:
+		join_feed_summary(j, (const struct iot_summary *)r);
+		break;
+	default:
+		break; /* plug, unplug, io_start, io_done, remap of requests */
+	}
+	return err;
+}
+
+void join_feed_summary(struct join *j, const struct iot_summary *s)
+{
+	struct join_request r = {
+		.dev = s->dev,
+		.flags = s->flags & ~IOT_SUMMARY_F_ERROR,
+		.sector = s->sector,
+		.nr_sectors = s->nr,
+		.tid = s->tid,
+		.q_ns = s->q_ns,
+		.g_ns = s->g_delta_ns ? s->q_ns + s->g_delta_ns : 0,
+		.i_ns = s->i_delta_ns ? s->q_ns + s->i_delta_ns : 0,
+		.d_ns = s->d_delta_ns ? s->q_ns + s->d_delta_ns : 0,
+		.c_ns = s->c_ns,
+		.nr_bios = 1,
+		.error = (s->flags & IOT_SUMMARY_F_ERROR) ? 1 : 0,
+		.bio_only = !s->g_delta_ns && !s->d_delta_ns,
+	};
+	struct join_bio b = {
+		.q_ns = s->q_ns,
+		.sector = s->sector,
+		.nr_sectors = s->nr,
+		.tid = s->tid,
+	};
+
+	if (j->sink.request)
+		j->sink.request(j->sink.ctx, &r);
+	if (j->sink.bio)
+		j->sink.bio(j->sink.ctx, &r, &b);
+}
+
+void join_release(struct join *j)
+{
+	free(j->bios);
+	free(j->reqs);
+	free(j->sys);
+	u64map_release(&j->bio_by_ptr);
+	u64map_release(&j->bio_by_start);
+	u64map_release(&j->rq_by_ptr);
+	u64map_release(&j->req_by_end);
+	u64map_release(&j->req_by_start);
+	u64map_release(&j->sys_by_tid);
+	memset(j, 0, sizeof(*j));
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small open-addressing hash map from non-zero u64 keys (kernel addresses,
+ * tids, packed dev/sector) to u32 values, with linear probing and
+ * backward-shift deletion (no tombstones, so lookups stay short under the
+ * insert/delete churn of in-flight requests). Key 0 is reserved for "empty".
+ */
+#ifndef IOTRAIL_JOIN_U64MAP_H
+#define IOTRAIL_JOIN_U64MAP_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t mask; /* capacity - 1, capacity a power of two */
+	size_t n;
+};
+
+static inline size_t u64map_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static inline int u64map_init(struct u64map *m, size_t cap)
+{
+	size_t c = 16;
+
+	while (c < cap)
+		c <<= 1;
+	m->keys = calloc(c, sizeof(*m->keys));
+	m->vals = calloc(c, sizeof(*m->vals));
+	m->mask = c - 1;
+	m->n = 0;
+	return m->keys && m->vals ? 0 : -ENOMEM;
+}
+
+static inline void u64map_release(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->n = 0;
+}
+
+/* Returns a pointer to the value of k, or NULL. */
+static inline uint32_t *u64map_get(const struct u64map *m, uint64_t k)
+{
+	for (size_t i = u64map_hash(k) & m->mask;; i = (i + 1) & m->mask) {
+		if (m->keys[i] == k)
+			return &m->vals[i];
+		if (!m->keys[i])
+			return NULL;
+	}
+}
+
+static inline int u64map_grow(struct u64map *m)
+{
+	struct u64map n;
+
+	if (u64map_init(&n, (m->mask + 1) * 2))
+		return -ENOMEM;
+	for (size_t i = 0; i <= m->mask; i++) {
+		if (!m->keys[i])
+			continue;
+		size_t j = u64map_hash(m->keys[i]) & n.mask;
+
+		while (n.keys[j])
+			j = (j + 1) & n.mask;
+		n.keys[j] = m->keys[i];
+		n.vals[j] = m->vals[i];
+		n.n++;
+	}
+	u64map_release(m);
+	*m = n;
+	return 0;
+}
+
+/* Inserts or replaces. 0 or -ENOMEM. */
+static inline int u64map_put(struct u64map *m, uint64_t k, uint32_t v)
+{
+	size_t i;
+
+	if ((m->n + 1) * 4 > (m->mask + 1) * 3 && u64map_grow(m))
+		return -ENOMEM;
+	for (i = u64map_hash(k) & m->mask; m->keys[i]; i = (i + 1) & m->mask) {
+		if (m->keys[i] == k) {
+			m->vals[i] = v;
+			return 0;
+		}
+	}
+	m->keys[i] = k;
+	m->vals[i] = v;
+	m->n++;
+	return 0;
+}
+
+/* Removes k if present (backward-shift deletion). */
+static inline void u64map_del(struct u64map *m, uint64_t k)
+{
+	size_t i = u64map_hash(k) & m->mask, j;
+
+	while (m->keys[i] != k) {
+		if (!m->keys[i])
+			return;
+		i = (i + 1) & m->mask;
+	}
+	for (j = i;;) {
+		size_t h;
+
+		j = (j + 1) & m->mask;
+		if (!m->keys[j])
+			break;
+		h = u64map_hash(m->keys[j]) & m->mask;
+		/* move j back to i unless its home lies cyclically in (i, j] */
+		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->keys[i] = 0;
+	m->n--;
+}
+
+#endif

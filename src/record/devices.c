@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device table from sysfs: name, dev_t, the disk it belongs to, partition
+ * start, size, logical block size and the active scheduler. Read at start and
+ * again at stop, so devices created by the traced command are named too.
+ */
+#include "devices.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		err = -EIO;
+	else
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+	return err;
+}
+
+static unsigned long long read_ull(const char *path, unsigned long long dflt)
+{
+	char buf[64];
+
+	if (read_line(path, buf, sizeof(buf)))
+		return dflt;
+	return strtoull(buf, NULL, 10);
+}
+
+/* "none [mq-deadline] kyber" -> "mq-deadline"; "none" -> "" */
+static void active_scheduler(const char *line, char *out, size_t len)
+{
+	const char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+	size_t n;
+
+	out[0] = 0;
+	if (!a || !b)
+		return;
+	n = b - a - 1;
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, a + 1, n);
+	out[n] = 0;
+	if (strcmp(out, "none") == 0)
+		out[0] = 0;
+}
+
+static struct iot_dev_entry *slot_for(struct dev_table *t, uint32_t dev)
+{
+	struct iot_dev_entry *n;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].dev == dev)
+			return &t->e[i];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+
+		n = realloc(t->e, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		t->e = n;
+		t->cap = cap;
+	}
+	n = &t->e[t->n++];
+	memset(n, 0, sizeof(*n));
+	n->dev = dev;
+	return n;
+}
+
+int devtab_scan(struct dev_table *t)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *de;
+	char path[512], line[256];
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		struct iot_dev_entry *e;
+		unsigned int ma, mi;
+		uint32_t keep_flags;
+		char disk[64];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/dev", de->d_name);
+		if (read_line(path, line, sizeof(line)) ||
+		    sscanf(line, "%u:%u", &ma, &mi) != 2)
+			continue;
+		e = slot_for(t, KDEV(ma, mi));
+		if (!e) {
+			err = -ENOMEM;
+			break;
+		}
+		keep_flags = e->flags & IOT_DEV_FILTERED;
+		snprintf(e->name, sizeof(e->name), "%s", de->d_name);
+		snprintf(path, sizeof(path), "/sys/class/block/%s/size", de->d_name);
+		e->nr_sectors = read_ull(path, 0);
+		snprintf(path, sizeof(path), "/sys/class/block/%s/partition",
+			 de->d_name);
+		if (access(path, F_OK) == 0) {
+			/* the parent directory of a partition is its disk */
+			char link[512], *slash;
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/sys/class/block/%s",
+				 de->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n < 0)
+				continue;
+			link[n] = 0;
+			slash = strrchr(link, '/');
+			if (!slash)
+				continue;
+			*slash = 0;
+			slash = strrchr(link, '/');
+			snprintf(disk, sizeof(disk), "%s", slash ? slash + 1 : link);
+			e->flags = IOT_DEV_PARTITION | keep_flags;
+			snprintf(path, sizeof(path), "/sys/class/block/%s/start",
+				 de->d_name);
+			e->start_sector = read_ull(path, 0);
+			snprintf(path, sizeof(path), "/sys/class/block/%s/dev", disk);
+			if (!read_line(path, line, sizeof(line)) &&
+			    sscanf(line, "%u:%u", &ma, &mi) == 2)
+				e->disk_dev = KDEV(ma, mi);
+		} else {
+			snprintf(disk, sizeof(disk), "%s", de->d_name);
+			e->flags = keep_flags;
+			e->start_sector = 0;
+			e->disk_dev = e->dev;
+		}
+		snprintf(path, sizeof(path), "/sys/class/block/%s/mq", disk);
+		if (access(path, F_OK) != 0)
+			e->flags |= IOT_DEV_BIO_BASED;
+		snprintf(path, sizeof(path),
+			 "/sys/class/block/%s/queue/logical_block_size", disk);
+		e->logical_block_size = (uint32_t)read_ull(path, 512);
+		snprintf(path, sizeof(path), "/sys/class/block/%s/queue/scheduler",
+			 disk);
+		if (!read_line(path, line, sizeof(line)))
+			active_scheduler(line, e->scheduler, sizeof(e->scheduler));
+		else
+			e->scheduler[0] = 0;
+	}
+	closedir(d);
+	return err;
+}
+
+struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg,
+				     char *err, size_t errlen)
+{
+	const char *name = arg;
+	unsigned int ma, mi;
+	struct stat st;
+	char tail;
+
+	if (sscanf(arg, "%u:%u%c", &ma, &mi, &tail) == 2) {
+		for (size_t i = 0; i < t->n; i++)
+			if (t->e[i].dev == KDEV(ma, mi))
+				return &t->e[i];
+		snprintf(err, errlen, "-d %s: no block device %u:%u", arg, ma, mi);
+		return NULL;
+	}
+	if (strchr(arg, '/')) {
+		if (stat(arg, &st) < 0) {
+			snprintf(err, errlen, "-d %s: %s", arg, strerror(errno));
+			return NULL;
+		}
+		if (!S_ISBLK(st.st_mode)) {
+			snprintf(err, errlen, "-d %s: not a block device", arg);
+			return NULL;
+		}
+		for (size_t i = 0; i < t->n; i++)
+			if (t->e[i].dev == KDEV(major(st.st_rdev), minor(st.st_rdev)))
+				return &t->e[i];
+		snprintf(err, errlen, "-d %s: block device %u:%u not in sysfs", arg,
+			 major(st.st_rdev), minor(st.st_rdev));
+		return NULL;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->e[i].name, name) == 0)
+			return &t->e[i];
+	snprintf(err, errlen, "-d %s: no such block device", arg);
+	return NULL;
+}
+
+void devtab_release(struct dev_table *t)
+{
+	free(t->e);
+	memset(t, 0, sizeof(*t));
+}

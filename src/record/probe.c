@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-tracepoint program choice by BTF (see probe.h for the order). */
+#include "probe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "iotrail.skel.h"
+
+/* Number of tracepoint arguments (without the ctx), -1 if absent. */
+static int tp_nargs(const struct btf *btf, const char *tp)
+{
+	char name[128];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	t = btf__type_by_id(btf, t->type); /* pointer */
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(btf, t->type); /* func proto */
+	if (!t || !btf_is_func_proto(t))
+		return -1;
+	return btf_vlen(t) - 1;
+}
+
+struct plan {
+	const char *tp;
+	struct bpf_program *cur; /* current layout */
+	int cur_nargs;
+	struct bpf_program *old; /* with request_queue, or NULL */
+	int old_nargs;
+	bool in_summary; /* needed by --summary */
+	bool in_events;  /* needed by per-event tracing */
+};
+
+static void append(char *buf, size_t len, const char *fmt, const char *a,
+		   const char *b)
+{
+	size_t n = strlen(buf);
+
+	if (n < len)
+		snprintf(buf + n, len - n, fmt, n ? "," : "", a, b);
+}
+
+int probe_plan(struct iotrail_bpf *skel, bool summary, bool pid_filter,
+	       char *variant, size_t vlen, char *missing, size_t mlen)
+{
+	typeof(skel->progs) *p = &skel->progs;
+	const struct plan plans[] = {
+		{ "block_bio_queue", p->block_bio_queue, 1, NULL, 0, true, true },
+		{ "block_getrq", p->block_getrq, 1, p->block_getrq_q, 3, true, true },
+		{ "block_rq_insert", p->block_rq_insert, 1, p->block_rq_insert_q, 2, true, true },
+		{ "block_rq_issue", p->block_rq_issue, 1, p->block_rq_issue_q, 2, true, true },
+		{ "block_rq_complete", p->block_rq_complete, 3, NULL, 0, true, true },
+		{ "block_bio_complete", p->block_bio_complete, 2, NULL, 0, true, true },
+		{ "block_bio_backmerge", p->block_bio_backmerge, 1, p->block_bio_backmerge_q, 3, true, true },
+		{ "block_bio_frontmerge", p->block_bio_frontmerge, 1, p->block_bio_frontmerge_q, 3, false, true },
+		{ "block_rq_merge", p->block_rq_merge, 1, p->block_rq_merge_q, 2, false, true },
+		{ "block_split", p->block_split, 2, NULL, 0, false, true },
+		{ "block_bio_remap", p->block_bio_remap, 3, NULL, 0, false, true },
+		{ "block_rq_remap", p->block_rq_remap, 3, NULL, 0, false, true },
+		{ "block_rq_requeue", p->block_rq_requeue, 1, p->block_rq_requeue_q, 2, false, true },
+		{ "block_plug", p->block_plug, 1, NULL, 0, false, true },
+		{ "block_unplug", p->block_unplug, 3, NULL, 0, false, true },
+		{ "block_io_start", p->block_io_start, 1, NULL, 0, false, true },
+		{ "block_io_done", p->block_io_done, 1, NULL, 0, false, true },
+		{ "sys_enter", p->sys_enter, 2, NULL, 0, false, true },
+		{ "sys_exit", p->sys_exit, 2, NULL, 0, false, true },
+		{ "sched_process_fork", p->sched_process_fork, 2, NULL, 0, pid_filter, pid_filter },
+		{ "sched_process_exit", p->sched_process_exit, 2, p->sched_process_exit, 1, true, true },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err;
+
+	variant[0] = missing[0] = 0;
+	if (!btf) {
+		err = -errno;
+		return err ? err : -ENOENT;
+	}
+	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
+		const struct plan *pl = &plans[i];
+		bool want = summary ? pl->in_summary : pl->in_events;
+		int n = tp_nargs(btf, pl->tp);
+
+		bpf_program__set_autoload(pl->cur, false);
+		if (pl->old)
+			bpf_program__set_autoload(pl->old, false);
+		if (!want)
+			continue;
+		if (n == pl->cur_nargs) {
+			bpf_program__set_autoload(pl->cur, true);
+			append(variant, vlen, "%s%s:%s", pl->tp, "cur");
+		} else if (pl->old && n == pl->old_nargs) {
+			bpf_program__set_autoload(pl->old, true);
+			append(variant, vlen, "%s%s:%s", pl->tp, "q");
+		} else {
+			append(missing, mlen, "%s%s%s", pl->tp,
+			       n < 0 ? "(absent)" : "(unknown layout)");
+		}
+	}
+	btf__free(btf);
+	return 0;
+}

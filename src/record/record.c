@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder: opens and loads the BPF skeleton, sets filters, starts the
+ * traced command, and drains the per-CPU buffers into the trace file at every
+ * switch period until the command exits, the duration passes or a signal
+ * arrives. Whatever stops it, the file ends with its tables and END chunk.
+ *
+ * Consumer protocol, per CPU and per drain (producer side: emit.bpf.h):
+ *   1. head = load-acquire(ctl.head); s = tail
+ *   2. while s < head and slot[s].seq == s: s++   (committed records)
+ *   3. write slots [tail, s) as one EVENTS chunk (two pieces if it wraps)
+ *   4. store-release(ctl.tail, s): the slots are the producer's again
+ * After all CPUs: a ROUND chunk with the time read before step 1 of the
+ * first CPU (the merge barrier of reader.c).
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../trace/writer.h"
+#include "devices.h"
+#include "iotrail.skel.h"
+#include "probe.h"
+#include "tasks.h"
+
+struct recorder {
+	const struct record_opts *o;
+	struct iotrail_bpf *skel;
+	struct trace_writer w;
+	struct dev_table devs;
+	struct task_table tasks;
+	uint32_t nr_cpus;
+	uint32_t nr_slots;      /* per CPU, power of two */
+	struct iot_rec *buf;    /* mmap of the "buf" map */
+	size_t buf_bytes;
+	struct iot_ctl *ctl;    /* mmap of the "ctl" map */
+	size_t ctl_bytes;
+	uint64_t *written;      /* records written per CPU */
+	uint64_t *torn;         /* slots skipped: reserved, never committed */
+	uint64_t *stuck_seq;    /* per CPU: uncommitted slot seen last drain */
+	unsigned int *stuck_rounds;
+	pid_t child;
+	int go_fd;              /* write end: releases the child */
+	int exec_fd;            /* read end: exec errno from the child */
+	int child_status;
+	bool child_done;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("IOTRAIL_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return getenv("IOTRAIL_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+/* Is argv0 something execvp can run? Checked before anything is set up, so
+ * a typo costs nothing. */
+static bool command_exists(const char *argv0)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(argv0, '/'))
+		return access(argv0, X_OK) == 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, argv0);
+		if (access(buf, X_OK) == 0)
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* Fork the command stopped at a pipe; it runs once the probes are attached. */
+static int start_child(struct recorder *rc)
+{
+	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
+	char c;
+	int e;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+		return -errno;
+	rc->child = fork();
+	if (rc->child < 0)
+		return -errno;
+	if (rc->child == 0) {
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(rc->o->argv[0], rc->o->argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	rc->go_fd = go[1];
+	rc->exec_fd = ex[0];
+	return 0;
+}
+
+static int release_child(struct recorder *rc)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(rc->go_fd, "g", 1) != 1)
+		return -errno;
+	close(rc->go_fd);
+	rc->go_fd = -1;
+	n = read(rc->exec_fd, &e, sizeof(e)); /* EOF: exec succeeded */
+	close(rc->exec_fd);
+	rc->exec_fd = -1;
+	return n == sizeof(e) ? -e : 0;
+}
+
+static int write_meta(struct recorder *rc, const char *variant,
+		      const char *missing)
+{
+	char meta[4096], host[256] = "";
+	struct utsname u;
+	int n;
+
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	n = snprintf(meta, sizeof(meta),
+		     "tool=iotrail\nhost=%s\nkernel=%s %s\narch=%s\n"
+		     "cmdline=%s\nmode=%s\nbufpolicy=switch\nbufsize=%llu\n"
+		     "switch_ns=%llu\nvariant=%s\nmissing=%s\n",
+		     host, u.sysname, u.release, u.machine,
+		     rc->o->cmdline ? rc->o->cmdline : "",
+		     rc->o->summary ? "summary" : "events",
+		     (unsigned long long)rc->nr_slots * IOT_REC_SIZE,
+		     (unsigned long long)rc->o->switch_ns, variant, missing);
+	if (n >= (int)sizeof(meta))
+		n = sizeof(meta) - 1;
+	return trace_writer_chunk(&rc->w, IOT_CHUNK_META, 0, meta, n, NULL, 0);
+}
+
+static void note_tasks(struct recorder *rc, const struct iot_rec *r, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (r[i].type == IOT_EV_SUMMARY) {
+			const struct iot_summary *s = (const void *)&r[i];
+
+			task_table_note(&rc->tasks, 0, s->tid);
+		} else if (r[i].tid) {
+			task_table_note(&rc->tasks, r[i].pid, r[i].tid);
+		}
+	}
+}
+
+/* One CPU; see the consumer protocol at the top of the file. */
+static int drain_cpu(struct recorder *rc, uint32_t cpu)
+{
+	struct iot_ctl *c = &rc->ctl[cpu];
+	struct iot_rec *base = rc->buf + (size_t)cpu * rc->nr_slots;
+	uint64_t mask = rc->nr_slots - 1;
+	uint64_t tail = c->tail, s = tail;
+	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+	uint64_t n, first, wrap;
+	int err;
+
+	while (s < head) {
+		if (__atomic_load_n(&base[s & mask].seq, __ATOMIC_ACQUIRE) == s) {
+			s++;
+			continue;
+		}
+		/* A reserved slot not committed across several drains while
+		 * later ones are: its writer is gone; skip it, counted. */
+		if (rc->stuck_seq[cpu] == s && ++rc->stuck_rounds[cpu] > 5) {
+			if (s > tail)
+				break; /* write what precedes it first */
+			rc->torn[cpu]++;
+			s = tail = s + 1;
+			rc->stuck_rounds[cpu] = 0;
+			continue;
+		}
+		if (rc->stuck_seq[cpu] != s) {
+			rc->stuck_seq[cpu] = s;
+			rc->stuck_rounds[cpu] = 0;
+		}
+		break;
+	}
+	n = s - tail;
+	if (n) {
+		first = tail & mask;
+		wrap = first + n > rc->nr_slots ? first + n - rc->nr_slots : 0;
+		note_tasks(rc, base + first, n - wrap);
+		if (wrap)
+			note_tasks(rc, base, wrap);
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu,
+					 base + first,
+					 (n - wrap) * IOT_REC_SIZE, wrap ? base : NULL,
+					 wrap * IOT_REC_SIZE);
+		if (err)
+			return err;
+		rc->written[cpu] += n;
+	}
+	__atomic_store_n(&c->tail, s, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int drain_all(struct recorder *rc)
+{
+	struct iot_round rd = { .mark_ns = now_ns(CLOCK_MONOTONIC) };
+	int err;
+
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		err = drain_cpu(rc, cpu);
+		if (err)
+			return err;
+	}
+	return trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd),
+				  NULL, 0);
+}
+
+static int exited_lookup(void *ctx, uint32_t tid, uint32_t *pid,
+			 uint64_t *cgroup_id, char comm[16])
+{
+	struct recorder *rc = ctx;
+	struct {
+		uint32_t tgid, pad;
+		uint64_t cgroup_id;
+		char comm[16];
+	} ti;
+
+	if (bpf_map__lookup_elem(rc->skel->maps.exited, &tid, sizeof(tid), &ti,
+				 sizeof(ti), 0))
+		return -ENOENT;
+	*pid = ti.tgid;
+	*cgroup_id = ti.cgroup_id;
+	memcpy(comm, ti.comm, 16);
+	return 0;
+}
+
+static int write_tables(struct recorder *rc, uint32_t reason)
+{
+	struct iot_drop_entry *d;
+	struct iot_end end = {
+		.end_mono_ns = now_ns(CLOCK_MONOTONIC),
+		.reason = reason,
+		.command_status = rc->child > 0 && rc->child_done ? rc->child_status
+								 : -1,
+	};
+	int err;
+
+	devtab_scan(&rc->devs); /* devices the command created */
+	task_table_finish(&rc->tasks, exited_lookup, rc);
+	err = trace_writer_chunk(&rc->w, IOT_CHUNK_DEVICES, 0, rc->devs.e,
+				 rc->devs.n * sizeof(*rc->devs.e), NULL, 0);
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_TASKS, 0, rc->tasks.e,
+					 rc->tasks.n * sizeof(*rc->tasks.e),
+					 NULL, 0);
+	d = calloc(rc->nr_cpus, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		d[cpu].cpu = cpu;
+		d[cpu].records = rc->written[cpu];
+		d[cpu].drops_full = rc->ctl[cpu].drops_full;
+		d[cpu].drops_torn = rc->torn[cpu];
+	}
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS, 0, d,
+					 rc->nr_cpus * sizeof(*d), NULL, 0);
+	free(d);
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_END, 0, &end,
+					 sizeof(end), NULL, 0);
+	return err;
+}
+
+static int setup_filters(struct recorder *rc, char *msg, size_t msglen)
+{
+	const struct record_opts *o = rc->o;
+	uint8_t one = 1;
+
+	for (int i = 0; i < o->nr_devs; i++) {
+		struct iot_dev_entry *e =
+			devtab_resolve(&rc->devs, o->devs[i], msg, msglen);
+		struct {
+			uint64_t start, end;
+		} range, old;
+		uint32_t disk;
+
+		if (!e)
+			return -ENODEV;
+		e->flags |= IOT_DEV_FILTERED;
+		disk = e->disk_dev;
+		range.start = e->start_sector;
+		range.end = (e->flags & IOT_DEV_PARTITION)
+				    ? e->start_sector + e->nr_sectors
+				    : UINT64_MAX;
+		/* two partitions of one disk: their union */
+		if (!bpf_map__lookup_elem(rc->skel->maps.devs, &disk, sizeof(disk),
+					  &old, sizeof(old), 0)) {
+			range.start = range.start < old.start ? range.start : old.start;
+			range.end = range.end > old.end ? range.end : old.end;
+		}
+		if (bpf_map__update_elem(rc->skel->maps.devs, &disk, sizeof(disk),
+					 &range, sizeof(range), BPF_ANY)) {
+			snprintf(msg, msglen, "-d %s: %s", o->devs[i],
+				 strerror(errno));
+			return -errno;
+		}
+	}
+	for (int i = 0; i < o->nr_pids; i++) {
+		uint32_t pid = o->pids[i];
+
+		if (bpf_map__update_elem(rc->skel->maps.pids, &pid, sizeof(pid),
+					 &one, 1, BPF_ANY))
+			return -errno;
+	}
+	if (rc->child > 0) {
+		uint32_t pid = rc->child;
+
+		if (bpf_map__update_elem(rc->skel->maps.pids, &pid, sizeof(pid),
+					 &one, 1, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static int map_buffers(struct recorder *rc)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	rc->buf_bytes = (size_t)rc->nr_cpus * rc->nr_slots * IOT_REC_SIZE;
+	rc->buf_bytes = (rc->buf_bytes + page - 1) / page * page;
+	p = mmap(NULL, rc->buf_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(rc->skel->maps.buf), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	rc->buf = p;
+	rc->ctl_bytes = (size_t)rc->nr_cpus * sizeof(struct iot_ctl);
+	rc->ctl_bytes = (rc->ctl_bytes + page - 1) / page * page;
+	p = mmap(NULL, rc->ctl_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(rc->skel->maps.ctl), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	rc->ctl = p;
+	return 0;
+}
+
+static void progress(struct recorder *rc, uint64_t start_ns, bool final)
+{
+	uint64_t recs = 0, drops = 0;
+
+	for (uint32_t i = 0; i < rc->nr_cpus; i++) {
+		recs += rc->written[i];
+		drops += rc->ctl[i].drops_full + rc->torn[i];
+	}
+	fprintf(stderr, "\riotrail: recording %.1f s, %llu records, %llu drops%s",
+		(now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9,
+		(unsigned long long)recs, (unsigned long long)drops,
+		final ? "\n" : "   ");
+}
+
+int record_run(const struct record_opts *o)
+{
+	struct recorder rc = { .o = o, .go_fd = -1, .exec_fd = -1 };
+	struct iot_file_header hdr = { .magic = IOT_MAGIC };
+	char variant[1024], missing[512], msg[512] = "";
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t start_ns, next_progress;
+	uint32_t reason = IOT_STOP_SIGNAL;
+	bool tty = isatty(STDERR_FILENO);
+	bool opened = false;
+	int err = 0, ret = 1, ncpu;
+	uint64_t slots;
+
+	libbpf_set_print(libbpf_quiet);
+	if (o->argv && !command_exists(o->argv[0])) {
+		fprintf(stderr, "iotrail: %s: command not found\n", o->argv[0]);
+		return 127;
+	}
+	for (int i = 0; i < o->nr_pids; i++) {
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			fprintf(stderr, "iotrail: -p %d: no such process\n",
+				o->pids[i]);
+			return 2;
+		}
+	}
+	if (geteuid() != 0) {
+		/* CAP_BPF + CAP_PERFMON would do; say what is missing first */
+		fprintf(stderr,
+			"iotrail: recording needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE); trying anyway\n");
+	}
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0 || ncpu > (int)IOT_MAX_CPUS) {
+		fprintf(stderr, "iotrail: cannot count CPUs: %d\n", ncpu);
+		return 1;
+	}
+	rc.nr_cpus = ncpu;
+	slots = o->bufsize / IOT_REC_SIZE;
+	if (slots < 4 * IOT_SLACK_SLOTS) {
+		fprintf(stderr,
+			"iotrail: buffer size %llu bytes is too small: at least %u bytes per CPU\n",
+			(unsigned long long)o->bufsize,
+			4 * IOT_SLACK_SLOTS * IOT_REC_SIZE);
+		return 2;
+	}
+	while (slots & (slots - 1)) /* round down to a power of two */
+		slots &= slots - 1;
+	rc.nr_slots = slots;
+	if ((uint64_t)rc.nr_slots * rc.nr_cpus > UINT32_MAX / 2) {
+		fprintf(stderr, "iotrail: buffer size %llu bytes per CPU is too large\n",
+			(unsigned long long)o->bufsize);
+		return 2;
+	}
+
+	err = devtab_scan(&rc.devs);
+	if (err) {
+		fprintf(stderr, "iotrail: /sys/class/block: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	rc.written = calloc(ncpu, sizeof(uint64_t));
+	rc.torn = calloc(ncpu, sizeof(uint64_t));
+	rc.stuck_seq = calloc(ncpu, sizeof(uint64_t));
+	rc.stuck_rounds = calloc(ncpu, sizeof(unsigned int));
+	if (!rc.written || !rc.torn || !rc.stuck_seq || !rc.stuck_rounds) {
+		err = -ENOMEM;
+		fprintf(stderr, "iotrail: out of memory\n");
+		goto cleanup;
+	}
+	/* every -d must name a device before anything is loaded */
+	for (int i = 0; i < o->nr_devs; i++) {
+		if (!devtab_resolve(&rc.devs, o->devs[i], msg, sizeof(msg))) {
+			fprintf(stderr, "iotrail: %s\n", msg);
+			ret = 2;
+			goto cleanup;
+		}
+	}
+	rc.skel = iotrail_bpf__open();
+	if (!rc.skel) {
+		err = -errno;
+		fprintf(stderr, "iotrail: could not open BPF object: %s\n",
+			strerror(errno));
+		goto cleanup;
+	}
+	err = probe_plan(rc.skel, o->summary, o->nr_pids || o->argv, variant,
+			 sizeof(variant), missing, sizeof(missing));
+	if (err) {
+		fprintf(stderr,
+			"iotrail: kernel BTF (/sys/kernel/btf/vmlinux) unavailable: %s\n",
+			strerror(-err));
+		goto cleanup;
+	}
+	if (missing[0])
+		fprintf(stderr, "iotrail: not traced on this kernel: %s\n", missing);
+	rc.skel->rodata->cfg_nr_slots = rc.nr_slots;
+	rc.skel->rodata->cfg_self_tgid = getpid();
+	rc.skel->rodata->cfg_filter_pids = o->nr_pids || o->argv;
+	rc.skel->rodata->cfg_filter_devs = o->nr_devs > 0;
+	rc.skel->rodata->cfg_summary = o->summary;
+	bpf_map__set_max_entries(rc.skel->maps.buf, rc.nr_cpus * rc.nr_slots);
+	bpf_map__set_max_entries(rc.skel->maps.ctl, rc.nr_cpus);
+	err = iotrail_bpf__load(rc.skel);
+	if (err) {
+		fprintf(stderr, "iotrail: could not load BPF programs: %s%s\n",
+			strerror(-err),
+			err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)"
+				      : "");
+		goto cleanup;
+	}
+	err = map_buffers(&rc);
+	if (err) {
+		fprintf(stderr, "iotrail: could not map buffers: %s\n",
+			strerror(-err));
+		goto cleanup;
+	}
+	if (o->argv) {
+		err = start_child(&rc);
+		if (err) {
+			fprintf(stderr, "iotrail: fork: %s\n", strerror(-err));
+			goto cleanup;
+		}
+	}
+	err = setup_filters(&rc, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "iotrail: %s\n",
+			msg[0] ? msg : strerror(-err));
+		goto cleanup;
+	}
+	/* the output file last: a failed set-up must not truncate it */
+	hdr.header_size = sizeof(hdr);
+	hdr.version_major = IOT_VERSION_MAJOR;
+	hdr.version_minor = IOT_VERSION_MINOR;
+	hdr.rec_size = IOT_REC_SIZE;
+	hdr.nr_cpus = ncpu;
+	hdr.clock_id = CLOCK_MONOTONIC;
+	hdr.start_realtime_ns = now_ns(CLOCK_REALTIME);
+	hdr.start_mono_ns = now_ns(CLOCK_MONOTONIC);
+	err = trace_writer_open(&rc.w, o->output, &hdr);
+	if (err) {
+		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+		goto cleanup;
+	}
+	opened = true;
+
+	err = write_meta(&rc, variant, missing);
+	if (err) {
+		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+		goto cleanup;
+	}
+	err = iotrail_bpf__attach(rc.skel);
+	if (err) {
+		fprintf(stderr, "iotrail: could not attach: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	start_ns = now_ns(CLOCK_MONOTONIC);
+	next_progress = start_ns + 1000000000ull;
+	if (o->argv) {
+		err = release_child(&rc);
+		if (err) {
+			fprintf(stderr, "iotrail: %s: %s\n", o->argv[0],
+				strerror(-err));
+			reason = IOT_STOP_ERROR;
+			ret = 127;
+			goto finish;
+		}
+	}
+
+	for (;;) {
+		struct timespec ts = { 0, (long)o->switch_ns };
+		uint64_t t;
+
+		while (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (!stop_signal)
+			nanosleep(&ts, NULL);
+		err = drain_all(&rc);
+		if (err) {
+			fprintf(stderr, "iotrail: %s: %s\n", o->output,
+				strerror(-err));
+			reason = IOT_STOP_ERROR;
+			goto finish;
+		}
+		if (stop_signal) {
+			reason = IOT_STOP_SIGNAL;
+			break;
+		}
+		if (rc.child > 0 &&
+		    waitpid(rc.child, &rc.child_status, WNOHANG) == rc.child) {
+			rc.child_done = true;
+			reason = IOT_STOP_COMMAND;
+			break;
+		}
+		t = now_ns(CLOCK_MONOTONIC);
+		if (o->duration_ns && t - start_ns >= o->duration_ns) {
+			reason = IOT_STOP_DURATION;
+			break;
+		}
+		if (tty && t >= next_progress) {
+			progress(&rc, start_ns, false);
+			next_progress = t + 1000000000ull;
+		}
+	}
+	ret = 0;
+finish:
+	/* stop producing, then take what is left */
+	iotrail_bpf__detach(rc.skel);
+	if (reason != IOT_STOP_ERROR || !err) {
+		int e = drain_all(&rc);
+
+		if (e) {
+			fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-e));
+			ret = 1;
+		}
+	}
+	if (tty)
+		progress(&rc, start_ns, true);
+	err = write_tables(&rc, reason);
+	if (err) {
+		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+		ret = 1;
+	}
+	for (uint32_t cpu = 0; cpu < rc.nr_cpus; cpu++) {
+		uint64_t d = rc.ctl[cpu].drops_full + rc.torn[cpu];
+
+		if (d)
+			fprintf(stderr, "iotrail: %llu drops on CPU %u\n",
+				(unsigned long long)d, cpu);
+	}
+	if (rc.child > 0 && !rc.child_done) {
+		if (reason != IOT_STOP_COMMAND)
+			kill(rc.child, SIGTERM);
+		waitpid(rc.child, &rc.child_status, 0);
+		rc.child_done = true;
+	}
+	if (rc.child > 0 && WIFEXITED(rc.child_status) &&
+	    WEXITSTATUS(rc.child_status) && ret == 0)
+		fprintf(stderr, "iotrail: %s exited with status %d\n",
+			o->argv[0], WEXITSTATUS(rc.child_status));
+cleanup:
+	if (err && ret == 0)
+		ret = 1;
+	if (rc.child > 0 && !rc.child_done) {
+		if (rc.go_fd >= 0)
+			close(rc.go_fd); /* the child exits at EOF */
+		kill(rc.child, SIGKILL);
+		waitpid(rc.child, NULL, 0);
+	}
+	if (rc.exec_fd >= 0)
+		close(rc.exec_fd);
+	if (opened) {
+		int e = trace_writer_close(&rc.w);
+
+		if (e) {
+			fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-e));
+			ret = 1;
+		}
+	}
+	if (rc.buf)
+		munmap(rc.buf, rc.buf_bytes);
+	if (rc.ctl)
+		munmap(rc.ctl, rc.ctl_bytes);
+	iotrail_bpf__destroy(rc.skel);
+	devtab_release(&rc.devs);
+	task_table_release(&rc.tasks);
+	free(rc.written);
+	free(rc.torn);
+	free(rc.stuck_seq);
+	free(rc.stuck_rounds);
+	return ret;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Renderers: the result model (analysis.h) and facts about the trace
+ * (struct report_info) into text, CSV or JSON. They never see an event, and
+ * all three print the same numbers.
+ */
+#ifndef IOTRAIL_RENDER_RENDER_H
+#define IOTRAIL_RENDER_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../analyze/analysis.h"
+#include "../trace/format.h"
+
+enum view { VIEW_STATS, VIEW_HIST, VIEW_SERIES };
+enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+struct report_info {
+	const char *path;
+	const char *mode;         /* "events" or "summary" */
+	const char *kernel;
+	uint32_t nr_cpus;
+	uint64_t events;          /* records read */
+	uint64_t gaps;            /* sequence numbers missing */
+	uint64_t duration_ns;
+	uint64_t t0_ns;           /* recording start, CLOCK_MONOTONIC */
+	const struct iot_drop_entry *drops;
+	size_t nr_drops;
+	struct join_stats join;
+	const char *(*comm)(void *ctx, uint32_t tid);
+	void *comm_ctx;
+};
+
+struct render_opts {
+	unsigned int analyzers;   /* AN_* to show */
+	enum view view;
+	enum out_format format;
+	bool requests;            /* list every request */
+	bool windows;             /* the --window table */
+};
+
+void render_text(FILE *f, const struct report_info *ri, struct analysis *a,
+		 const struct render_opts *o);
+void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
+		const struct render_opts *o);
+void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
+		 const struct render_opts *o);
+
+/* "R", "W", "F", "D" + "S" sync, "M" meta, "A" readahead, like rwbs */
+void render_rwbs(uint32_t flags, char out[8]);
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The iotrail trace file (.iot), byte by byte: the only header that knows the
+ * layout. The writer (writer.c) and the reader (reader.c) both use it, so they
+ * cannot disagree. docs/FORMAT.md is the prose version of this file.
+ *
+ * File = struct iot_file_header, then chunks until end of file. A chunk is a
+ * struct iot_chunk followed by `size` payload bytes. Little-endian.
+ *
+ * Version rule: version_major changes when an existing field or chunk
+ * changes meaning; readers refuse a major they do not know. version_minor
+ * changes when chunk types or trailing fields are added; readers skip chunk
+ * types they do not know and ignore bytes past the fields they know.
+ */
+#ifndef IOTRAIL_TRACE_FORMAT_H
+#define IOTRAIL_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#include "../bpf/events.h"
+
+#define IOT_MAGIC "IOTRAIL"  /* 8 bytes with the terminating NUL */
+#define IOT_VERSION_MAJOR 1
+#define IOT_VERSION_MINOR 0
+
+struct iot_file_header {
+	char magic[8];              /* "IOTRAIL\0" */
+	uint32_t header_size;       /* bytes of this header, at least 64 */
+	uint16_t version_major;     /* IOT_VERSION_MAJOR */
+	uint16_t version_minor;     /* IOT_VERSION_MINOR */
+	uint32_t rec_size;          /* bytes per event record: 64 */
+	uint32_t nr_cpus;           /* possible CPUs when recorded */
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME at start */
+	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at the same instant */
+	uint32_t clock_id;          /* clock of every ts_ns: 1 = CLOCK_MONOTONIC */
+	uint32_t reserved0;
+	uint64_t reserved1;
+};
+
+enum iot_chunk_type {
+	IOT_CHUNK_EVENTS = 1,  /* whole struct iot_rec of one CPU, in seq order */
+	IOT_CHUNK_ROUND = 2,   /* struct iot_round: merge barrier */
+	IOT_CHUNK_META = 3,    /* "key=value\n" text: options, variants, host */
+	IOT_CHUNK_DEVICES = 4, /* struct iot_dev_entry[] */
+	IOT_CHUNK_TASKS = 5,   /* struct iot_task_entry[] */
+	IOT_CHUNK_DROPS = 6,   /* struct iot_drop_entry[], one per CPU */
+	IOT_CHUNK_END = 7,     /* struct iot_end: last chunk of a complete file */
+};
+
+struct iot_chunk {
+	uint32_t type; /* enum iot_chunk_type */
+	uint32_t cpu;  /* EVENTS: the CPU of every record; else 0 */
+	uint64_t size; /* payload bytes that follow */
+};
+
+/*
+ * Written after each drain of every CPU. mark_ns was read before the drain
+ * started: every record with ts_ns < mark_ns of round k is in the file before
+ * the ROUND chunk of round k + 1 (see reader.c for why one round of slack).
+ */
+struct iot_round {
+	uint64_t mark_ns; /* CLOCK_MONOTONIC ns */
+};
+
+struct iot_dev_entry {
+	uint32_t dev;                 /* kernel dev_t: major << 20 | minor */
+	uint32_t disk_dev;            /* the whole disk's dev_t (== dev for a disk) */
+	uint64_t start_sector;        /* partition start on its disk, 512-byte units */
+	uint64_t nr_sectors;          /* size, 512-byte units */
+	uint32_t logical_block_size;  /* bytes */
+	uint32_t flags;               /* IOT_DEV_* */
+	char name[32];                /* "loop0", "vda1" */
+	char scheduler[32];           /* active I/O scheduler, "" when none */
+};
+#define IOT_DEV_PARTITION (1u << 0)
+#define IOT_DEV_FILTERED (1u << 1) /* selected with -d */
+#define IOT_DEV_BIO_BASED (1u << 2) /* no request queue (zram, brd): bios only */
+
+struct iot_task_entry {
+	uint32_t pid;       /* tgid */
+	uint32_t tid;       /* thread id */
+	uint64_t cgroup_id; /* cgroup v2 id (inode of its directory), 0 unknown */
+	char comm[16];
+	char cgroup[96];    /* cgroup v2 path, truncated */
+};
+
+struct iot_drop_entry {
+	uint32_t cpu;
+	uint32_t reserved;
+	uint64_t records;     /* records written for this CPU */
+	uint64_t drops_full;  /* lost: buffer full */
+	uint64_t drops_torn;  /* lost: slot reserved but never committed */
+};
+
+enum iot_stop_reason {
+	IOT_STOP_COMMAND = 1,  /* the traced command exited */
+	IOT_STOP_DURATION = 2, /* --duration elapsed */
+	IOT_STOP_SIGNAL = 3,   /* SIGINT or SIGTERM */
+	IOT_STOP_ERROR = 4,    /* the recorder failed; the file is still valid */
+};
+
+struct iot_end {
+	uint64_t end_mono_ns; /* CLOCK_MONOTONIC at stop */
+	uint32_t reason;      /* enum iot_stop_reason */
+	int32_t command_status; /* wait status of COMMAND, -1 without one */
+};
+
+#endif /* IOTRAIL_TRACE_FORMAT_H */

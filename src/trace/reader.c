@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace file reader and per-CPU merge.
+ *
+ * Merge protocol (after perf's FINISHED_ROUND, tools/perf/util/session.c):
+ * the recorder drains every CPU, then writes ROUND{mark_ns} where mark_ns was
+ * read before that drain began. A record with ts < mark_ns(k) was reserved
+ * before drain k began, so it is in drain k, or in drain k + 1 if its writer
+ * was still filling the slot when the drain passed it. Hence:
+ *
+ *   read chunks up to ROUND k+1  ==>  every record with ts < mark_ns(k)
+ *                                     is known and may be emitted
+ *
+ * so memory is bounded by about two rounds of records. Inside one CPU's
+ * stream, records are in reservation order; an interrupt nesting between
+ * reservation and timestamp can invert neighbours, which a sorted window of
+ * READER_REORDER records per CPU undoes.
+ */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int add_chunk(struct trace_reader *r, const struct reader_chunk *c,
+		     size_t *cap)
+{
+	struct reader_chunk *n;
+
+	if (r->nr_chunks == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		n = realloc(r->chunks, *cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->chunks = n;
+	}
+	r->chunks[r->nr_chunks++] = *c;
+	return 0;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct iot_task_entry *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Walk the chunk list once: index it, find the tables, stop at damage. */
+static int index_chunks(struct trace_reader *r)
+{
+	uint64_t off = r->hdr.header_size;
+	size_t cap = 0;
+	int err;
+
+	while (off < r->size) {
+		struct iot_chunk c;
+		struct reader_chunk rc;
+
+		if (r->size - off < sizeof(c)) {
+			snprintf(r->warning, sizeof(r->warning),
+				 "%s: offset %llu: truncated chunk header, %llu bytes ignored",
+				 r->path, (unsigned long long)off,
+				 (unsigned long long)(r->size - off));
+			break;
+		}
+		memcpy(&c, r->map + off, sizeof(c));
+		rc.type = c.type;
+		rc.cpu = c.cpu;
+		rc.offset = off + sizeof(c);
+		rc.size = c.size;
+		if (c.size > r->size - rc.offset) {
+			uint64_t have = r->size - rc.offset;
+
+			if (c.type == IOT_CHUNK_EVENTS)
+				rc.size = have - have % IOT_REC_SIZE;
+			else
+				rc.size = 0;
+			snprintf(r->warning, sizeof(r->warning),
+				 "%s: offset %llu: chunk of %llu bytes cut short at %llu; read up to offset %llu",
+				 r->path, (unsigned long long)off,
+				 (unsigned long long)c.size,
+				 (unsigned long long)r->size,
+				 (unsigned long long)(rc.offset + rc.size));
+			if (rc.size) {
+				err = add_chunk(r, &rc, &cap);
+				if (err)
+					return err;
+				r->nr_records += rc.size / IOT_REC_SIZE;
+			}
+			break;
+		}
+		switch (c.type) {
+		case IOT_CHUNK_EVENTS:
+			if (c.size % IOT_REC_SIZE || c.cpu >= r->hdr.nr_cpus) {
+				snprintf(r->warning, sizeof(r->warning),
+					 "%s: offset %llu: malformed events chunk (cpu %u, %llu bytes); stopped there",
+					 r->path, (unsigned long long)off, c.cpu,
+					 (unsigned long long)c.size);
+				return 0;
+			}
+			r->nr_records += c.size / IOT_REC_SIZE;
+			break;
+		case IOT_CHUNK_DEVICES:
+			r->devs = (const void *)(r->map + rc.offset);
+			r->nr_devs = c.size / sizeof(struct iot_dev_entry);
+			break;
+		case IOT_CHUNK_TASKS:
+			free((void *)r->tasks);
+			r->tasks = malloc(c.size ?: 1);
+			if (!r->tasks)
+				return -ENOMEM;
+			memcpy((void *)r->tasks, r->map + rc.offset, c.size);
+			r->nr_tasks = c.size / sizeof(struct iot_task_entry);
+			qsort((void *)r->tasks, r->nr_tasks, sizeof(*r->tasks),
+			      cmp_task);
+			break;
+		case IOT_CHUNK_DROPS:
+			r->drops = (const void *)(r->map + rc.offset);
+			r->nr_drops = c.size / sizeof(struct iot_drop_entry);
+			break;
+		case IOT_CHUNK_META:
+			r->meta = (const char *)(r->map + rc.offset);
+			r->meta_len = c.size;
+			break;
+		case IOT_CHUNK_END:
+			if (c.size >= sizeof(r->end)) {
+				memcpy(&r->end, r->map + rc.offset, sizeof(r->end));
+				r->has_end = true;
+			}
+			break;
+		default:
+			break; /* a newer minor version's chunk: skip */
+		}
+		if (c.type == IOT_CHUNK_EVENTS || c.type == IOT_CHUNK_ROUND) {
+			err = add_chunk(r, &rc, &cap);
+			if (err)
+				return err;
+		}
+		off = rc.offset + c.size;
+	}
+	if (!r->has_end && !r->warning[0])
+		snprintf(r->warning, sizeof(r->warning),
+			 "%s: offset %llu: no end record (recording interrupted?); read up to there",
+			 r->path, (unsigned long long)r->size);
+	return 0;
+}
+
+int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
+		      size_t errlen)
+{
+	struct stat st;
+	void *map = MAP_FAILED;
+	int fd, err;
+
+	memset(r, 0, sizeof(*r));
+	r->path = strdup(path);
+	if (!r->path)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		snprintf(errbuf, errlen, "%s: not a regular file", path);
+		goto cleanup;
+	}
+	if ((size_t)st.st_size < sizeof(r->hdr)) {
+		err = -EINVAL;
+		snprintf(errbuf, errlen,
+			 "%s: not an iotrail trace (%lld bytes, shorter than the %zu-byte header)",
+			 path, (long long)st.st_size, sizeof(r->hdr));
+		goto cleanup;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		err = -errno;
+		snprintf(errbuf, errlen, "%s: mmap: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	madvise(map, st.st_size, MADV_SEQUENTIAL);
+	r->map = map;
+	r->size = st.st_size;
+	memcpy(&r->hdr, map, sizeof(r->hdr));
+	if (memcmp(r->hdr.magic, IOT_MAGIC, 8) != 0) {
+		err = -EINVAL;
+		snprintf(errbuf, errlen,
+			 "%s: not an iotrail trace (offset 0: bad magic)", path);
+		goto cleanup;
+	}
+	if (r->hdr.version_major != IOT_VERSION_MAJOR) {
+		err = -EINVAL;
+		snprintf(errbuf, errlen,
+			 "%s: trace format version %u.%u; this iotrail reads %u.x",
+			 path, r->hdr.version_major, r->hdr.version_minor,
+			 IOT_VERSION_MAJOR);
+		goto cleanup;
+	}
+	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size > r->size ||
+	    r->hdr.rec_size != IOT_REC_SIZE || !r->hdr.nr_cpus ||
+	    r->hdr.nr_cpus > IOT_MAX_CPUS) {
+		err = -EINVAL;
+		snprintf(errbuf, errlen,
+			 "%s: offset 8: corrupt header (header_size %u, rec_size %u, nr_cpus %u)",
+			 path, r->hdr.header_size, r->hdr.rec_size,
+			 r->hdr.nr_cpus);
+		goto cleanup;
+	}
+	err = index_chunks(r);
+	if (err) {
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
+		goto cleanup;
+	}
+	r->nr_cpus = r->hdr.nr_cpus;
+	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
+	r->next_seq = calloc(r->nr_cpus, sizeof(*r->next_seq));
+	if (!r->cpus || !r->next_seq) {
+		err = -ENOMEM;
+		snprintf(errbuf, errlen, "%s: out of memory", path);
+		goto cleanup;
+	}
+	close(fd);
+	return 0;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	trace_reader_release(r);
+	return err;
+}
+
+void trace_reader_rewind(struct trace_reader *r)
+{
+	for (uint32_t i = 0; i < r->nr_cpus; i++) {
+		r->cpus[i].nr_spans = r->cpus[i].first_span = 0;
+		r->cpus[i].win_start = r->cpus[i].win_count = 0;
+	}
+	memset(r->next_seq, 0, r->nr_cpus * sizeof(*r->next_seq));
+	r->next_chunk = 0;
+	r->limit_ns = r->prev_mark_ns = 0;
+	r->nr_gaps = 0;
+}
+
+static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
+{
+	if (c->first_span == c->nr_spans)
+		c->first_span = c->nr_spans = 0;
+	if (c->nr_spans == c->cap_spans) {
+		size_t cap = c->cap_spans ? c->cap_spans * 2 : 16;
+		struct reader_span *s;
+
+		if (c->first_span) { /* compact before growing */
+			memmove(c->spans, c->spans + c->first_span,
+				(c->nr_spans - c->first_span) * sizeof(*s));
+			c->nr_spans -= c->first_span;
+			c->first_span = 0;
+		}
+		if (c->nr_spans == c->cap_spans) {
+			s = realloc(c->spans, cap * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			c->spans = s;
+			c->cap_spans = cap;
+		}
+	}
+	c->spans[c->nr_spans].p = p;
+	c->spans[c->nr_spans].n = n;
+	c->nr_spans++;
+	return 0;
+}
+
+/* Fill the CPU's sorted window from its spans. */
+static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
+{
+	while (c->win_count < READER_REORDER && c->first_span < c->nr_spans) {
+		struct reader_span *s = &c->spans[c->first_span];
+		const struct iot_rec *x = s->p;
+		unsigned int i = c->win_count;
+
+		if (x->seq != r->next_seq[cpu])
+			r->nr_gaps += x->seq > r->next_seq[cpu]
+					      ? x->seq - r->next_seq[cpu]
+					      : 0;
+		r->next_seq[cpu] = x->seq + 1;
+		/* insertion from the back: nearly always zero steps */
+		while (i > 0) {
+			const struct iot_rec *prev =
+				c->win[(c->win_start + i - 1) % READER_REORDER];
+			if (prev->ts_ns <= x->ts_ns)
+				break;
+			c->win[(c->win_start + i) % READER_REORDER] = prev;
+			i--;
+		}
+		c->win[(c->win_start + i) % READER_REORDER] = x;
+		c->win_count++;
+		s->p++;
+		if (--s->n == 0)
+			c->first_span++;
+	}
+}
+
+int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
+{
+	for (;;) {
+		const struct iot_rec *best = NULL;
+		struct reader_cpu *bc = NULL;
+
+		for (uint32_t i = 0; i < r->nr_cpus; i++) {
+			struct reader_cpu *c = &r->cpus[i];
+			const struct iot_rec *h;
+
+			if (c->win_count < READER_REORDER)
+				refill(r, c, i);
+			if (!c->win_count)
+				continue;
+			h = c->win[c->win_start];
+			if (h->ts_ns < r->limit_ns &&
+			    (!best || h->ts_ns < best->ts_ns)) {
+				best = h;
+				bc = c;
+			}
+		}
+		if (best) {
+			bc->win_start = (bc->win_start + 1) % READER_REORDER;
+			bc->win_count--;
+			*rec = best;
+			return 1;
+		}
+		if (r->next_chunk >= r->nr_chunks) {
+			if (r->limit_ns == UINT64_MAX)
+				return 0;
+			r->limit_ns = UINT64_MAX;
+			continue;
+		}
+		/* nothing may be emitted yet: read on to the next round */
+		while (r->next_chunk < r->nr_chunks) {
+			const struct reader_chunk *ch = &r->chunks[r->next_chunk++];
+
+			if (ch->type == IOT_CHUNK_EVENTS) {
+				if (push_span(&r->cpus[ch->cpu],
+					      (const void *)(r->map + ch->offset),
+					      ch->size / IOT_REC_SIZE))
+					return -ENOMEM;
+			} else if (ch->type == IOT_CHUNK_ROUND &&
+				   ch->size >= sizeof(struct iot_round)) {
+				struct iot_round rd;
+
+				memcpy(&rd, r->map + ch->offset, sizeof(rd));
+				r->limit_ns = r->prev_mark_ns;
+				r->prev_mark_ns = rd.mark_ns;
+				break;
+			}
+		}
+	}
+}
+
+void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
+		       size_t outlen)
+{
+	size_t klen = strlen(key);
+	const char *p = r->meta, *end = r->meta + r->meta_len;
+
+	out[0] = 0;
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *le = nl ? nl : end;
+
+		if ((size_t)(le - p) > klen && !memcmp(p, key, klen) &&
+		    p[klen] == '=') {
+			size_t n = le - p - klen - 1;
+
+			if (n >= outlen)
+				n = outlen - 1;
+			memcpy(out, p + klen + 1, n);
+			out[n] = 0;
+			return;
+		}
+		p = le + 1;
+	}
+}
+
+const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r,
+					     uint32_t dev)
+{
+	for (size_t i = 0; i < r->nr_devs; i++)
+		if (r->devs[i].dev == dev)
+			return &r->devs[i];
+	return NULL;
+}
+
+const struct iot_task_entry *trace_reader_task(const struct trace_reader *r,
+					       uint32_t tid)
+{
+	struct iot_task_entry key = { .tid = tid };
+
+	if (!r->nr_tasks)
+		return NULL;
+	return bsearch(&key, r->tasks, r->nr_tasks, sizeof(key), cmp_task);
+}
+
+void trace_reader_release(struct trace_reader *r)
+{
+	if (r->map)
+		munmap((void *)r->map, r->size);
+	if (r->cpus)
+		for (uint32_t i = 0; i < r->nr_cpus; i++)
+			free(r->cpus[i].spans);
+	free(r->cpus);
+	free(r->next_seq);
+	free(r->chunks);
+	free((void *)r->tasks);
+	free(r->path);
+	memset(r, 0, sizeof(*r));
+}

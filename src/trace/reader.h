@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reads a trace file: validates the header, indexes its chunks, exposes the
+ * tables (devices, tasks, drops, meta, end) and yields every event record in
+ * global time order, merging the per-CPU streams with bounded memory.
+ *
+ * A damaged file is read up to its last whole record; what was cut is named
+ * by byte offset in r->warning (and the reader carries on).
+ */
+#ifndef IOTRAIL_TRACE_READER_H
+#define IOTRAIL_TRACE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+#define READER_REORDER 16 /* per-CPU reorder window: deeper than any nesting */
+
+struct reader_chunk {
+	uint32_t type;
+	uint32_t cpu;
+	uint64_t offset; /* of the payload */
+	uint64_t size;   /* payload bytes present in the file */
+};
+
+struct reader_span {
+	const struct iot_rec *p;
+	uint64_t n;
+};
+
+struct reader_cpu {
+	struct reader_span *spans; /* queue of unread spans */
+	size_t nr_spans, first_span, cap_spans;
+	const struct iot_rec *win[READER_REORDER]; /* sorted by ts, ring */
+	unsigned int win_start, win_count;
+};
+
+struct trace_reader {
+	char *path;
+	const uint8_t *map;
+	size_t size;
+	struct iot_file_header hdr;
+
+	struct reader_chunk *chunks;
+	size_t nr_chunks;
+
+	const struct iot_dev_entry *devs;
+	size_t nr_devs;
+	const struct iot_task_entry *tasks;
+	size_t nr_tasks;
+	const struct iot_drop_entry *drops;
+	size_t nr_drops;
+	const char *meta; /* not NUL-terminated: meta_len bytes */
+	size_t meta_len;
+	struct iot_end end;
+	bool has_end;
+
+	uint64_t nr_records;   /* records present in the file */
+	uint64_t nr_gaps;      /* sequence numbers missing between records */
+	char warning[256];     /* "" or what was cut, with the byte offset */
+
+	/* merge state */
+	struct reader_cpu *cpus;
+	uint32_t nr_cpus;
+	size_t next_chunk;
+	uint64_t limit_ns, prev_mark_ns;
+	uint64_t *next_seq; /* per CPU, for gap counting */
+};
+
+/* Opens and indexes path. 0, or -errno with a message in errbuf. */
+int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
+		      size_t errlen);
+/* The next record in time order: 1 with *rec set, 0 at the end. */
+int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec);
+/* Back to the first record. */
+void trace_reader_rewind(struct trace_reader *r);
+/* The META value of key, copied into out ("" when absent). */
+void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
+		       size_t outlen);
+const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r,
+					     uint32_t dev);
+const struct iot_task_entry *trace_reader_task(const struct trace_reader *r,
+					       uint32_t tid);
+void trace_reader_release(struct trace_reader *r);
+
+#endif

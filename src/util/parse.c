@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Size, time and rate parsing shared by every subcommand. */
+#include "parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Reads a non-negative decimal number with optional fraction; returns the end. */
+static const char *parse_number(const char *s, long double *v)
+{
+	char *end;
+
+	if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return NULL;
+	errno = 0;
+	*v = strtold(s, &end);
+	if (errno || end == s)
+		return NULL;
+	return end;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	long double v, mul = 1;
+	const char *u = parse_number(s, &v);
+
+	if (!u)
+		return -EINVAL;
+	switch (tolower((unsigned char)*u)) {
+	case 0:
+		break;
+	case 'k':
+		mul = 1024.0L, u++;
+		break;
+	case 'm':
+		mul = 1024.0L * 1024, u++;
+		break;
+	case 'g':
+		mul = 1024.0L * 1024 * 1024, u++;
+		break;
+	case 't':
+		mul = 1024.0L * 1024 * 1024 * 1024, u++;
+		break;
+	case 'b':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*u == 'b' || *u == 'B')
+		u++;
+	if (*u)
+		return -EINVAL;
+	v *= mul;
+	if (v < 1 || v > (long double)UINT64_MAX / 2)
+		return -EINVAL;
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
+int parse_time(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		long double ns;
+	} units[] = {
+		{ "", 1e9L },  { "s", 1e9L },  { "ms", 1e6L }, { "us", 1e3L },
+		{ "ns", 1.0L }, { "m", 60e9L }, { "min", 60e9L }, { "h", 3600e9L },
+	};
+	long double v;
+	const char *u = parse_number(s, &v);
+
+	if (!u)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(u, units[i].unit) == 0) {
+			v *= units[i].ns;
+			if (v < 1 || v > 1e18L)
+				return -EINVAL;
+			*ns = (uint64_t)v;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int parse_rate(const char *s, uint64_t *period_ns)
+{
+	size_t n = s ? strlen(s) : 0;
+	long double v;
+	const char *u;
+
+	if (n > 2 && strcasecmp(s + n - 2, "hz") == 0) {
+		u = parse_number(s, &v);
+		if (!u || strcasecmp(u, "hz") != 0 || v <= 0 || v > 1e9L)
+			return -EINVAL;
+		*period_ns = (uint64_t)(1e9L / v);
+		return *period_ns ? 0 : -EINVAL;
+	}
+	return parse_time(s, period_ns);
+}
