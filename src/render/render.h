@@ -50,4 +50,11 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 /* "R", "W", "F", "D" + "S" sync, "M" meta, "A" readahead, like rwbs */
 void render_rwbs(uint32_t flags, char out[8]);
 
+
+
+/* "Q", "G", "D", ...: blktrace's letters where they exist */
+const char *render_action(uint16_t type);
+/* One event as a text line (iotrail script). */
+void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns,
+		  const char *dev, const char *comm);
 #endif

@@ -25,7 +25,7 @@
 
 struct iot_file_header {
 	char magic[8];              /* "IOTRAIL\0" */
-	uint32_t header_size;       /* bytes of this header, at least 64 */
+	uint32_t header_size;       /* bytes of this header: 64 in version 1.0 */
 	uint16_t version_major;     /* IOT_VERSION_MAJOR */
 	uint16_t version_minor;     /* IOT_VERSION_MINOR */
 	uint32_t rec_size;          /* bytes per event record: 64 */
@@ -35,6 +35,7 @@ struct iot_file_header {
 	uint32_t clock_id;          /* clock of every ts_ns: 1 = CLOCK_MONOTONIC */
 	uint32_t reserved0;
 	uint64_t reserved1;
+	uint64_t reserved2;
 };
 
 enum iot_chunk_type {
