@@ -327,11 +327,25 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 	return emit_bio(IOT_EV_BIO_COMPLETE, bio, BPF_CORE_READ(bio, bi_status));
 }
 
+/* The split-off front part of a bio never passes block_bio_queue. The
+ * kernel chains it to its parent (bio_chain() sets bi_private) before the
+ * tracepoint fires, so --summary hands the parent's state on to it. */
 SEC("raw_tp/block_split")
 int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 {
-	if (cfg_summary)
+	if (cfg_summary) {
+		__u64 parent = (__u64)BPF_CORE_READ(bio, bi_private), key = (__u64)bio;
+		struct iot_summary *ps = bpf_map_lookup_elem(&inflight, &parent);
+		struct iot_summary s;
+
+		if (!ps)
+			return 0;
+		s = *ps;
+		s.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+		s.nr = BPF_CORE_READ(bio, bi_iter.bi_size) >> 9;
+		bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
 		return 0;
+	}
 	return emit_bio(IOT_EV_SPLIT, bio, new_sector);
 }
 
@@ -422,8 +436,16 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error,
 {
 	if (cfg_summary) {
 		/* partial completions: the request ends with its last bytes */
-		if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
-			sum_complete((__u64)rq, 0, error);
+		if (nr_bytes >= BPF_CORE_READ(rq, __data_len)) {
+			__u64 key = (__u64)rq;
+
+			/* a data-less flush write is completed by the flush
+			 * machinery without insert or issue: still keyed by
+			 * its bio */
+			if (!bpf_map_lookup_elem(&inflight, &key))
+				key = (__u64)BPF_CORE_READ(rq, bio);
+			sum_complete(key, 0, error);
+		}
 		return 0;
 	}
 	/* id2: sectors the request still had before this completion (high

@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# Integration test helpers. Every loop device, mount, zram set-up and ftrace
+# setting a test makes is registered here and undone by name in an EXIT trap,
+# whether the test passes, fails or is interrupted.
+#
+# Each check prints "ok - NAME" or "not ok - NAME: why"; run-all.sh counts them.
+
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+IOTRAIL=${IOTRAIL:-$ROOT/build/iotrail}
+TOOLS=$ROOT/build/tools
+TMP=$(mktemp -d /dev/shm/iotrail-test.XXXXXX)
+LOOPS=()
+MOUNTS=()
+ZRAM_USED=0
+BLK_TRACER_DEV=""
+FAILED=0
+
+cleanup() {
+	local m l
+	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+	for l in "${LOOPS[@]}"; do
+		# detach only if it still points at our backing file
+		if losetup "$l" 2>/dev/null | grep -q "$TMP"; then losetup -d "$l"; fi
+	done
+	if [ -n "$BLK_TRACER_DEV" ]; then
+		echo 0 >/sys/kernel/tracing/tracing_on 2>/dev/null
+		echo 0 >"/sys/block/$BLK_TRACER_DEV/trace/enable" 2>/dev/null
+		echo nop >/sys/kernel/tracing/current_tracer 2>/dev/null
+		echo nobin >/sys/kernel/tracing/trace_options 2>/dev/null
+		echo local >/sys/kernel/tracing/trace_clock 2>/dev/null
+		pkill -f "cat /sys/kernel/tracing/trace_pipe" 2>/dev/null
+	fi
+	if [ "$ZRAM_USED" = 1 ]; then echo 1 >/sys/block/zram0/reset 2>/dev/null; fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1: $2"; FAILED=1; }
+
+# check NAME CMD...: ok when CMD succeeds
+check() {
+	local name=$1
+	shift
+	if "$@" >"$TMP/check.out" 2>&1; then ok "$name"; else not_ok "$name" "$(tail -3 "$TMP/check.out" | tr '\n' ' ')"; fi
+}
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi
+}
+
+require_root() {
+	[ "$(id -u)" = 0 ] || { not_ok "prerequisites" "integration tests need root"; exit 1; }
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	[ -x "$IOTRAIL" ] || { not_ok "prerequisites" "$IOTRAIL not built"; exit 1; }
+}
+
+# make_loop SIZE [SCHED]: a loop device on a file in our tmpfs dir
+make_loop() {
+	local f dev
+	f=$(mktemp "$TMP/loop.XXXXXX")
+	truncate -s "$1" "$f"
+	dev=$(losetup -f --show "$f") || return 1
+	LOOPS+=("$dev")
+	echo "${2:-mq-deadline}" >"/sys/block/${dev#/dev/}/queue/scheduler"
+	echo "$dev"
+}
+
+make_zram() {
+	ZRAM_USED=1
+	echo 1 >/sys/block/zram0/reset 2>/dev/null
+	echo "$1" >/sys/block/zram0/disksize
+	echo /dev/zram0
+}
+
+# diskstats NAME: "reads read_sectors writes write_sectors"
+diskstats() { awk -v d="$1" '$3==d {print $4, $6, $8, $10}' /proc/diskstats; }
+
+# json_get FILE PYTHON-EXPR (on variable j)
+json_get() { python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
+
+finish() { exit "$FAILED"; }

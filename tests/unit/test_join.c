@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The request join, one transition of the state machine (join.c) per test. */
+#include <stdlib.h>
+
+#include "helpers.h"
+#include "join/join.h"
+
+#define MAXOUT 16
+static struct join_request reqs[MAXOUT];
+static struct join_bio bios[MAXOUT];
+static struct join_syscall sys[MAXOUT];
+static int nreq, nbio, nsys;
+static bool bio_based;
+
+static void on_req(void *c, const struct join_request *r) { reqs[nreq++] = *r; }
+static void on_bio(void *c, const struct join_request *r, const struct join_bio *b)
+{
+	bios[nbio++] = *b;
+}
+static void on_sys(void *c, const struct join_syscall *s) { sys[nsys++] = *s; }
+static bool is_bio_based(void *c, uint32_t dev) { return bio_based; }
+
+static struct join j;
+
+static int setup(void **state)
+{
+	struct join_sink sink = { NULL, on_req, on_bio, on_sys };
+
+	nreq = nbio = nsys = 0;
+	bio_based = false;
+	return join_init(&j, &sink, is_bio_based, NULL);
+}
+
+static int teardown(void **state)
+{
+	join_release(&j);
+	return 0;
+}
+
+static void feed(struct iot_rec r)
+{
+	assert_int_equal(join_feed(&j, &r), 0);
+}
+
+/* rq_complete's id2: sectors left before this completion << 32 | error */
+#define LEFT(n) ((uint64_t)(n) << 32)
+#define A 0xa000
+#define B 0xb000
+#define R 0x1000
+#define R2 0x2000
+
+static void simple_request(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 120, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, A, 0, 8));
+	assert_int_equal(nreq, 0);
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 0, 8));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].q_ns, 100);
+	assert_int_equal(reqs[0].g_ns, 110);
+	assert_int_equal(reqs[0].i_ns, 120);
+	assert_int_equal(reqs[0].d_ns, 130);
+	assert_int_equal(reqs[0].c_ns, 200);
+	assert_int_equal(reqs[0].nr_sectors, 8);
+	assert_int_equal(reqs[0].nr_bios, 1);
+	assert_int_equal(nbio, 1);
+	assert_int_equal(bios[0].q_ns, 100);
+	assert_int_equal(j.st.orphan_completions, 0);
+}
+
+static void backmerge(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_BIO_QUEUE, 115, B, 0, 8, 8));
+	feed(mkrec(IOT_EV_BIO_BACKMERGE, 116, B, 0, 8, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 120, R, A, 0, 16));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, A, 0, 16));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(16), 0, 16));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].nr_bios, 2);
+	assert_int_equal(reqs[0].nr_sectors, 16);
+	assert_int_equal(nbio, 2);
+	assert_int_equal(bios[0].q_ns, 100);
+	assert_int_equal(bios[1].q_ns, 115);
+	assert_int_equal(j.st.unmatched_merges, 0);
+}
+
+static void frontmerge(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 8, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 8, 8));
+	feed(mkrec(IOT_EV_BIO_QUEUE, 115, B, 0, 0, 8));
+	feed(mkrec(IOT_EV_BIO_FRONTMERGE, 116, B, 0, 0, 8));
+	/* the request's first bio is now B */
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, B, 0, 16));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(16), 0, 16));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].sector, 0);
+	assert_int_equal(reqs[0].nr_bios, 2);
+	assert_int_equal(reqs[0].q_ns, 100);
+	assert_int_equal(reqs[0].i_ns, 0); /* no scheduler: no I */
+}
+
+static void merge_into_unknown_request(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 115, B, 0, 8, 8));
+	feed(mkrec(IOT_EV_BIO_BACKMERGE, 116, B, 0, 8, 8));
+	assert_int_equal(j.st.unmatched_merges, 1);
+	assert_int_equal(j.bio_by_ptr.n, 0); /* not leaked */
+}
+
+static void partial_completion(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 16));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 0, 16));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, A, 0, 16));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(16), 0, 8));
+	assert_int_equal(nreq, 0);
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 210, R, LEFT(8), 8, 8));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].c_ns, 210);
+	assert_int_equal(reqs[0].nr_sectors, 16);
+}
+
+static void requeue(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 120, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_REQUEUE, 140, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 145, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 150, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 0, 8));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].nr_requeues, 1);
+	assert_int_equal(reqs[0].i_ns, 120); /* first insert */
+	assert_int_equal(reqs[0].d_ns, 150); /* last dispatch */
+}
+
+static void bio_based_device(void **state)
+{
+	bio_based = true;
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 150, A, 0, 0, 8));
+	assert_int_equal(nreq, 1);
+	assert_true(reqs[0].bio_only);
+	assert_int_equal(reqs[0].q_ns, 100);
+	assert_int_equal(reqs[0].c_ns, 150);
+	assert_int_equal(nbio, 1);
+}
+
+/* On a request-based device a bio's own completion follows its request's:
+ * it must not count again. */
+static void bio_complete_after_request(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 0, 8));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 201, A, 0, 0, 8));
+	assert_int_equal(nreq, 1);
+	/* a bio that merged into a request the trace never saw */
+	feed(mkrec(IOT_EV_BIO_QUEUE, 300, B, 0, 64, 8));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 350, B, 0, 64, 8));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(j.bio_by_ptr.n, 0);
+}
+
+static void orphan_completion(void **state)
+{
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 0, 8));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].q_ns, 0);
+	assert_int_equal(reqs[0].c_ns, 200);
+	assert_int_equal(reqs[0].nr_sectors, 8);
+	assert_int_equal(j.st.orphan_completions, 1);
+}
+
+static void request_merge(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 101, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 102, R, A, 0, 8));
+	feed(mkrec(IOT_EV_BIO_QUEUE, 103, B, 0, 8, 8));
+	feed(mkrec(IOT_EV_GETRQ, 104, B, 0, 8, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 105, R2, B, 8, 8));
+	feed(mkrec(IOT_EV_RQ_MERGE, 106, R2, B, 8, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, A, 0, 16));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(16), 0, 16));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].nr_bios, 2);
+	assert_int_equal(reqs[0].nr_sectors, 16);
+	assert_int_equal(nbio, 2);
+	assert_int_equal(j.rq_by_ptr.n, 0);
+}
+
+static void split(void **state)
+{
+	const uint64_t S = 0x5000;
+
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 16));
+	/* front half becomes bio S; A keeps sectors 8.. */
+	feed(mkrec(IOT_EV_SPLIT, 105, S, 8, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, S, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 120, R, S, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 111, A, 0, 8, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 121, R2, A, 8, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 0, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 201, R2, LEFT(8), 8, 8));
+	assert_int_equal(nreq, 2);
+	assert_int_equal(bios[0].q_ns, 100); /* inherited */
+	assert_int_equal(bios[1].q_ns, 100);
+	assert_int_equal(bios[1].sector, 8);
+	assert_int_equal(j.st.splits, 1);
+}
+
+static void syscall_attribution(void **state)
+{
+	struct iot_rec se = mkrec(IOT_EV_SYS_ENTER, 90, 4096, 12, 17, 4096);
+	struct iot_rec sx = mkrec(IOT_EV_SYS_EXIT, 210, 0, 0, 4096, 0);
+
+	se.flags = 3; /* fd */
+	sx.flags = 17; /* pread64 */
+	feed(se);
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 120, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 150, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 0, 8));
+	feed(sx);
+	assert_int_equal(nsys, 1);
+	assert_int_equal(sys[0].nr, 17);
+	assert_int_equal(sys[0].fd, 3);
+	assert_int_equal(sys[0].pos, 4096);
+	assert_int_equal(sys[0].ino, 12);
+	assert_int_equal(sys[0].ret, 4096);
+	assert_int_equal(sys[0].exit_ns - sys[0].enter_ns, 120);
+	assert_int_equal(sys[0].nr_bios, 1);
+	assert_int_equal(sys[0].nr_bios_done, 1);
+	assert_int_equal(sys[0].bio_q2c_sum_ns, 100);
+	assert_int_equal(sys[0].i2d_sum_ns, 30);
+	/* a bio from another thread is not this call's */
+	assert_int_equal(j.sys_by_tid.n, 0);
+}
+
+static void summary_record(void **state)
+{
+	struct iot_summary s;
+
+	memset(&s, 0, sizeof(s));
+	s.type = IOT_EV_SUMMARY;
+	s.c_ns = 500;
+	s.q_ns = 100;
+	s.g_delta_ns = 10;
+	s.i_delta_ns = 20;
+	s.d_delta_ns = 30;
+	s.nr = 8;
+	s.dev = 7u << 20;
+	s.flags = IOT_OP_WRITE;
+	assert_int_equal(join_feed(&j, (const struct iot_rec *)&s), 0);
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].g_ns, 110);
+	assert_int_equal(reqs[0].i_ns, 120);
+	assert_int_equal(reqs[0].d_ns, 130);
+	assert_int_equal(reqs[0].c_ns, 500);
+	assert_int_equal(reqs[0].flags, IOT_OP_WRITE);
+	assert_int_equal(nbio, 1);
+}
+
+/* Addresses are reused by the kernel: many sequential requests reusing one
+ * bio and one request address must neither leak nor cross-link. */
+static void address_reuse(void **state)
+{
+	for (int i = 0; i < 1000; i++) {
+		uint64_t t = 1000 * i;
+
+		feed(mkrec(IOT_EV_BIO_QUEUE, t + 1, A, 0, 8 * i, 8));
+		feed(mkrec(IOT_EV_GETRQ, t + 2, A, 0, 8 * i, 8));
+		feed(mkrec(IOT_EV_RQ_INSERT, t + 3, R, A, 8 * i, 8));
+		feed(mkrec(IOT_EV_RQ_ISSUE, t + 4, R, A, 8 * i, 8));
+		feed(mkrec(IOT_EV_RQ_COMPLETE, t + 9, R, LEFT(8), 8 * i, 8));
+		if (nreq == MAXOUT)
+			nreq = nbio = 0;
+	}
+	assert_int_equal(j.bio_by_ptr.n, 0);
+	assert_int_equal(j.rq_by_ptr.n, 0);
+	assert_int_equal(j.req_by_end.n, 0);
+	assert_int_equal(j.bio_by_start.n, 0);
+	assert_true(j.nr_reqs <= 2);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(simple_request), T(backmerge), T(frontmerge),
+		T(merge_into_unknown_request), T(partial_completion), T(requeue),
+		T(bio_based_device), T(bio_complete_after_request),
+		T(orphan_completion), T(request_merge), T(split),
+		T(syscall_attribution), T(summary_record), T(address_reuse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Radix sort, nearest-rank percentiles and log2 histogram edges. */
+#include <stdlib.h>
+
+#include "analyze/metric.h"
+#include "helpers.h"
+
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void radix_matches_qsort(void **state)
+{
+	size_t sizes[] = { 0, 1, 2, 63, 64, 1000, 100000 };
+
+	srand(2);
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		uint64_t *a = malloc((n + 1) * 8), *b = malloc((n + 1) * 8);
+
+		for (size_t i = 0; i < n; i++) {
+			/* a mix of small latencies and huge values */
+			a[i] = (i % 7) ? (uint64_t)rand() % 100000
+				       : ((uint64_t)rand() << 33) ^ rand();
+			b[i] = a[i];
+		}
+		assert_int_equal(sort_u64(a, n), 0);
+		qsort(b, n, 8, cmp);
+		assert_memory_equal(a, b, n * 8);
+		free(a);
+		free(b);
+	}
+}
+
+static void percentiles(void **state)
+{
+	struct metric m;
+	struct metric_stats s;
+
+	metric_init(&m, "x", "q2c", "ns", false);
+	for (uint64_t v = 1000; v >= 1; v--) /* 1..1000, reversed */
+		assert_int_equal(metric_add(&m, 0, v), 0);
+	metric_stats(&m, &s);
+	assert_int_equal(s.count, 1000);
+	assert_int_equal(s.min, 1);
+	assert_int_equal(s.max, 1000);
+	assert_int_equal(s.p50, 500);
+	assert_int_equal(s.p90, 900);
+	assert_int_equal(s.p99, 990);
+	assert_int_equal(s.p999, 999);
+	assert_true(s.avg > 500.49 && s.avg < 500.51);
+	metric_release(&m);
+}
+
+static void percentiles_keep_series_order(void **state)
+{
+	struct metric m;
+	struct metric_stats s;
+
+	metric_init(&m, "x", "q2c", "ns", true);
+	metric_add(&m, 10, 30);
+	metric_add(&m, 20, 10);
+	metric_add(&m, 30, 20);
+	metric_stats(&m, &s);
+	assert_int_equal(s.p50, 20);
+	/* the series still pairs time 10 with 30 */
+	assert_int_equal(m.t[0], 10);
+	assert_int_equal(m.v[0], 30);
+	metric_release(&m);
+}
+
+static void hist_edges(void **state)
+{
+	struct metric m;
+	struct log2_hist h;
+	const uint64_t v[] = { 0, 1, 2, 3, 4, 7, 8, 1023, 1024 };
+
+	metric_init(&m, "x", "q2c", "ns", false);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		metric_add(&m, 0, v[i]);
+	metric_hist(&m, 1, &h);
+	assert_int_equal(h.slot[0], 2); /* 0 and 1: "0 -> 1" */
+	assert_int_equal(h.slot[1], 2); /* 2, 3 */
+	assert_int_equal(h.slot[2], 2); /* 4, 7 */
+	assert_int_equal(h.slot[3], 1); /* 8 */
+	assert_int_equal(h.slot[9], 1); /* 1023 */
+	assert_int_equal(h.slot[10], 1); /* 1024 */
+	assert_int_equal(h.max_slot, 10);
+	metric_hist(&m, 1000, &h); /* in microseconds */
+	assert_int_equal(h.slot[0], 9);
+	assert_int_equal(h.max_slot, 0);
+	metric_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(radix_matches_qsort),
+		cmocka_unit_test(percentiles),
+		cmocka_unit_test(percentiles_keep_series_order),
+		cmocka_unit_test(hist_edges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

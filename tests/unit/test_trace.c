@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace file round trips: the writer's chunks read back in global time
+ * order across CPUs and rounds, gaps found from sequence numbers, nested
+ * inversions undone, damaged files read up to their last whole record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "trace/reader.h"
+#include "trace/writer.h"
+
+static char path[] = "/tmp/iotrail-unit-XXXXXX";
+
+static int setup(void **state)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(path);
+	return 0;
+}
+
+static void header(struct iot_file_header *h, uint32_t cpus)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, IOT_MAGIC, 8);
+	h->header_size = sizeof(*h);
+	h->version_major = IOT_VERSION_MAJOR;
+	h->rec_size = IOT_REC_SIZE;
+	h->nr_cpus = cpus;
+	h->clock_id = 1;
+}
+
+static void round_mark(struct trace_writer *w, uint64_t mark)
+{
+	struct iot_round r = { .mark_ns = mark };
+
+	assert_int_equal(trace_writer_chunk(w, IOT_CHUNK_ROUND, 0, &r, sizeof(r), NULL, 0), 0);
+}
+
+static void end(struct trace_writer *w)
+{
+	struct iot_end e = { .end_mono_ns = 1000000, .reason = IOT_STOP_COMMAND };
+
+	assert_int_equal(trace_writer_chunk(w, IOT_CHUNK_END, 0, &e, sizeof(e), NULL, 0), 0);
+}
+
+/* Two CPUs, records interleaved in time, delivered in per-CPU chunks over
+ * three rounds; a record of CPU 1 with ts before round 1's mark arrives only
+ * in round 2 (its writer was still busy at the drain). */
+static void write_two_cpus(void)
+{
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct iot_rec c0[6], c1[6];
+	uint64_t s0 = 0, s1 = 0;
+
+	header(&h, 2);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	for (int i = 0; i < 6; i++) {
+		c0[i] = mkrec(IOT_EV_BIO_QUEUE, 100 + 20 * i, i, 0, i, 8);
+		c0[i].seq = s0++;
+		c0[i].cpu = 0;
+		c1[i] = mkrec(IOT_EV_RQ_COMPLETE, 110 + 20 * i, i, 0, i, 8);
+		c1[i].seq = s1++;
+		c1[i].cpu = 1;
+	}
+	/* round 1 (mark 150): cpu0 100,120,140; cpu1 110 (130 arrives late) */
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0, 3 * 64, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 1, c1, 1 * 64, NULL, 0);
+	round_mark(&w, 150);
+	/* round 2 (mark 210) */
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 1, c1 + 1, 3 * 64, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0 + 3, 2 * 64, NULL, 0);
+	round_mark(&w, 210);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0 + 5, 64, c1 + 4, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 1, c1 + 4, 2 * 64, NULL, 0);
+	round_mark(&w, 300);
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+}
+
+static void merge_order(void **state)
+{
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	char err[256];
+	uint64_t last = 0;
+	int n = 0;
+
+	write_two_cpus();
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_records, 12);
+	assert_true(r.has_end);
+	assert_string_equal(r.warning, "");
+	while (trace_reader_next(&r, &rec) == 1) {
+		assert_true(rec->ts_ns >= last);
+		assert_int_equal(rec->ts_ns, 100 + 10 * n);
+		last = rec->ts_ns;
+		n++;
+	}
+	assert_int_equal(n, 12);
+	assert_int_equal(r.nr_gaps, 0);
+	/* rewind gives the same again */
+	trace_reader_rewind(&r);
+	n = 0;
+	while (trace_reader_next(&r, &rec) == 1)
+		n++;
+	assert_int_equal(n, 12);
+	trace_reader_release(&r);
+}
+
+/* An interrupt between reservation and timestamp: slot 1 holds an older
+ * time than slot 0 would suggest; a skipped sequence number is a gap. */
+static void inversion_and_gap(void **state)
+{
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	struct iot_rec a[4];
+	char err[256];
+	uint64_t want[] = { 10, 20, 30, 50 };
+	int n = 0;
+
+	header(&h, 1);
+	a[0] = mkrec(IOT_EV_BIO_QUEUE, 20, 1, 0, 0, 8);
+	a[1] = mkrec(IOT_EV_BIO_QUEUE, 10, 2, 0, 0, 8); /* nested, earlier */
+	a[2] = mkrec(IOT_EV_BIO_QUEUE, 30, 3, 0, 0, 8);
+	a[3] = mkrec(IOT_EV_BIO_QUEUE, 50, 4, 0, 0, 8);
+	a[0].seq = 0, a[1].seq = 1, a[2].seq = 2, a[3].seq = 5; /* 3, 4 lost */
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, a, sizeof(a), NULL, 0);
+	round_mark(&w, 100);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	while (trace_reader_next(&r, &rec) == 1)
+		assert_int_equal(rec->ts_ns, want[n++]);
+	assert_int_equal(n, 4);
+	assert_int_equal(r.nr_gaps, 2);
+	trace_reader_release(&r);
+}
+
+static void truncated(void **state)
+{
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	char err[256];
+	long size;
+	FILE *f;
+	int n = 0;
+
+	write_two_cpus();
+	/* cut inside the second record of the fifth chunk (cpu 0, 2 records) */
+	f = fopen(path, "r+");
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fclose(f);
+	/* layout: 64 header, chunks of 16 + payload */
+	long cut = 64 + (16 + 192) + (16 + 64) + (16 + 8) + (16 + 192) + 16 + 64 + 30;
+
+	assert_true(cut < size);
+	assert_int_equal(truncate(path, cut), 0);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_non_null(strstr(r.warning, "offset 584")); /* the 5th chunk */
+	assert_non_null(strstr(r.warning, "cut short"));
+	assert_int_equal(r.nr_records, 8); /* 3 + 1 + 3 + 1 whole ones */
+	assert_false(r.has_end);
+	while (trace_reader_next(&r, &rec) == 1)
+		n++;
+	assert_int_equal(n, 8);
+	trace_reader_release(&r);
+}
+
+static void not_a_trace(void **state)
+{
+	struct trace_reader r;
+	char err[256];
+	FILE *f = fopen(path, "w");
+
+	fputs("this is not a trace, but it is long enough to hold a header.......\n", f);
+	fclose(f);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not an iotrail trace"));
+	assert_non_null(strstr(err, path));
+
+	f = fopen(path, "w");
+	fputs("short", f);
+	fclose(f);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "shorter than"));
+
+	assert_int_equal(trace_reader_open(&r, "/nonexistent/x.iot", err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "No such file"));
+}
+
+static void newer_major_refused(void **state)
+{
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	char err[256];
+
+	header(&h, 1);
+	h.version_major = IOT_VERSION_MAJOR + 1;
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "format version 2.0"));
+}
+
+static void unknown_chunk_skipped_and_meta(void **state)
+{
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	struct iot_rec a = mkrec(IOT_EV_BIO_QUEUE, 5, 1, 0, 0, 8);
+	const char meta[] = "mode=events\nkernel=Linux 6.x\n";
+	char err[256], v[64];
+	int n = 0;
+
+	header(&h, 1);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_META, 0, meta, sizeof(meta) - 1, NULL, 0);
+	trace_writer_chunk(&w, 999, 0, "future", 6, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, &a, 64, NULL, 0);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	trace_reader_meta(&r, "kernel", v, sizeof(v));
+	assert_string_equal(v, "Linux 6.x");
+	trace_reader_meta(&r, "absent", v, sizeof(v));
+	assert_string_equal(v, "");
+	while (trace_reader_next(&r, &rec) == 1)
+		n++;
+	assert_int_equal(n, 1);
+	trace_reader_release(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(merge_order),
+		cmocka_unit_test(inversion_and_gap),
+		cmocka_unit_test(truncated),
+		cmocka_unit_test(not_a_trace),
+		cmocka_unit_test(newer_major_refused),
+		cmocka_unit_test(unknown_chunk_skipped_and_meta),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
