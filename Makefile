@@ -49,7 +49,7 @@ $(OUT)/iotrail: $(APP_OBJS) $(REC_OBJS) $(OUT)/libiotrail.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # small C programs the tests and benchmarks drive
-tools: $(OUT)/tools/iogen $(OUT)/tools/mktrace
+tools: $(OUT)/tools/blksplit $(OUT)/tools/mktrace
 $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lm

@@ -100,6 +100,9 @@ static uint64_t ds_key(uint32_t dev, uint64_t sector)
 		_i;                                                           \
 	})
 
+/* Frees a bio that belongs to no request. A bio in a request is owned by
+ * it (freed with it): here it only loses its address, which the kernel is
+ * reusing because this request's completion was lost. */
 static void bio_free(struct join *j, uint32_t b)
 {
 	struct join_bio_st *bs = &j->bios[b];
@@ -107,7 +110,9 @@ static void bio_free(struct join *j, uint32_t b)
 
 	if (v && *v == b)
 		u64map_del(&j->bio_by_ptr, bs->ptr);
-	if (bs->req == NONE) {
+	if (bs->req != NONE)
+		return;
+	{
 		uint64_t k = ds_key(bs->dev, bs->sector);
 
 		v = u64map_get(&j->bio_by_start, k);
@@ -221,10 +226,12 @@ static int bio_find(struct join *j, const struct iot_rec *r, uint32_t *out)
 {
 	uint32_t *v = u64map_get(&j->bio_by_ptr, r->id);
 
-	if (v) {
+	if (v && j->bios[*v].req == NONE) {
 		*out = *v;
 		return 0;
 	}
+	if (v) /* its request never completed in the trace: a new bio */
+		bio_free(j, *v);
 	return bio_new(j, r, 0, out);
 }
 
@@ -244,6 +251,8 @@ static void req_append(struct join *j, uint32_t ri, uint32_t b, bool front)
 	struct join_req_st *rs = &j->reqs[ri];
 	struct join_bio_st *bs = &j->bios[b];
 
+	if (bs->req != NONE)
+		return; /* already in a request: a damaged stream, keep lists sane */
 	bio_take(j, b);
 	bs->req = ri;
 	if (rs->head == NONE) {
@@ -324,16 +333,23 @@ static int on_bio_merge(struct join *j, const struct iot_rec *r, bool front)
 static int req_for_rq(struct join *j, const struct iot_rec *r, uint64_t head_bio,
 		      uint32_t *out)
 {
-	uint32_t *v = u64map_get(&j->rq_by_ptr, r->id), ri;
+	uint32_t *v = u64map_get(&j->rq_by_ptr, r->id), ri, *hb = NULL;
 	struct join_req_st *rs;
 
+	if (head_bio)
+		hb = u64map_get(&j->bio_by_ptr, head_bio);
+	if (v && hb && j->bios[*hb].req != NONE && j->bios[*hb].req != *v) {
+		/* the address was reused: the old request lost its completion */
+		j->reqs[*v].r.rq = 0;
+		u64map_del(&j->rq_by_ptr, r->id);
+		v = NULL;
+	}
 	if (v) {
 		*out = *v;
 		return 0;
 	}
-	if (head_bio && (v = u64map_get(&j->bio_by_ptr, head_bio)) &&
-	    j->bios[*v].req != NONE) {
-		ri = j->bios[*v].req;
+	if (hb && j->bios[*hb].req != NONE) {
+		ri = j->bios[*hb].req;
 	} else {
 		int err = req_new(j, &ri);
 
@@ -524,6 +540,7 @@ static int on_rq_merge(struct join *j, const struct iot_rec *r)
 	ti = *t;
 	for (uint32_t b = rs->head, n; b != NONE; b = n) {
 		n = j->bios[b].next;
+		j->bios[b].req = NONE; /* released, to be appended */
 		req_append(j, ti, b, j->reqs[ti].r.sector > rs->r.sector);
 	}
 	rs->head = rs->tail = NONE;

@@ -172,8 +172,10 @@ static int write_meta(struct recorder *rc, const char *variant,
 		     rc->o->summary ? "summary" : "events",
 		     (unsigned long long)rc->nr_slots * IOT_REC_SIZE,
 		     (unsigned long long)rc->o->switch_ns, variant, missing);
-	if (n >= (int)sizeof(meta))
-		n = sizeof(meta) - 1;
+	if (n >= (int)sizeof(meta) - 8)
+		n = sizeof(meta) - 8;
+	while (n % 8) /* keep every later record 8-byte aligned in the file */
+		meta[n++] = '\n';
 	return trace_writer_chunk(&rc->w, IOT_CHUNK_META, 0, meta, n, NULL, 0);
 }
 

@@ -293,6 +293,56 @@ static void address_reuse(void **state)
 	assert_true(j.nr_reqs <= 2);
 }
 
+/* The completion of R is lost (a drop); the kernel then reuses both the bio
+ * and the request address for the next I/O. The next I/O must be joined
+ * on its own, and the lists must stay acyclic. */
+static void lost_completion_then_reuse(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 120, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, A, 0, 8));
+	/* C lost */
+	feed(mkrec(IOT_EV_BIO_QUEUE, 300, A, 0, 64, 8));
+	feed(mkrec(IOT_EV_GETRQ, 310, A, 0, 64, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 320, R, A, 64, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 330, R, A, 64, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 400, R, LEFT(8), 64, 8));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].q_ns, 300);
+	assert_int_equal(reqs[0].sector, 64);
+	assert_int_equal(reqs[0].nr_bios, 1);
+	assert_int_equal(nbio, 1);
+}
+
+/* Random, damaged streams: never crash, loop or leak without bound. */
+static void random_streams(void **state)
+{
+	static const uint16_t types[] = {
+		IOT_EV_BIO_QUEUE, IOT_EV_GETRQ, IOT_EV_RQ_INSERT, IOT_EV_RQ_ISSUE,
+		IOT_EV_RQ_COMPLETE, IOT_EV_BIO_COMPLETE, IOT_EV_BIO_BACKMERGE,
+		IOT_EV_BIO_FRONTMERGE, IOT_EV_RQ_MERGE, IOT_EV_SPLIT,
+		IOT_EV_BIO_REMAP, IOT_EV_RQ_REQUEUE, IOT_EV_SYS_ENTER,
+		IOT_EV_SYS_EXIT,
+	};
+
+	srand(3);
+	for (int i = 0; i < 300000; i++) {
+		struct iot_rec r = mkrec(types[rand() % 14], i, 0x1000 + (rand() % 6) * 0x100,
+					 0, (rand() % 8) * 8, 8);
+
+		r.id2 = (rand() % 2) ? 0x1000 + (uint64_t)(rand() % 6) * 0x100 : LEFT(8);
+		r.tid = 100 + rand() % 3;
+		bio_based = rand() % 2;
+		assert_int_equal(join_feed(&j, &r), 0);
+		if (nreq >= MAXOUT - 1 || nbio >= MAXOUT - 4 || nsys >= MAXOUT - 1)
+			nreq = nbio = nsys = 0;
+	}
+	/* six addresses of each kind: the live state stays small */
+	assert_true(j.bio_by_ptr.n <= 6);
+	assert_true(j.rq_by_ptr.n <= 6);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -302,6 +352,7 @@ int main(void)
 		T(bio_based_device), T(bio_complete_after_request),
 		T(orphan_completion), T(request_merge), T(split),
 		T(syscall_attribution), T(summary_record), T(address_reuse),
+		T(lost_completion_then_reuse), T(random_streams),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

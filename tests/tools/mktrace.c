@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mktrace: writes a synthetic but well-formed trace through the real trace
+ * writer, for benchmarks and tests that need a given size without a kernel:
+ * N requests on one disk, each Q G I D on its submitting CPU and C on the
+ * other, with a read syscall around every fourth, delivered in rounds the
+ * way the recorder drains them.
+ *
+ * usage: mktrace OUT NR_REQUESTS [NR_CPUS]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/writer.h"
+
+#define ROUND_NS 20000000ull
+
+struct cpu_buf {
+	struct iot_rec *r;
+	size_t n, cap;
+	uint64_t seq;
+};
+
+static void put(struct cpu_buf *b, struct iot_rec r, uint32_t cpu)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 4096;
+		b->r = realloc(b->r, b->cap * sizeof(*b->r));
+		if (!b->r)
+			exit(1);
+	}
+	r.seq = b->seq++;
+	r.cpu = cpu;
+	b->r[b->n++] = r;
+}
+
+static struct iot_rec ev(uint16_t type, uint64_t ts, uint64_t id, uint64_t id2,
+			 uint64_t sector, uint32_t nr, uint32_t tid)
+{
+	struct iot_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = type;
+	r.ts_ns = ts;
+	r.id = id;
+	r.id2 = id2;
+	r.sector = sector;
+	r.nr = nr;
+	r.dev = 7u << 20;
+	r.pid = r.tid = tid;
+	r.flags = IOT_OP_READ | IOT_F_SYNC;
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct iot_file_header h = { .magic = IOT_MAGIC };
+	struct iot_dev_entry dev = { .dev = 7u << 20, .disk_dev = 7u << 20,
+				     .logical_block_size = 512, .name = "loop0",
+				     .scheduler = "mq-deadline" };
+	struct trace_writer w;
+	struct cpu_buf *cpu;
+	uint64_t n, t = 1000000, next_round = ROUND_NS, seed = 42;
+	uint32_t ncpu;
+	int err;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: mktrace OUT NR_REQUESTS [NR_CPUS]\n");
+		return 2;
+	}
+	n = strtoull(argv[2], NULL, 10);
+	ncpu = argc > 3 ? atoi(argv[3]) : 2;
+	if (ncpu < 1 || ncpu > 64)
+		return 2;
+	cpu = calloc(ncpu, sizeof(*cpu));
+	h.header_size = sizeof(h);
+	h.version_major = IOT_VERSION_MAJOR;
+	h.rec_size = IOT_REC_SIZE;
+	h.nr_cpus = ncpu;
+	h.clock_id = 1;
+	err = trace_writer_open(&w, argv[1], &h);
+	if (err) {
+		fprintf(stderr, "mktrace: %s: %s\n", argv[1], strerror(-err));
+		return 1;
+	}
+	trace_writer_chunk(&w, IOT_CHUNK_META, 0, "mode=events\n", 12, NULL, 0);
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t sc = i % ncpu, cc = (i + 1) % ncpu, tid = 1000 + sc;
+		uint64_t bio = 0xffff000000000000ull | ((i % 64) << 8);
+		uint64_t rq = 0xffff800000000000ull | ((i % 32) << 8);
+		uint64_t sector = (i * 8) % (1ull << 30);
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (i % 4 == 0)
+			put(&cpu[sc], ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 0, 4096, tid), sc);
+		put(&cpu[sc], ev(IOT_EV_BIO_QUEUE, t + 100, bio, 0, sector, 8, tid), sc);
+		put(&cpu[sc], ev(IOT_EV_GETRQ, t + 600, bio, 0, sector, 8, tid), sc);
+		put(&cpu[sc], ev(IOT_EV_RQ_INSERT, t + 1100, rq, bio, sector, 8, tid), sc);
+		put(&cpu[sc], ev(IOT_EV_RQ_ISSUE, t + 1700, rq, bio, sector, 8, tid), sc);
+		put(&cpu[cc], ev(IOT_EV_RQ_COMPLETE, t + 1800 + (seed >> 52), rq,
+				 (uint64_t)8 << 32, sector, 8, 0), cc);
+		if (i % 4 == 0)
+			put(&cpu[sc], ev(IOT_EV_SYS_EXIT, t + 2000 + (seed >> 52), 0, 0, 4096, 0, tid), sc);
+		t += 5000;
+		if (t >= next_round) { /* drain like the recorder */
+			struct iot_round rd = { .mark_ns = t };
+
+			for (uint32_t c = 0; c < ncpu; c++) {
+				trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, cpu[c].r,
+						   cpu[c].n * IOT_REC_SIZE, NULL, 0);
+				cpu[c].n = 0;
+			}
+			trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
+			next_round += ROUND_NS;
+		}
+	}
+	{
+		struct iot_round rd = { .mark_ns = t + 10000 };
+		struct iot_end end = { .end_mono_ns = t + 20000, .reason = IOT_STOP_COMMAND,
+				       .command_status = 0 };
+
+		for (uint32_t c = 0; c < ncpu; c++)
+			trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, cpu[c].r,
+					   cpu[c].n * IOT_REC_SIZE, NULL, 0);
+		trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
+		trace_writer_chunk(&w, IOT_CHUNK_DEVICES, 0, &dev, sizeof(dev), NULL, 0);
+		trace_writer_chunk(&w, IOT_CHUNK_END, 0, &end, sizeof(end), NULL, 0);
+	}
+	err = trace_writer_close(&w);
+	if (err) {
+		fprintf(stderr, "mktrace: %s: %s\n", argv[1], strerror(-err));
+		return 1;
+	}
+	return 0;
+}
