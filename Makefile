@@ -22,7 +22,7 @@ APP_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(APP_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all clean test unit integration tools format check
+.PHONY: all clean test unit tools format check
 all: $(OUT)/iotrail tools
 
 $(OUT)/vmlinux.h:
@@ -59,10 +59,7 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka -lm
 
 unit: $(UNIT_BINS)
-	@tests/run-unit.sh $(UNIT_BINS)
-
-integration: all
-	@tests/run-integration.sh
+	@for t in $(UNIT_BINS); do $$t || exit 1; done
 
 test: all $(UNIT_BINS)
 	@tests/run-all.sh

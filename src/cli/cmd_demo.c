@@ -29,7 +29,12 @@ int cmd_demo(int argc, char **argv)
 	for (i = 1; i < argc && i < 60; i++)
 		args[i + 1] = argv[i];
 	args[i + 1] = NULL;
-	setenv("IOTRAIL", self, 1);
+	{
+		char bin[PATH_MAX + 16];
+
+		snprintf(bin, sizeof(bin), "%s/iotrail", self);
+		setenv("IOTRAIL", bin, 1);
+	}
 	execvp("bash", args);
 	perror("iotrail: demo: bash");
 	return 1;

@@ -65,7 +65,8 @@ static void header(FILE *f, const struct report_info *ri)
 	if (ri->join.orphan_completions)
 		fprintf(f,
 			"# %" PRIu64
-			" completions of requests issued before the trace began\n",
+			" completions of requests seen first at completion (in flight when the\n"
+			"# trace began, or completed without issue, like data-less flush writes)\n",
 			ri->join.orphan_completions);
 }
 

@@ -106,4 +106,17 @@ struct iot_end {
 	int32_t command_status; /* wait status of COMMAND, -1 without one */
 };
 
+/* The sizes docs/FORMAT.md promises. */
+_Static_assert(sizeof(struct iot_file_header) == 64, "file header");
+_Static_assert(sizeof(struct iot_chunk) == 16, "chunk header");
+_Static_assert(sizeof(struct iot_rec) == IOT_REC_SIZE, "event record");
+_Static_assert(sizeof(struct iot_summary) == IOT_REC_SIZE, "summary record");
+_Static_assert(sizeof(struct iot_dev_entry) == 96, "device entry");
+_Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
+_Static_assert(sizeof(struct iot_drop_entry) == 32, "drop entry");
+_Static_assert(sizeof(struct iot_end) == 16, "end record");
+_Static_assert(__builtin_offsetof(struct iot_summary, type) ==
+		       __builtin_offsetof(struct iot_rec, type),
+	       "summary and event records share the type offset");
+
 #endif /* IOTRAIL_TRACE_FORMAT_H */

@@ -10,7 +10,6 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 IOTRAIL=${IOTRAIL:-$ROOT/build/iotrail}
 TOOLS=$ROOT/build/tools
 TMP=$(mktemp -d /dev/shm/iotrail-test.XXXXXX)
-LOOPS=()
 MOUNTS=()
 ZRAM_USED=0
 BLK_TRACER_DEV=""
@@ -19,10 +18,9 @@ FAILED=0
 cleanup() {
 	local m l
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
-	for l in "${LOOPS[@]}"; do
-		# detach only if it still points at our backing file
-		if losetup "$l" 2>/dev/null | grep -q "$TMP"; then losetup -d "$l"; fi
-	done
+	# every loop device backed by a file in our directory, by name (make_loop
+	# runs in command substitutions, so no list of ours would see them)
+	for l in $(losetup -a 2>/dev/null | grep -F "$TMP/" | cut -d: -f1); do losetup -d "$l"; done
 	if [ -n "$BLK_TRACER_DEV" ]; then
 		echo 0 >/sys/kernel/tracing/tracing_on 2>/dev/null
 		echo 0 >"/sys/block/$BLK_TRACER_DEV/trace/enable" 2>/dev/null
@@ -64,7 +62,6 @@ make_loop() {
 	f=$(mktemp "$TMP/loop.XXXXXX")
 	truncate -s "$1" "$f"
 	dev=$(losetup -f --show "$f") || return 1
-	LOOPS+=("$dev")
 	echo "${2:-mq-deadline}" >"/sys/block/${dev#/dev/}/queue/scheduler"
 	echo "$dev"
 }

@@ -1,0 +1,18 @@
+#!/bin/bash
+# Installs what iotrail needs to build, test and benchmark on Debian 12.
+# Idempotent: does nothing when everything is present.
+set -e
+pkgs=(make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
+      libcmocka-dev libext2fs-dev e2fsprogs fio blktrace sysstat python3
+      util-linux linux-perf bpftrace)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "iotrail: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Runs every test: the cmocka unit tests, then the integration tests against
+# the kernel. Prints each result and ends with "N passed, N failed".
+# A test that cannot run (missing prerequisite) fails; nothing is skipped.
+cd "$(dirname "$0")/.." || exit 1
+passed=0
+failed=0
+log=$(mktemp)
+
+for t in build/tests/test_*; do
+	echo "== unit: $t"
+	"$t" >"$log" 2>&1
+	rc=$?
+	grep -E "^\[  (PASSED|FAILED|  ERROR) |^\[  FAILED  \] [a-z_]" "$log"
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	if [ $rc -ne 0 ] && [ -z "$f" ]; then
+		echo "not ok - $t crashed (exit $rc)"
+		tail -5 "$log"
+		failed=$((failed + 1))
+	fi
+done
+
+for t in tests/integration/test_*.sh; do
+	echo "== integration: $t"
+	timeout 900 bash "$t" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	p=$(grep -c '^ok - ' "$log")
+	f=$(grep -c '^not ok - ' "$log")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then
+		echo "not ok - $t exited $rc without naming a failure"
+		failed=$((failed + 1))
+	fi
+done
+rm -f "$log"
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
