@@ -195,6 +195,14 @@ int cmd_report(int argc, char **argv)
 	ri.duration_ns = rd.has_end && rd.end.end_mono_ns > rd.hdr.start_mono_ns
 				 ? rd.end.end_mono_ns - rd.hdr.start_mono_ns
 				 : 0;
+	{
+		static const char *const reasons[] = { "unknown", "command", "duration",
+						       "signal", "error" };
+
+		ri.stop_reason = rd.has_end && rd.end.reason <= IOT_STOP_ERROR
+					 ? reasons[rd.end.reason]
+					 : "unknown";
+	}
 	ri.drops = rd.drops;
 	ri.nr_drops = rd.nr_drops;
 	ri.join = jn.st;

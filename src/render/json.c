@@ -73,6 +73,7 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 	jw_uint_field(&w, "duration_ns", ri->duration_ns);
 	jw_uint_field(&w, "events", ri->events);
 	jw_uint_field(&w, "gaps", ri->gaps);
+	jw_string_field(&w, "stop_reason", ri->stop_reason);
 	jw_name(&w, "drops");
 	jw_start_array(&w);
 	for (size_t i = 0; i < ri->nr_drops; i++) {

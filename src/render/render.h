@@ -25,6 +25,7 @@ struct report_info {
 	uint64_t gaps;            /* sequence numbers missing */
 	uint64_t duration_ns;
 	uint64_t t0_ns;           /* recording start, CLOCK_MONOTONIC */
+	const char *stop_reason;  /* "command", "duration", "signal", "error", "unknown" */
 	const struct iot_drop_entry *drops;
 	size_t nr_drops;
 	struct join_stats join;

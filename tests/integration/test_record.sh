@@ -1,0 +1,110 @@
+#!/bin/bash
+# Recorder features against the kernel: bio-based devices, process and
+# partition filters, stop conditions, task names, views and windows.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+# --- bio-based device: zram completes bios, no requests -------------------
+Z=$(make_zram 256M)
+dd if=/dev/zero of=$Z bs=1M count=32 oflag=direct status=none
+read -r r0 rs0 w0 ws0 < <(diskstats zram0)
+check "record on zram" "$IOTRAIL" record -o "$TMP/z.iot" -d zram0 -- \
+	dd if=$Z of=/dev/null bs=4k count=4000 iflag=direct status=none
+read -r r1 rs1 w1 ws1 < <(diskstats zram0)
+"$IOTRAIL" report -i "$TMP/z.iot" -f json >"$TMP/z.json"
+got=$(json_get "$TMP/z.json" "' '.join(str(x) for d in j['devices'] if d['name']=='zram0' for x in (d['read']['requests'], d['read']['sectors']))")
+expect_eq "zram bios equal diskstats deltas" "$got" "$((r1 - r0)) $((rs1 - rs0))"
+st=$(json_get "$TMP/z.json" "[ (d['q2c']['count'], d['d2c']['count']) for d in j['devices'] if d['name']=='zram0'][0]")
+expect_eq "zram: Q2C for every bio, no device stage" "$st" "(4000, 0)"
+
+# --- -d: another device's I/O is not recorded ------------------------------
+L1=$(make_loop 64M)
+L2=$(make_loop 64M)
+cat >"$TMP/two.sh" <<W
+dd if=$L1 of=/dev/null bs=4k count=500 iflag=direct status=none
+dd if=$L2 of=/dev/null bs=4k count=700 iflag=direct status=none
+W
+"$IOTRAIL" record -o "$TMP/d.iot" -d "$L2" -- bash "$TMP/two.sh" 2>/dev/null
+names=$("$IOTRAIL" report -i "$TMP/d.iot" -f json | python3 -c "import json,sys; print(sorted((d['name'], d['read']['requests']) for d in json.load(sys.stdin)['devices']))")
+expect_eq "-d records only that device" "$names" "[('${L2#/dev/}', 700)]"
+
+# --- partitions: -d PART selects its disk's events inside it ----------------
+PF=$(mktemp "$TMP/loop.XXXXXX")
+truncate -s 128M "$PF"
+printf 'label: dos\n,32M\n,64M\n' | sfdisk -q "$PF" >/dev/null
+LP=$(losetup -f --show -P "$PF")
+# no udev here: register the partitions and make their nodes in $TMP
+partx -a "$LP" 2>/dev/null
+for n in 1 2; do
+	IFS=: read -r ma mi <"/sys/class/block/${LP#/dev/}p$n/dev"
+	mknod "$TMP/p$n" b "$ma" "$mi"
+done
+P1=$TMP/p1
+P2=$TMP/p2
+start=$(cat /sys/class/block/${LP#/dev/}p2/start)
+size=$(cat /sys/class/block/${LP#/dev/}p2/size)
+cat >"$TMP/parts.sh" <<W
+dd if=$P1 of=/dev/null bs=4k count=300 iflag=direct status=none
+dd if=$P2 of=/dev/null bs=4k count=400 iflag=direct status=none
+W
+check "record a partition" "$IOTRAIL" record -o "$TMP/p.iot" -d "${LP#/dev/}p2" -- bash "$TMP/parts.sh"
+"$IOTRAIL" report -i "$TMP/p.iot" -f csv -r >"$TMP/p.csv"
+inside=$(awk -F, -v s="$start" -v n="$size" '/^[0-9.]+,/ && $4 >= s && $4 < s + n' "$TMP/p.csv" | wc -l)
+outside=$(awk -F, -v s="$start" -v n="$size" '/^[0-9.]+,/ && ($4 < s || $4 >= s + n)' "$TMP/p.csv" | wc -l)
+expect_eq "partition filter keeps its 400 reads" "$inside" 400
+expect_eq "partition filter drops the other partition's" "$outside" 0
+losetup -d "$LP"
+
+# --- -p / COMMAND: syscalls of the process and its children only ------------
+L3=$(make_loop 64M)
+(while :; do dd if=$L3 of=/dev/null bs=4k count=10 iflag=direct status=none 2>/dev/null; sleep 0.01; done) &
+NOISE=$!
+"$IOTRAIL" record -o "$TMP/c.iot" -- bash -c "dd if=$L3 of=/dev/null bs=4k count=50 iflag=direct status=none" 2>/dev/null
+kill $NOISE 2>/dev/null
+wait $NOISE 2>/dev/null
+"$IOTRAIL" script -i "$TMP/c.iot" >"$TMP/c.txt"
+pids=$(awk '$5=="SE" || $5=="SX" {print $3}' "$TMP/c.txt" | sort -u | wc -l)
+dd_se=$(awk '$5=="SE" && $4=="dd"' "$TMP/c.txt" | wc -l)
+[ "$dd_se" -ge 100 ] && ok "child of COMMAND traced ($dd_se dd syscalls)" || not_ok "child of COMMAND traced" "$dd_se dd syscalls"
+[ "$pids" -le 2 ] && ok "other processes' syscalls not traced ($pids tasks)" || not_ok "other processes' syscalls not traced" "$pids tasks made syscalls"
+
+sleep 30 &
+SLEEPER=$!
+check "record -p with --duration" "$IOTRAIL" record -o "$TMP/p2.iot" -p $SLEEPER --duration 300ms
+kill $SLEEPER
+reason=$("$IOTRAIL" report -i "$TMP/p2.iot" -f json | python3 -c "import json,sys; print(json.load(sys.stdin)['stop_reason'])")
+expect_eq "--duration stops the recording" "$reason" duration
+
+# --- SIGINT: a valid file ----------------------------------------------------
+"$IOTRAIL" record -o "$TMP/sig.iot" -d "$L3" 2>/dev/null &
+REC=$!
+sleep 0.5
+dd if=$L3 of=/dev/null bs=4k count=100 iflag=direct status=none
+sleep 0.2
+kill -INT $REC
+wait $REC
+expect_eq "SIGINT: record exits 0" "$?" 0
+"$IOTRAIL" report -i "$TMP/sig.iot" -f json >"$TMP/sig.json"
+expect_eq "SIGINT: file reads cleanly" "$?" 0
+expect_eq "SIGINT: stop reason" "$(json_get "$TMP/sig.json" "j['stop_reason']")" signal
+expect_eq "SIGINT: all reads kept" "$(json_get "$TMP/sig.json" "j['devices'][0]['read']['requests']")" 100
+
+# --- task table, views, windows -----------------------------------------------
+"$IOTRAIL" record -o "$TMP/v.iot" -d "$L3" -- dd if=$L3 of=/dev/null bs=4k count=2000 iflag=direct status=none 2>/dev/null
+"$IOTRAIL" report -i "$TMP/v.iot" -r >"$TMP/v.txt"
+dd_reqs=$(awk '$7=="dd"' "$TMP/v.txt" | wc -l)
+expect_eq "requests name their submitting task" "$dd_reqs" 2000
+"$IOTRAIL" report -i "$TMP/v.iot" --view hist >"$TMP/h.txt"
+check "hist view in bcc's shape" grep -q "usecs *: count *distribution" "$TMP/h.txt"
+hist_total=$(awk '/q2c$/ {f=1; next} f && /->/ {s+=$4} /^$/ {f=0} END {print s}' "$TMP/h.txt")
+"$IOTRAIL" report -i "$TMP/v.iot" --view series -a biotime >"$TMP/s.csv"
+series_n=$(grep -c ",biotime," "$TMP/s.csv")
+expect_eq "series view: one row per bio" "$series_n" 2000
+"$IOTRAIL" report -i "$TMP/v.iot" --window 50ms -f json >"$TMP/w.json"
+expect_eq "windows add up to the requests" \
+	"$(json_get "$TMP/w.json" "sum(w['requests'] for w in j['windows'])")" \
+	"$(json_get "$TMP/w.json" "j['devices'][0]['requests']")"
+"$IOTRAIL" report -i "$TMP/v.iot" -a iosector -f json >"$TMP/i.json"
+seek=$(json_get "$TMP/i.json" "[m['max'] for m in j['metrics'] if m['metric']=='seek'][0]")
+expect_eq "sequential reads: zero seek distance" "$seek" 0
+finish
