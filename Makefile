@@ -29,14 +29,24 @@ $(OUT)/vmlinux.h:
 	@mkdir -p $(OUT)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
-$(OUT)/iotrail.bpf.o: src/bpf/iotrail.bpf.c src/bpf/emit.bpf.h src/bpf/events.h $(OUT)/vmlinux.h
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Isrc/bpf -c $< -o $(OUT)/iotrail.tmp.bpf.o
-	$(BPFTOOL) gen object $@ $(OUT)/iotrail.tmp.bpf.o
+# The BPF programs, built twice from one source (see src/bpf/iotrail.bpf.c):
+# typed tp_btf programs first, untyped raw_tp programs as the fallback. Both
+# skeletons are named iotrail_bpf so the recorder drives either.
+BPF_DEPS := src/bpf/iotrail.bpf.c src/bpf/emit.bpf.h src/bpf/events.h $(OUT)/vmlinux.h
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Isrc/bpf
 
-$(OUT)/iotrail.skel.h: $(OUT)/iotrail.bpf.o
+$(OUT)/iotrail_btf.bpf.o: $(BPF_DEPS)
+	$(CLANG) $(BPF_CFLAGS) -DIOT_TP_BTF -c $< -o $(OUT)/iotrail_btf.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(OUT)/iotrail_btf.tmp.bpf.o
+
+$(OUT)/iotrail_raw.bpf.o: $(BPF_DEPS)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/iotrail_raw.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(OUT)/iotrail_raw.tmp.bpf.o
+
+$(OUT)/iotrail_%.skel.h: $(OUT)/iotrail_%.bpf.o
 	$(BPFTOOL) gen skeleton $< name iotrail_bpf > $@.tmp && mv $@.tmp $@
 
-$(REC_OBJS): $(OUT)/iotrail.skel.h
+$(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h
 
 $(OUT)/obj/%.o: src/%.c $(wildcard src/*/*.h src/bpf/events.h)
 	@mkdir -p $(dir $@)

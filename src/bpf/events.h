@@ -116,11 +116,27 @@ struct iot_summary {
 struct iot_ctl {
 	__u64 head;        /* next sequence number to reserve */
 	__u64 drops_full;  /* records dropped: buffer full */
-	__u64 drops_filter;/* unused, reserved */
+	__u64 drops_nostate; /* --summary: no free way for a request's state */
 	__u64 pad0[5];
 	__u64 tail;        /* first sequence number not yet consumed */
 	__u64 pad1[7];
 };
+
+/*
+ * --summary's in-flight state: a 4-way set-associative table in an
+ * mmap-able array, IOT_SUM_SETS sets of IOT_SUM_WAYS slots, indexed by a
+ * hash of the head bio's address. key 0 = free; a slot is claimed with a
+ * compare-and-swap on key and freed by storing 0.
+ */
+struct iot_sum_slot {
+	__u64 key;        /* bio address, 0 when free */
+	__u64 q_ns;       /* Q, CLOCK_MONOTONIC ns */
+	__u64 sector;
+	__u32 i_delta_ns, d_delta_ns;
+	__u32 nr, dev, tid, flags;
+};
+#define IOT_SUM_SETS 16384u
+#define IOT_SUM_WAYS 4u
 
 #define IOT_REC_SIZE 64u
 #define IOT_MAX_CPUS 512u

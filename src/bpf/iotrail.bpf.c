@@ -20,25 +20,37 @@
 
 #include "emit.bpf.h"
 
+/*
+ * This file is built twice (Makefile): with IOT_TP_BTF the block programs are
+ * BTF-typed raw tracepoints (tp_btf) that read kernel structures with plain
+ * loads; without it they are untyped raw tracepoints reading through
+ * bpf_probe_read_kernel() (BPF_CORE_READ). The first costs about 50 ns less
+ * per event (bench/bpf_cost.sh); the second loads where tp_btf cannot.
+ * KREADn(p, a, b...) reads p->a->b either way.
+ */
+#ifdef IOT_TP_BTF
+#define TP(name) SEC("tp_btf/" #name)
+#define KREAD1(p, a) ((p)->a)
+#define KREAD2(p, a, b) ((p)->a->b)
+#else
+#define TP(name) SEC("raw_tp/" #name)
+#define KREAD1(p, a) BPF_CORE_READ(p, a)
+#define KREAD2(p, a, b) BPF_CORE_READ(p, a, b)
+#endif
+
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 cfg_self_tgid = 0;     /* never trace the recorder itself */
 const volatile bool cfg_filter_pids = false; /* syscalls: only tgids in "pids" */
-const volatile bool cfg_filter_devs = false; /* block: only disks in "devs" */
 const volatile bool cfg_summary = false;     /* one record per request */
 
-/* Device filter: disk dev_t -> sector range [start, end) on that disk. */
-struct dev_range {
-	__u64 start;
-	__u64 end;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u32);
-	__type(value, struct dev_range);
-} devs SEC(".maps");
+/* Device filter (-d), fixed before load so it costs no map lookup: disk
+ * dev_t and the sector range [start, end) selected on it. */
+#define IOT_MAX_FILTER_DEVS 16
+const volatile __u32 cfg_nr_devs = 0; /* 0: every device */
+const volatile __u32 cfg_dev[IOT_MAX_FILTER_DEVS] = {};
+const volatile __u64 cfg_dev_start[IOT_MAX_FILTER_DEVS] = {};
+const volatile __u64 cfg_dev_end[IOT_MAX_FILTER_DEVS] = {};
 
 /* Process filter: tgid -> 1. Children are added by the fork hook below. */
 struct {
@@ -48,13 +60,15 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
-/* --summary: in-flight request state keyed by the first bio, then by the
- * request. LRU so that bios merged away or never completed cannot fill it. */
+/* --summary: in-flight state (events.h: struct iot_sum_slot). Slots whose
+ * completion never comes (a bio front-merged into a request, torn by a lost
+ * event) are reaped by the recorder after a minute (record.c). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64);
-	__type(value, struct iot_summary);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct iot_sum_slot);
+	__uint(max_entries, IOT_SUM_SETS * IOT_SUM_WAYS);
 } inflight SEC(".maps");
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -63,8 +77,7 @@ static __always_inline __u32 disk_devt(struct gendisk *disk)
 {
 	if (!disk)
 		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
-	       (__u32)BPF_CORE_READ(disk, first_minor);
+	return ((__u32)KREAD1(disk, major) << 20) | (__u32)KREAD1(disk, first_minor);
 }
 
 /* Translate the kernel's opf into the stable IOT_OP_* | IOT_F_* encoding.
@@ -88,12 +101,13 @@ static __always_inline __u32 iot_opf(__u32 opf)
 
 static __always_inline bool dev_wanted(__u32 dev, __u64 sector)
 {
-	struct dev_range *r;
-
-	if (!cfg_filter_devs)
+	if (!cfg_nr_devs)
 		return true;
-	r = bpf_map_lookup_elem(&devs, &dev);
-	return r && sector >= r->start && sector < r->end;
+	for (__u32 i = 0; i < IOT_MAX_FILTER_DEVS && i < cfg_nr_devs; i++)
+		if (cfg_dev[i] == dev && sector >= cfg_dev_start[i] &&
+		    sector < cfg_dev_end[i])
+			return true;
+	return false;
 }
 
 static __always_inline struct iot_rec *begin(__u16 type, __u64 *seq)
@@ -121,8 +135,8 @@ static __always_inline int emit_bio(__u16 type, struct bio *bio, __u64 id2)
 	__u64 seq, sector;
 	__u32 dev;
 
-	dev = disk_devt(BPF_CORE_READ(bio, bi_bdev, bd_disk));
-	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	dev = disk_devt(KREAD2(bio, bi_bdev, bd_disk));
+	sector = KREAD1(bio, bi_iter.bi_sector);
 	if (!dev_wanted(dev, sector))
 		return 0;
 	r = begin(type, &seq);
@@ -131,9 +145,9 @@ static __always_inline int emit_bio(__u16 type, struct bio *bio, __u64 id2)
 	r->id = (__u64)bio;
 	r->id2 = id2;
 	r->sector = sector;
-	r->nr = BPF_CORE_READ(bio, bi_iter.bi_size) >> 9;
+	r->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
 	r->dev = dev;
-	r->flags = iot_opf(BPF_CORE_READ(bio, bi_opf));
+	r->flags = iot_opf(KREAD1(bio, bi_opf));
 	iot_commit(r, seq);
 	return 0;
 }
@@ -145,8 +159,8 @@ static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2,
 	__u64 seq, sector;
 	__u32 dev;
 
-	dev = disk_devt(BPF_CORE_READ(rq, q, disk));
-	sector = BPF_CORE_READ(rq, __sector);
+	dev = disk_devt(KREAD2(rq, q, disk));
+	sector = KREAD1(rq, __sector);
 	if (!dev_wanted(dev, sector))
 		return 0;
 	r = begin(type, &seq);
@@ -157,103 +171,134 @@ static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2,
 	r->sector = sector;
 	r->nr = nr;
 	r->dev = dev;
-	r->flags = iot_opf(BPF_CORE_READ(rq, cmd_flags));
+	r->flags = iot_opf(KREAD1(rq, cmd_flags));
 	iot_commit(r, seq);
 	return 0;
 }
 
 static __always_inline __u32 rq_sectors(struct request *rq)
 {
-	return BPF_CORE_READ(rq, __data_len) >> 9;
+	return KREAD1(rq, __data_len) >> 9;
 }
 
-/* ---- --summary: fold the stages of one request into one record ------------ */
+/* ---- --summary: fold the stages of one request into one record ------------ *
+ *
+ * Q   bio_queue      state = { q_ns, tid, op, sector, size } under the bio
+ * M   backmerge      the merged bio's own state is dropped (its request has one)
+ * X   split          the split-off front part inherits its parent's state
+ * I   rq_insert      state(rq->bio).i_delta
+ * D   rq_issue       state(rq->bio).d_delta, size = the request's
+ * C   rq_complete    G from rq->start_time_ns (the kernel's own stamp at
+ *                    allocation, when it keeps one), one record, state freed
+ * C   bio_complete   bio-based devices: one record from the bio's state
+ * A front merge makes the new bio the request's head: the request is then
+ * found under that bio's own state (its Q is the later bio's).
+ */
+
+static __always_inline __u32 sum_set(__u64 key)
+{
+	/* bios are slab objects: drop the low bits, fold the high ones */
+	return ((__u32)(key >> 6) ^ (__u32)(key >> 22)) & (IOT_SUM_SETS - 1);
+}
+
+static __always_inline struct iot_sum_slot *sum_find(__u64 key)
+{
+	__u32 base = sum_set(key) * IOT_SUM_WAYS;
+
+	for (__u32 w = 0; w < IOT_SUM_WAYS; w++) {
+		__u32 i = base + w;
+		struct iot_sum_slot *sl = bpf_map_lookup_elem(&inflight, &i);
+
+		if (sl && sl->key == key)
+			return sl;
+	}
+	return NULL;
+}
+
+/* A slot for key: its own if present (address reuse), else a free one. */
+static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
+{
+	__u32 base = sum_set(key) * IOT_SUM_WAYS;
+	struct iot_sum_slot *sl = sum_find(key);
+
+	if (sl)
+		return sl;
+	for (__u32 w = 0; w < IOT_SUM_WAYS; w++) {
+		__u32 i = base + w;
+
+		sl = bpf_map_lookup_elem(&inflight, &i);
+		if (sl && !sl->key && __sync_val_compare_and_swap(&sl->key, 0, key) == 0)
+			return sl;
+	}
+	return NULL;
+}
+
+static __always_inline void count_nostate(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct iot_ctl *c = bpf_map_lookup_elem(&ctl, &cpu);
+
+	if (c)
+		__sync_fetch_and_add(&c->drops_nostate, 1);
+}
 
 static __always_inline void sum_bio_queue(struct bio *bio)
 {
-	struct iot_summary s = {};
-	__u64 key = (__u64)bio;
-	__u64 pt = bpf_get_current_pid_tgid();
+	__u64 key = (__u64)bio, sector = KREAD1(bio, bi_iter.bi_sector);
+	__u32 dev = disk_devt(KREAD2(bio, bi_bdev, bd_disk));
+	struct iot_sum_slot *sl;
 
-	s.dev = disk_devt(BPF_CORE_READ(bio, bi_bdev, bd_disk));
-	s.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
-	if (!dev_wanted(s.dev, s.sector))
+	if (!dev_wanted(dev, sector))
 		return;
-	s.q_ns = bpf_ktime_get_ns();
-	s.tid = (__u32)pt;
-	s.nr = BPF_CORE_READ(bio, bi_iter.bi_size) >> 9;
-	s.flags = iot_opf(BPF_CORE_READ(bio, bi_opf));
-	bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
-}
-
-static __always_inline void sum_stage(__u64 key, int stage)
-{
-	struct iot_summary *s = bpf_map_lookup_elem(&inflight, &key);
-	__u64 d;
-
-	if (!s)
+	sl = sum_claim(key);
+	if (!sl) {
+		count_nostate();
 		return;
-	d = bpf_ktime_get_ns() - s->q_ns;
-	d = d > 0xffffffffull ? 0xffffffffu : d;
-	if (stage == 0 && !s->g_delta_ns)
-		s->g_delta_ns = d ?: 1;
-	else if (stage == 1 && !s->i_delta_ns)
-		s->i_delta_ns = d ?: 1;
-	else if (stage == 2)
-		s->d_delta_ns = d ?: 1;
+	}
+	sl->q_ns = bpf_ktime_get_ns();
+	sl->sector = sector;
+	sl->i_delta_ns = 0;
+	sl->d_delta_ns = 0;
+	sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
+	sl->dev = dev;
+	sl->tid = (__u32)bpf_get_current_pid_tgid();
+	sl->flags = iot_opf(KREAD1(bio, bi_opf));
 }
 
-/* First time a request is seen (insert or issue): re-key its state from the
- * first bio to the request, so later front merges cannot lose it. */
-static __always_inline void sum_rq_stage(struct request *rq, int stage)
+static __always_inline __u32 delta32(__u64 from, __u64 to)
 {
-	__u64 rkey = (__u64)rq, bkey;
-	struct iot_summary *s = bpf_map_lookup_elem(&inflight, &rkey);
+	__u64 d = to > from ? to - from : 0;
 
-	if (!s) {
-		bkey = (__u64)BPF_CORE_READ(rq, bio);
-		s = bpf_map_lookup_elem(&inflight, &bkey);
-		if (!s)
-			return;
-		bpf_map_update_elem(&inflight, &rkey, s, BPF_ANY);
-		bpf_map_delete_elem(&inflight, &bkey);
-	}
-	sum_stage(rkey, stage);
-	if (stage == 2) { /* issue: the request's final size */
-		s = bpf_map_lookup_elem(&inflight, &rkey);
-		if (s)
-			s->nr = rq_sectors(rq);
-	}
+	return d > 0xffffffffull ? 0xffffffffu : (d ?: 1);
 }
 
-static __always_inline void sum_complete(__u64 key, __u32 nr, int error)
+/* One record from a slot, then the slot is free again. */
+static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_ns,
+				     int error)
 {
-	struct iot_summary *s = bpf_map_lookup_elem(&inflight, &key);
 	struct iot_summary *r;
 	__u64 seq;
 
-	if (!s)
-		return;
 	/* begin() stamps ts (= c_ns), cpu and type at the shared offsets */
 	r = (struct iot_summary *)begin(IOT_EV_SUMMARY, &seq);
 	if (r) {
-		r->sector = s->sector;
-		r->q_ns = s->q_ns;
-		r->g_delta_ns = s->g_delta_ns;
-		r->i_delta_ns = s->i_delta_ns;
-		r->d_delta_ns = s->d_delta_ns;
-		r->nr = nr ?: s->nr;
-		r->dev = s->dev;
-		r->tid = s->tid;
-		r->flags = s->flags | (error ? IOT_SUMMARY_F_ERROR : 0);
+		r->sector = sl->sector;
+		r->q_ns = sl->q_ns;
+		r->g_delta_ns = g_ns >= sl->q_ns ? delta32(sl->q_ns, g_ns) : 0;
+		r->i_delta_ns = sl->i_delta_ns;
+		r->d_delta_ns = sl->d_delta_ns;
+		r->nr = nr ?: sl->nr;
+		r->dev = sl->dev;
+		r->tid = sl->tid;
+		r->flags = sl->flags | (error ? IOT_SUMMARY_F_ERROR : 0);
 		iot_commit((struct iot_rec *)r, seq);
 	}
-	bpf_map_delete_elem(&inflight, &key);
+	sl->key = 0;
 }
 
 /* ---- block tracepoints ----------------------------------------------------- */
 
-SEC("raw_tp/block_bio_queue")
+TP(block_bio_queue)
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
 	if (cfg_summary) {
@@ -263,103 +308,104 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 	return emit_bio(IOT_EV_BIO_QUEUE, bio, 0);
 }
 
-SEC("raw_tp/block_getrq")
+TP(block_getrq)
 int BPF_PROG(block_getrq, struct bio *bio)
 {
-	if (cfg_summary) {
-		sum_stage((__u64)bio, 0);
-		return 0;
-	}
 	return emit_bio(IOT_EV_GETRQ, bio, 0);
 }
 
-SEC("raw_tp/block_getrq")
+TP(block_getrq)
 int BPF_PROG(block_getrq_q, struct request_queue *q, struct bio *bio)
 {
-	if (cfg_summary) {
-		sum_stage((__u64)bio, 0);
-		return 0;
-	}
 	return emit_bio(IOT_EV_GETRQ, bio, 0);
 }
 
-SEC("raw_tp/block_bio_backmerge")
+TP(block_bio_backmerge)
 int BPF_PROG(block_bio_backmerge, struct bio *bio)
 {
 	if (cfg_summary) {
-		__u64 key = (__u64)bio;
-		bpf_map_delete_elem(&inflight, &key);
+		struct iot_sum_slot *sl = sum_find((__u64)bio);
+
+		if (sl)
+			sl->key = 0;
 		return 0;
 	}
 	return emit_bio(IOT_EV_BIO_BACKMERGE, bio, 0);
 }
 
-SEC("raw_tp/block_bio_backmerge")
+TP(block_bio_backmerge)
 int BPF_PROG(block_bio_backmerge_q, struct request_queue *q, struct request *rq,
 	     struct bio *bio)
 {
 	return emit_bio(IOT_EV_BIO_BACKMERGE, bio, (__u64)rq);
 }
 
-SEC("raw_tp/block_bio_frontmerge")
+TP(block_bio_frontmerge)
 int BPF_PROG(block_bio_frontmerge, struct bio *bio)
 {
-	if (cfg_summary)
-		return 0; /* keeps its state: it becomes the request's first bio */
 	return emit_bio(IOT_EV_BIO_FRONTMERGE, bio, 0);
 }
 
-SEC("raw_tp/block_bio_frontmerge")
+TP(block_bio_frontmerge)
 int BPF_PROG(block_bio_frontmerge_q, struct request_queue *q, struct request *rq,
 	     struct bio *bio)
 {
 	return emit_bio(IOT_EV_BIO_FRONTMERGE, bio, (__u64)rq);
 }
 
-SEC("raw_tp/block_bio_complete")
+TP(block_bio_complete)
 int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	if (cfg_summary) {
-		sum_complete((__u64)bio, BPF_CORE_READ(bio, bi_iter.bi_size) >> 9,
-			     BPF_CORE_READ(bio, bi_status));
+		struct iot_sum_slot *sl = sum_find((__u64)bio);
+
+		if (sl)
+			sum_emit(sl, KREAD1(bio, bi_iter.bi_size) >> 9, 0,
+				 KREAD1(bio, bi_status));
 		return 0;
 	}
-	return emit_bio(IOT_EV_BIO_COMPLETE, bio, BPF_CORE_READ(bio, bi_status));
+	return emit_bio(IOT_EV_BIO_COMPLETE, bio, KREAD1(bio, bi_status));
 }
 
 /* The split-off front part of a bio never passes block_bio_queue. The
  * kernel chains it to its parent (bio_chain() sets bi_private) before the
  * tracepoint fires, so --summary hands the parent's state on to it. */
-SEC("raw_tp/block_split")
+TP(block_split)
 int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 {
 	if (cfg_summary) {
-		__u64 parent = (__u64)BPF_CORE_READ(bio, bi_private), key = (__u64)bio;
-		struct iot_summary *ps = bpf_map_lookup_elem(&inflight, &parent);
-		struct iot_summary s;
+		struct iot_sum_slot *ps = sum_find((__u64)KREAD1(bio, bi_private));
+		struct iot_sum_slot *sl;
 
 		if (!ps)
 			return 0;
-		s = *ps;
-		s.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
-		s.nr = BPF_CORE_READ(bio, bi_iter.bi_size) >> 9;
-		bpf_map_update_elem(&inflight, &key, &s, BPF_ANY);
+		sl = sum_claim((__u64)bio);
+		if (!sl) {
+			count_nostate();
+			return 0;
+		}
+		sl->q_ns = ps->q_ns;
+		sl->sector = KREAD1(bio, bi_iter.bi_sector);
+		sl->i_delta_ns = 0;
+		sl->d_delta_ns = 0;
+		sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
+		sl->dev = ps->dev;
+		sl->tid = ps->tid;
+		sl->flags = ps->flags;
 		return 0;
 	}
 	return emit_bio(IOT_EV_SPLIT, bio, new_sector);
 }
 
-SEC("raw_tp/block_bio_remap")
+TP(block_bio_remap)
 int BPF_PROG(block_bio_remap, struct bio *bio, dev_t old_dev, sector_t from)
 {
 	struct iot_rec *r;
 	__u64 seq, sector;
 	__u32 dev;
 
-	if (cfg_summary)
-		return 0;
-	dev = disk_devt(BPF_CORE_READ(bio, bi_bdev, bd_disk));
-	sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	dev = disk_devt(KREAD2(bio, bi_bdev, bd_disk));
+	sector = KREAD1(bio, bi_iter.bi_sector);
 	if (!dev_wanted(dev, sector))
 		return 0;
 	r = begin(IOT_EV_BIO_REMAP, &seq);
@@ -368,7 +414,7 @@ int BPF_PROG(block_bio_remap, struct bio *bio, dev_t old_dev, sector_t from)
 	r->id = (__u64)bio;
 	r->id2 = from;
 	r->sector = sector;
-	r->nr = BPF_CORE_READ(bio, bi_iter.bi_size) >> 9;
+	r->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
 	r->dev = dev;
 	/* the old device replaces the op flags: remaps carry no new op */
 	r->flags = old_dev;
@@ -376,17 +422,31 @@ int BPF_PROG(block_bio_remap, struct bio *bio, dev_t old_dev, sector_t from)
 	return 0;
 }
 
-SEC("raw_tp/block_rq_remap")
+TP(block_rq_remap)
 int BPF_PROG(block_rq_remap, struct request *rq, dev_t old_dev, sector_t from)
 {
-	if (cfg_summary)
-		return 0;
 	return emit_rq(IOT_EV_RQ_REMAP, rq, from, old_dev);
+}
+
+/* --summary at I (stage 1) and D (stage 2): the state of the head bio. */
+static __always_inline void sum_rq_stage(struct request *rq, int stage)
+{
+	struct iot_sum_slot *sl = sum_find((__u64)KREAD1(rq, bio));
+
+	if (!sl)
+		return;
+	if (stage == 1) {
+		if (!sl->i_delta_ns)
+			sl->i_delta_ns = delta32(sl->q_ns, bpf_ktime_get_ns());
+	} else {
+		sl->d_delta_ns = delta32(sl->q_ns, bpf_ktime_get_ns());
+		sl->nr = rq_sectors(rq);
+	}
 }
 
 /* Request tracepoints, both argument layouts, generated alike. */
 #define RQ_PROG(name, type, stage)                                            \
-	SEC("raw_tp/" #name)                                                  \
+	TP(name)                                                              \
 	int BPF_PROG(name, struct request *rq)                                \
 	{                                                                     \
 		if (cfg_summary) {                                            \
@@ -394,10 +454,9 @@ int BPF_PROG(block_rq_remap, struct request *rq, dev_t old_dev, sector_t from)
 				sum_rq_stage(rq, stage);                      \
 			return 0;                                             \
 		}                                                             \
-		return emit_rq(type, rq, (__u64)BPF_CORE_READ(rq, bio),       \
-			       rq_sectors(rq));                               \
+		return emit_rq(type, rq, (__u64)KREAD1(rq, bio), rq_sectors(rq)); \
 	}                                                                     \
-	SEC("raw_tp/" #name)                                                  \
+	TP(name)                                                              \
 	int BPF_PROG(name##_q, struct request_queue *q, struct request *rq)   \
 	{                                                                     \
 		if (cfg_summary) {                                            \
@@ -405,8 +464,7 @@ int BPF_PROG(block_rq_remap, struct request *rq, dev_t old_dev, sector_t from)
 				sum_rq_stage(rq, stage);                      \
 			return 0;                                             \
 		}                                                             \
-		return emit_rq(type, rq, (__u64)BPF_CORE_READ(rq, bio),       \
-			       rq_sectors(rq));                               \
+		return emit_rq(type, rq, (__u64)KREAD1(rq, bio), rq_sectors(rq)); \
 	}
 
 RQ_PROG(block_rq_insert, IOT_EV_RQ_INSERT, 1)
@@ -414,37 +472,30 @@ RQ_PROG(block_rq_issue, IOT_EV_RQ_ISSUE, 2)
 RQ_PROG(block_rq_requeue, IOT_EV_RQ_REQUEUE, -1)
 RQ_PROG(block_rq_merge, IOT_EV_RQ_MERGE, -1)
 
-SEC("raw_tp/block_io_start")
+TP(block_io_start)
 int BPF_PROG(block_io_start, struct request *rq)
 {
-	if (cfg_summary)
-		return 0;
 	return emit_rq(IOT_EV_IO_START, rq, 0, rq_sectors(rq));
 }
 
-SEC("raw_tp/block_io_done")
+TP(block_io_done)
 int BPF_PROG(block_io_done, struct request *rq)
 {
-	if (cfg_summary)
-		return 0;
 	return emit_rq(IOT_EV_IO_DONE, rq, 0, rq_sectors(rq));
 }
 
-SEC("raw_tp/block_rq_complete")
+TP(block_rq_complete)
 int BPF_PROG(block_rq_complete, struct request *rq, int error,
 	     unsigned int nr_bytes)
 {
 	if (cfg_summary) {
-		/* partial completions: the request ends with its last bytes */
-		if (nr_bytes >= BPF_CORE_READ(rq, __data_len)) {
-			__u64 key = (__u64)rq;
+		/* partial completions: the request ends with its last bytes.
+		 * A data-less flush write completes here without I or D. */
+		if (nr_bytes >= KREAD1(rq, __data_len)) {
+			struct iot_sum_slot *sl = sum_find((__u64)KREAD1(rq, bio));
 
-			/* a data-less flush write is completed by the flush
-			 * machinery without insert or issue: still keyed by
-			 * its bio */
-			if (!bpf_map_lookup_elem(&inflight, &key))
-				key = (__u64)BPF_CORE_READ(rq, bio);
-			sum_complete(key, 0, error);
+			if (sl)
+				sum_emit(sl, 0, KREAD1(rq, start_time_ns), error);
 		}
 		return 0;
 	}
@@ -455,13 +506,13 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error,
 		       nr_bytes >> 9);
 }
 
-SEC("raw_tp/block_plug")
+TP(block_plug)
 int BPF_PROG(block_plug, struct request_queue *q)
 {
 	struct iot_rec *r;
 	__u64 seq;
 
-	if (cfg_summary || cfg_filter_devs)
+	if (cfg_nr_devs)
 		return 0;
 	r = begin(IOT_EV_PLUG, &seq);
 	if (!r)
@@ -470,20 +521,20 @@ int BPF_PROG(block_plug, struct request_queue *q)
 	r->id2 = 0;
 	r->sector = 0;
 	r->nr = 0;
-	r->dev = disk_devt(BPF_CORE_READ(q, disk));
+	r->dev = disk_devt(KREAD1(q, disk));
 	r->flags = 0;
 	iot_commit(r, seq);
 	return 0;
 }
 
-SEC("raw_tp/block_unplug")
+TP(block_unplug)
 int BPF_PROG(block_unplug, struct request_queue *q, unsigned int depth,
 	     bool explicit)
 {
 	struct iot_rec *r;
 	__u64 seq;
 
-	if (cfg_summary || cfg_filter_devs)
+	if (cfg_nr_devs)
 		return 0;
 	r = begin(IOT_EV_UNPLUG, &seq);
 	if (!r)
@@ -492,7 +543,7 @@ int BPF_PROG(block_unplug, struct request_queue *q, unsigned int depth,
 	r->id2 = 0;
 	r->sector = 0;
 	r->nr = depth;
-	r->dev = disk_devt(BPF_CORE_READ(q, disk));
+	r->dev = disk_devt(KREAD1(q, disk));
 	r->flags = explicit;
 	iot_commit(r, seq);
 	return 0;
@@ -516,55 +567,131 @@ static __always_inline bool traced_syscall(long id)
 	       id == cfg_nr_fdatasync;
 }
 
+/* The last answer of the process filter on this CPU: a CPU that keeps
+ * running one process (the usual case under I/O load) skips the hash.
+ * gen is bumped by the fork hook so a cached "no" cannot outlive a child
+ * being added. */
+struct pid_cache {
+	__u32 tgid;
+	__u32 wanted;
+	__u64 gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pid_cache);
+} pid_cache SEC(".maps");
+
+__u64 pids_gen = 1; /* .bss: bumped whenever "pids" grows */
+
 static __always_inline bool task_wanted(void)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+	struct pid_cache *c;
+	bool wanted;
 
 	if (tgid == cfg_self_tgid)
 		return false;
-	return !cfg_filter_pids || bpf_map_lookup_elem(&pids, &tgid);
+	if (!cfg_filter_pids)
+		return true;
+	c = bpf_map_lookup_elem(&pid_cache, &zero);
+	if (c && c->tgid == tgid && c->gen == pids_gen)
+		return c->wanted;
+	wanted = bpf_map_lookup_elem(&pids, &tgid) != NULL;
+	if (c) {
+		c->tgid = tgid;
+		c->wanted = wanted;
+		c->gen = pids_gen;
+	}
+	return wanted;
 }
 
-SEC("raw_tp/sys_enter")
+/* The file behind fd, with its position, inode number and device. The
+ * tp_btf build walks task->files with plain loads and casts the file slot
+ * read from the fd array with bpf_rdonly_cast() (Linux >= 6.2); the raw_tp
+ * build reads everything through probe reads. */
+#ifdef IOT_TP_BTF
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define SYSARG(regs, n) PT_REGS_PARM##n##_SYSCALL(regs)
+#else
+#define SYSARG(regs, n) PT_REGS_PARM##n##_CORE_SYSCALL(regs)
+#endif
+
+struct file_info {
+	__u64 pos, ino;
+	__u32 dev;
+	bool found;
+};
+
+static __always_inline void fd_file(unsigned int fd, struct file_info *fi)
+{
+	struct file **fds, *slot = NULL;
+#ifdef IOT_TP_BTF
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = task->files->fdt;
+	struct file *f;
+
+	if (fd >= fdt->max_fds)
+		return;
+	fds = fdt->fd;
+	if (bpf_probe_read_kernel(&slot, sizeof(slot), &fds[fd]) || !slot)
+		return;
+	f = bpf_rdonly_cast(slot, bpf_core_type_id_kernel(struct file));
+	fi->pos = f->f_pos;
+	fi->ino = f->f_inode->i_ino;
+	fi->dev = f->f_inode->i_sb->s_dev;
+#else
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	if (fd >= BPF_CORE_READ(task, files, fdt, max_fds))
+		return;
+	fds = BPF_CORE_READ(task, files, fdt, fd);
+	if (!fds || bpf_probe_read_kernel(&slot, sizeof(slot), &fds[fd]) || !slot)
+		return;
+	fi->pos = BPF_CORE_READ(slot, f_pos);
+	fi->ino = BPF_CORE_READ(slot, f_inode, i_ino);
+	fi->dev = BPF_CORE_READ(slot, f_inode, i_sb, s_dev);
+#endif
+	fi->found = true;
+}
+
+TP(sys_enter)
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	struct task_struct *task;
-	struct file **fds, *file = NULL;
+	struct file_info fi = {};
 	struct iot_rec *r;
 	__u64 seq, pos = ~0ull;
 	unsigned int fd;
 
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary)
 		return 0;
-	fd = (unsigned int)PT_REGS_PARM1_CORE_SYSCALL(regs);
-	task = (struct task_struct *)bpf_get_current_task();
-	fds = BPF_CORE_READ(task, files, fdt, fd);
-	if (fds)
-		bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	if (id == cfg_nr_pread64 || id == cfg_nr_pwrite64)
-		pos = PT_REGS_PARM4_CORE_SYSCALL(regs);
-	else if (id == cfg_nr_preadv || id == cfg_nr_pwritev)
-		pos = PT_REGS_PARM4_CORE_SYSCALL(regs);
-	else if (file && (id == cfg_nr_read || id == cfg_nr_write ||
-			  id == cfg_nr_readv || id == cfg_nr_writev))
-		pos = BPF_CORE_READ(file, f_pos);
+	fd = (unsigned int)SYSARG(regs, 1);
+	fd_file(fd, &fi);
+	if (id == cfg_nr_pread64 || id == cfg_nr_pwrite64 || id == cfg_nr_preadv ||
+	    id == cfg_nr_pwritev)
+		pos = SYSARG(regs, 4);
+	else if (fi.found && (id == cfg_nr_read || id == cfg_nr_write ||
+			      id == cfg_nr_readv || id == cfg_nr_writev))
+		pos = fi.pos;
 
 	r = begin(IOT_EV_SYS_ENTER, &seq);
 	if (!r)
 		return 0;
 	r->id = pos;
-	r->id2 = file ? BPF_CORE_READ(file, f_inode, i_ino) : 0;
+	r->id2 = fi.ino;
 	r->sector = id;
 	r->nr = (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 			? 0
-			: (__u32)PT_REGS_PARM3_CORE_SYSCALL(regs);
-	r->dev = file ? BPF_CORE_READ(file, f_inode, i_sb, s_dev) : 0;
+			: (__u32)SYSARG(regs, 3);
+	r->dev = fi.dev;
 	r->flags = fd;
 	iot_commit(r, seq);
 	return 0;
 }
 
-SEC("raw_tp/sys_exit")
+TP(sys_exit)
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	struct iot_rec *r;
@@ -572,7 +699,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	long id;
 
 #if defined(__TARGET_ARCH_x86)
-	id = BPF_CORE_READ(regs, orig_ax);
+	id = KREAD1(regs, orig_ax);
 #elif defined(__TARGET_ARCH_arm64)
 	id = BPF_CORE_READ((struct pt_regs___arm64 *)regs, syscallno);
 #else
@@ -602,8 +729,10 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
 
-	if (bpf_map_lookup_elem(&pids, &ptgid))
+	if (bpf_map_lookup_elem(&pids, &ptgid) && ptgid != ctgid) {
 		bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY);
+		__sync_fetch_and_add(&pids_gen, 1);
+	}
 	return 0;
 }
 

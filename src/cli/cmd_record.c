@@ -13,7 +13,8 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: iotrail record [-o FILE] [-d DEV]... [-p PID]... [--duration TIME]\n"
-		"                      [-b SIZE] [--switchrate RATE] [--summary] [-- COMMAND ...]\n"
+		"                      [-b SIZE] [--switchrate RATE] [--summary] [--accounting]\n"
+		"                      [-- COMMAND ...]\n"
 		"\n"
 		"  -o, --output FILE     trace file (default iotrail.iot)\n"
 		"  -d, --device DEV      block events of DEV only (loop0, /dev/vda1, 7:0);\n"
@@ -23,6 +24,7 @@ static void record_usage(FILE *f)
 		"  -b, --bufsize SIZE    per-CPU buffer (default 4m; k/m/g suffixes)\n"
 		"      --switchrate RATE how often buffers are drained (default 50hz)\n"
 		"      --summary         one record per request with all stage times\n"
+		"      --accounting      also block_io_start/block_io_done (I/O accounting)\n"
 		"\n"
 		"Stops when COMMAND exits, TIME passes, or on SIGINT/SIGTERM.\n");
 }
@@ -37,6 +39,7 @@ int cmd_record(int argc, char **argv)
 		{ "bufsize", required_argument, NULL, 'b' },
 		{ "switchrate", required_argument, NULL, 'S' },
 		{ "summary", no_argument, NULL, 's' },
+		{ "accounting", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -95,6 +98,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 's':
 			o.summary = true;
+			break;
+		case 'A':
+			o.accounting = true;
 			break;
 		case 'h':
 			record_usage(stdout);

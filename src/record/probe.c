@@ -9,7 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "iotrail.skel.h"
+#include "iotrail_btf.skel.h"
 
 /* Number of tracepoint arguments (without the ctx), -1 if absent. */
 static int tp_nargs(const struct btf *btf, const char *tp)
@@ -51,13 +51,15 @@ static void append(char *buf, size_t len, const char *fmt, const char *a,
 		snprintf(buf + n, len - n, fmt, n ? "," : "", a, b);
 }
 
-int probe_plan(struct iotrail_bpf *skel, bool summary, bool pid_filter,
+int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po,
 	       char *variant, size_t vlen, char *missing, size_t mlen)
 {
 	typeof(skel->progs) *p = &skel->progs;
+	const bool ev = !po->summary, pf = po->pid_filter;
+	/* name, current, nargs, old layout, nargs, in --summary, per event */
 	const struct plan plans[] = {
 		{ "block_bio_queue", p->block_bio_queue, 1, NULL, 0, true, true },
-		{ "block_getrq", p->block_getrq, 1, p->block_getrq_q, 3, true, true },
+		{ "block_getrq", p->block_getrq, 1, p->block_getrq_q, 3, false, true },
 		{ "block_rq_insert", p->block_rq_insert, 1, p->block_rq_insert_q, 2, true, true },
 		{ "block_rq_issue", p->block_rq_issue, 1, p->block_rq_issue_q, 2, true, true },
 		{ "block_rq_complete", p->block_rq_complete, 3, NULL, 0, true, true },
@@ -69,13 +71,13 @@ int probe_plan(struct iotrail_bpf *skel, bool summary, bool pid_filter,
 		{ "block_bio_remap", p->block_bio_remap, 3, NULL, 0, false, true },
 		{ "block_rq_remap", p->block_rq_remap, 3, NULL, 0, false, true },
 		{ "block_rq_requeue", p->block_rq_requeue, 1, p->block_rq_requeue_q, 2, false, true },
-		{ "block_plug", p->block_plug, 1, NULL, 0, false, true },
-		{ "block_unplug", p->block_unplug, 3, NULL, 0, false, true },
-		{ "block_io_start", p->block_io_start, 1, NULL, 0, false, true },
-		{ "block_io_done", p->block_io_done, 1, NULL, 0, false, true },
+		{ "block_plug", p->block_plug, 1, NULL, 0, false, !po->dev_filter },
+		{ "block_unplug", p->block_unplug, 3, NULL, 0, false, !po->dev_filter },
+		{ "block_io_start", p->block_io_start, 1, NULL, 0, false, po->accounting },
+		{ "block_io_done", p->block_io_done, 1, NULL, 0, false, po->accounting },
 		{ "sys_enter", p->sys_enter, 2, NULL, 0, false, true },
 		{ "sys_exit", p->sys_exit, 2, NULL, 0, false, true },
-		{ "sched_process_fork", p->sched_process_fork, 2, NULL, 0, pid_filter, pid_filter },
+		{ "sched_process_fork", p->sched_process_fork, 2, NULL, 0, pf, pf },
 		{ "sched_process_exit", p->sched_process_exit, 2, p->sched_process_exit, 1, true, true },
 	};
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -88,7 +90,7 @@ int probe_plan(struct iotrail_bpf *skel, bool summary, bool pid_filter,
 	}
 	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
 		const struct plan *pl = &plans[i];
-		bool want = summary ? pl->in_summary : pl->in_events;
+		bool want = ev ? pl->in_events : pl->in_summary;
 		int n = tp_nargs(btf, pl->tp);
 
 		bpf_program__set_autoload(pl->cur, false);

@@ -17,10 +17,16 @@
 
 struct iotrail_bpf;
 
-/* Sets autoload on every program. summary: --summary mode; pid_filter: -p
- * or COMMAND given. Writes "name:variant,..." into variant and the missing
- * tracepoints into missing. 0 or -errno (no kernel BTF). */
-int probe_plan(struct iotrail_bpf *skel, bool summary, bool pid_filter,
+struct probe_opts {
+	bool summary;    /* --summary */
+	bool pid_filter; /* -p or COMMAND */
+	bool dev_filter; /* -d: plug/unplug carry no device to filter on */
+	bool accounting; /* --accounting: block_io_start/done too */
+};
+
+/* Sets autoload on every program. Writes "name:variant,..." into variant
+ * and the tracepoints not traced into missing. 0 or -errno (no BTF). */
+int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po,
 	       char *variant, size_t vlen, char *missing, size_t mlen);
 
 #endif

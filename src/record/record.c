@@ -33,8 +33,9 @@
 
 #include "../trace/writer.h"
 #include "devices.h"
-#include "iotrail.skel.h"
+#include "iotrail_btf.skel.h"
 #include "probe.h"
+#include "skel.h"
 #include "tasks.h"
 
 struct recorder {
@@ -155,7 +156,7 @@ static int release_child(struct recorder *rc)
 }
 
 static int write_meta(struct recorder *rc, const char *variant,
-		      const char *missing)
+		      const char *missing, const char *attach_kind)
 {
 	char meta[4096], host[256] = "";
 	struct utsname u;
@@ -166,12 +167,13 @@ static int write_meta(struct recorder *rc, const char *variant,
 	n = snprintf(meta, sizeof(meta),
 		     "tool=iotrail\nhost=%s\nkernel=%s %s\narch=%s\n"
 		     "cmdline=%s\nmode=%s\nbufpolicy=switch\nbufsize=%llu\n"
-		     "switch_ns=%llu\nvariant=%s\nmissing=%s\n",
+		     "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\n",
 		     host, u.sysname, u.release, u.machine,
 		     rc->o->cmdline ? rc->o->cmdline : "",
 		     rc->o->summary ? "summary" : "events",
 		     (unsigned long long)rc->nr_slots * IOT_REC_SIZE,
-		     (unsigned long long)rc->o->switch_ns, variant, missing);
+		     (unsigned long long)rc->o->switch_ns, attach_kind, variant,
+		     missing);
 	if (n >= (int)sizeof(meta) - 8)
 		n = sizeof(meta) - 8;
 	while (n % 8) /* keep every later record 8-byte aligned in the file */
@@ -314,40 +316,41 @@ static int write_tables(struct recorder *rc, uint32_t reason)
 	return err;
 }
 
-static int setup_filters(struct recorder *rc, char *msg, size_t msglen)
+/* -d: the disks and sector ranges, into the programs' constants (before
+ * load). A partition selects its disk's sectors inside it. */
+static int config_devs(struct recorder *rc, char *msg, size_t msglen)
 {
 	const struct record_opts *o = rc->o;
-	uint8_t one = 1;
+	typeof(rc->skel->rodata) ro = rc->skel->rodata;
 
+	if (o->nr_devs > (int)(sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]))) {
+		snprintf(msg, msglen, "-d: at most %zu devices",
+			 sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]));
+		return -E2BIG;
+	}
 	for (int i = 0; i < o->nr_devs; i++) {
 		struct iot_dev_entry *e =
 			devtab_resolve(&rc->devs, o->devs[i], msg, msglen);
-		struct {
-			uint64_t start, end;
-		} range, old;
-		uint32_t disk;
 
 		if (!e)
 			return -ENODEV;
 		e->flags |= IOT_DEV_FILTERED;
-		disk = e->disk_dev;
-		range.start = e->start_sector;
-		range.end = (e->flags & IOT_DEV_PARTITION)
-				    ? e->start_sector + e->nr_sectors
-				    : UINT64_MAX;
-		/* two partitions of one disk: their union */
-		if (!bpf_map__lookup_elem(rc->skel->maps.devs, &disk, sizeof(disk),
-					  &old, sizeof(old), 0)) {
-			range.start = range.start < old.start ? range.start : old.start;
-			range.end = range.end > old.end ? range.end : old.end;
-		}
-		if (bpf_map__update_elem(rc->skel->maps.devs, &disk, sizeof(disk),
-					 &range, sizeof(range), BPF_ANY)) {
-			snprintf(msg, msglen, "-d %s: %s", o->devs[i],
-				 strerror(errno));
-			return -errno;
-		}
+		ro->cfg_dev[i] = e->disk_dev;
+		ro->cfg_dev_start[i] = e->start_sector;
+		ro->cfg_dev_end[i] = (e->flags & IOT_DEV_PARTITION)
+					     ? e->start_sector + e->nr_sectors
+					     : UINT64_MAX;
 	}
+	ro->cfg_nr_devs = o->nr_devs;
+	return 0;
+}
+
+/* -p and COMMAND: the processes whose syscalls are traced (after load). */
+static int setup_pids(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	uint8_t one = 1;
+
 	for (int i = 0; i < o->nr_pids; i++) {
 		uint32_t pid = o->pids[i];
 
@@ -363,6 +366,72 @@ static int setup_filters(struct recorder *rc, char *msg, size_t msglen)
 			return -errno;
 	}
 	return 0;
+}
+
+/*
+ * Opens, configures and loads one build of the programs. Tried first with
+ * the tp_btf build, then with the raw_tp build if the kernel refuses it.
+ */
+static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
+			 char *variant, size_t vlen, char *missing, size_t mlen,
+			 char *msg, size_t msglen)
+{
+	const struct record_opts *o = rc->o;
+	struct probe_opts po = {
+		.summary = o->summary,
+		.pid_filter = o->nr_pids || o->argv,
+		.dev_filter = o->nr_devs > 0,
+		.accounting = o->accounting,
+	};
+	int err;
+
+	rc->skel = open();
+	if (!rc->skel) {
+		err = -errno;
+		snprintf(msg, msglen, "could not open BPF object: %s", strerror(errno));
+		return err;
+	}
+	err = probe_plan(rc->skel, &po, variant, vlen, missing, mlen);
+	if (err) {
+		snprintf(msg, msglen,
+			 "kernel BTF (/sys/kernel/btf/vmlinux) unavailable: %s",
+			 strerror(-err));
+		return err;
+	}
+	err = config_devs(rc, msg, msglen);
+	if (err)
+		return err;
+	rc->skel->rodata->cfg_nr_slots = rc->nr_slots;
+	rc->skel->rodata->cfg_self_tgid = getpid();
+	rc->skel->rodata->cfg_filter_pids = po.pid_filter;
+	rc->skel->rodata->cfg_summary = o->summary;
+	bpf_map__set_max_entries(rc->skel->maps.buf, rc->nr_cpus * rc->nr_slots);
+	bpf_map__set_max_entries(rc->skel->maps.ctl, rc->nr_cpus);
+	err = iotrail_bpf__load(rc->skel);
+	if (err)
+		snprintf(msg, msglen, "could not load BPF programs: %s%s",
+			 strerror(-err),
+			 err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)"
+				       : "");
+	return err;
+}
+
+/* --summary keeps per-bio state in the kernel; a bio that never completes
+ * (front-merged away, or torn by a lost event) would stay forever. Entries
+ * older than a minute are removed here, about once a second. */
+static void reap_inflight(struct recorder *rc, uint64_t now)
+{
+	int fd = bpf_map__fd(rc->skel->maps.inflight);
+	uint64_t key, next, *prev = NULL;
+	struct iot_summary s;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &s) == 0 &&
+		    s.q_ns + 60000000000ull < now)
+			bpf_map_delete_elem(fd, &key);
+	}
 }
 
 static int map_buffers(struct recorder *rc)
@@ -407,7 +476,8 @@ int record_run(const struct record_opts *o)
 	struct iot_file_header hdr = { .magic = IOT_MAGIC };
 	char variant[1024], missing[512], msg[512] = "";
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t start_ns, next_progress;
+	uint64_t start_ns, next_progress, next_reap;
+	const char *attach_kind;
 	uint32_t reason = IOT_STOP_SIGNAL;
 	bool tty = isatty(STDERR_FILENO);
 	bool opened = false;
@@ -476,38 +546,28 @@ int record_run(const struct record_opts *o)
 			goto cleanup;
 		}
 	}
-	rc.skel = iotrail_bpf__open();
-	if (!rc.skel) {
-		err = -errno;
-		fprintf(stderr, "iotrail: could not open BPF object: %s\n",
-			strerror(errno));
-		goto cleanup;
+	err = open_and_load(&rc, skel_open_btf, variant, sizeof(variant), missing,
+			    sizeof(missing), msg, sizeof(msg));
+	attach_kind = "tp_btf";
+	if (err && err != -ENODEV && err != -E2BIG) {
+		/* the typed build was refused: the untyped one reads through
+		 * probe reads and loads where tp_btf cannot */
+		if (getenv("IOTRAIL_DEBUG"))
+			fprintf(stderr, "iotrail: tp_btf build: %s; trying raw_tp\n", msg);
+		iotrail_bpf__destroy(rc.skel);
+		rc.skel = NULL;
+		err = open_and_load(&rc, skel_open_raw, variant, sizeof(variant),
+				    missing, sizeof(missing), msg, sizeof(msg));
+		attach_kind = "raw_tp";
 	}
-	err = probe_plan(rc.skel, o->summary, o->nr_pids || o->argv, variant,
-			 sizeof(variant), missing, sizeof(missing));
 	if (err) {
-		fprintf(stderr,
-			"iotrail: kernel BTF (/sys/kernel/btf/vmlinux) unavailable: %s\n",
-			strerror(-err));
+		fprintf(stderr, "iotrail: %s\n", msg);
+		if (err == -ENODEV || err == -E2BIG)
+			ret = 2;
 		goto cleanup;
 	}
 	if (missing[0])
 		fprintf(stderr, "iotrail: not traced on this kernel: %s\n", missing);
-	rc.skel->rodata->cfg_nr_slots = rc.nr_slots;
-	rc.skel->rodata->cfg_self_tgid = getpid();
-	rc.skel->rodata->cfg_filter_pids = o->nr_pids || o->argv;
-	rc.skel->rodata->cfg_filter_devs = o->nr_devs > 0;
-	rc.skel->rodata->cfg_summary = o->summary;
-	bpf_map__set_max_entries(rc.skel->maps.buf, rc.nr_cpus * rc.nr_slots);
-	bpf_map__set_max_entries(rc.skel->maps.ctl, rc.nr_cpus);
-	err = iotrail_bpf__load(rc.skel);
-	if (err) {
-		fprintf(stderr, "iotrail: could not load BPF programs: %s%s\n",
-			strerror(-err),
-			err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)"
-				      : "");
-		goto cleanup;
-	}
 	err = map_buffers(&rc);
 	if (err) {
 		fprintf(stderr, "iotrail: could not map buffers: %s\n",
@@ -521,10 +581,9 @@ int record_run(const struct record_opts *o)
 			goto cleanup;
 		}
 	}
-	err = setup_filters(&rc, msg, sizeof(msg));
+	err = setup_pids(&rc);
 	if (err) {
-		fprintf(stderr, "iotrail: %s\n",
-			msg[0] ? msg : strerror(-err));
+		fprintf(stderr, "iotrail: process filter: %s\n", strerror(-err));
 		goto cleanup;
 	}
 	/* the output file last: a failed set-up must not truncate it */
@@ -543,7 +602,7 @@ int record_run(const struct record_opts *o)
 	}
 	opened = true;
 
-	err = write_meta(&rc, variant, missing);
+	err = write_meta(&rc, variant, missing, attach_kind);
 	if (err) {
 		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
 		goto cleanup;
@@ -557,6 +616,7 @@ int record_run(const struct record_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	next_progress = start_ns + 1000000000ull;
+	next_reap = start_ns + 1000000000ull;
 	if (o->argv) {
 		err = release_child(&rc);
 		if (err) {
@@ -599,6 +659,10 @@ int record_run(const struct record_opts *o)
 		if (o->duration_ns && t - start_ns >= o->duration_ns) {
 			reason = IOT_STOP_DURATION;
 			break;
+		}
+		if (o->summary && t >= next_reap) {
+			reap_inflight(&rc, t);
+			next_reap = t + 1000000000ull;
 		}
 		if (tty && t >= next_progress) {
 			progress(&rc, start_ns, false);

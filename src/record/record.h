@@ -17,6 +17,7 @@ struct record_opts {
 	uint64_t bufsize;       /* per-CPU buffer, bytes */
 	uint64_t switch_ns;     /* drain period */
 	bool summary;           /* one record per request */
+	bool accounting;        /* also block_io_start / block_io_done */
 	char **argv;            /* COMMAND, NULL-terminated, or NULL */
 	const char *cmdline;    /* the options as typed, stored in META */
 };

@@ -47,13 +47,15 @@ static void header(FILE *f, const struct report_info *ri)
 	uint64_t drops = 0;
 
 	for (size_t i = 0; i < ri->nr_drops; i++)
-		drops += ri->drops[i].drops_full + ri->drops[i].drops_torn;
+		drops += ri->drops[i].drops_full + ri->drops[i].drops_torn +
+			  ri->drops[i].drops_nostate;
 	fprintf(f, "# %s: %s mode, %u CPUs, %.3f s, %" PRIu64 " events, %" PRIu64
 		   " drops\n",
 		ri->path, ri->mode, ri->nr_cpus, ri->duration_ns / 1e9, ri->events,
 		drops);
 	for (size_t i = 0; i < ri->nr_drops; i++) {
-		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn;
+		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn +
+			  ri->drops[i].drops_nostate;
 
 		if (d)
 			fprintf(f, "# %" PRIu64 " drops on CPU %u\n", d,

@@ -91,6 +91,7 @@ struct iot_drop_entry {
 	uint64_t records;     /* records written for this CPU */
 	uint64_t drops_full;  /* lost: buffer full */
 	uint64_t drops_torn;  /* lost: slot reserved but never committed */
+	uint64_t drops_nostate; /* lost (--summary): no slot for a request's state */
 };
 
 enum iot_stop_reason {
@@ -113,7 +114,7 @@ _Static_assert(sizeof(struct iot_rec) == IOT_REC_SIZE, "event record");
 _Static_assert(sizeof(struct iot_summary) == IOT_REC_SIZE, "summary record");
 _Static_assert(sizeof(struct iot_dev_entry) == 96, "device entry");
 _Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
-_Static_assert(sizeof(struct iot_drop_entry) == 32, "drop entry");
+_Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
 _Static_assert(sizeof(struct iot_end) == 16, "end record");
 _Static_assert(__builtin_offsetof(struct iot_summary, type) ==
 		       __builtin_offsetof(struct iot_rec, type),

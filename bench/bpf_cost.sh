@@ -1,0 +1,48 @@
+#!/bin/bash
+# Cost of each iotrail BPF program per run, measured by the kernel itself
+# (kernel.bpf_stats_enabled: run_time_ns / run_cnt), while fio does 4k random
+# direct reads on a loop device. Excludes the tracepoint's own entry cost.
+#   bench/bpf_cost.sh [IOTRAIL] [SECONDS] [RECORD OPTIONS...]
+set -u
+cd "$(dirname "$0")/.." || exit 1
+IOTRAIL=${1:-$PWD/build/iotrail}
+SECS=${2:-3}
+shift 2 2>/dev/null
+W=$(mktemp -d /dev/shm/iotrail-bench.XXXXXX)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+cleanup() {
+	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
+	for l in $(losetup -a | grep -F "$W/" | cut -d: -f1); do losetup -d "$l"; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+truncate -s 1G "$W/d.img"
+L=$(losetup -f --show "$W/d.img")
+dd if=/dev/urandom of="$L" bs=1M count=256 oflag=direct status=none
+sysctl -qw kernel.bpf_stats_enabled=1
+cat >"$W/run.sh" <<R
+sleep 0.3
+bpftool prog show -j > $W/before.json
+fio --name=b --filename=$L --rw=randread --bs=4k --direct=1 --ioengine=psync --numjobs=2 \
+    --time_based --runtime=$SECS --size=256M --group_reporting --output-format=json --output=$W/f.json
+bpftool prog show -j > $W/after.json
+R
+"$IOTRAIL" record -o "$W/t.iot" -d "${L#/dev/}" "$@" -- bash "$W/run.sh" 2>/dev/null
+python3 - "$W" <<'PY'
+import json, sys
+w = sys.argv[1]
+b = {p['id']: p for p in json.load(open(w + '/before.json'))}
+a = json.load(open(w + '/after.json'))
+ios = json.load(open(w + '/f.json'))['jobs'][0]['read']['total_ios']
+tot = 0
+print("%-22s %10s %8s" % ("PROGRAM", "RUNS", "NS/RUN"))
+for p in a:
+    if p['id'] not in b:
+        continue
+    n = p.get('run_cnt', 0) - b[p['id']].get('run_cnt', 0)
+    t = p.get('run_time_ns', 0) - b[p['id']].get('run_time_ns', 0)
+    if n > 0:
+        tot += t
+        print("%-22s %10d %8.0f" % (p.get('name', '?'), n, t / n))
+print("%d I/Os, BPF time per I/O: %.0f ns" % (ios, tot / ios))
+PY

@@ -1,0 +1,97 @@
+#!/bin/bash
+# Overhead of recording: fio 4k random reads (direct, psync, 2 jobs) on zram0
+# and on a loop device (backed by tmpfs), untraced and under each tracer,
+# alternating variants within every repetition. Prints IOPS and the share of
+# untraced IOPS kept (median, min, max over the repetitions).
+#   bench/overhead.sh [REPS] [SECONDS]
+set -u
+cd "$(dirname "$0")/.." || exit 1
+REPS=${1:-5}
+SECS=${2:-4}
+IOTRAIL=$PWD/build/iotrail
+T=/sys/kernel/tracing
+W=$(mktemp -d /dev/shm/iotrail-bench.XXXXXX)
+LOOP=""
+cleanup() {
+	echo 0 >$T/tracing_on 2>/dev/null
+	for d in zram0 ${LOOP#/dev/}; do [ -n "$d" ] && echo 0 >/sys/block/$d/trace/enable 2>/dev/null; done
+	echo nop >$T/current_tracer 2>/dev/null
+	echo nobin >$T/trace_options 2>/dev/null
+	pkill -f "cat $T/trace_pipe" 2>/dev/null
+	for l in $(losetup -a | grep -F "$W/" | cut -d: -f1); do losetup -d "$l"; done
+	echo 1 >/sys/block/zram0/reset 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mountpoint -q $T || mount -t tracefs nodev $T
+
+echo 1 >/sys/block/zram0/reset
+echo 1G >/sys/block/zram0/disksize
+dd if=/dev/urandom of=/dev/zram0 bs=1M count=1024 oflag=direct status=none
+truncate -s 1G "$W/disk.img"
+LOOP=$(losetup -f --show "$W/disk.img")
+dd if=/dev/urandom of="$LOOP" bs=1M count=1024 oflag=direct status=none
+
+fio_cmd() { # DEV
+	echo fio --name=bench --filename=$1 --rw=randread --bs=4k --direct=1 \
+		--ioengine=psync --numjobs=2 --time_based --runtime=$SECS \
+		--group_reporting --output-format=json --output=$W/fio.json
+}
+iops() { python3 -c "import json; print(int(json.load(open('$W/fio.json'))['jobs'][0]['read']['iops']))"; }
+
+run() { # VARIANT DEV -> IOPS
+	local v=$1 dev=$2 d=${2#/dev/} pid
+	rm -f "$W/fio.json" "$W"/*.iot "$W/perf.data" "$W/blk.raw"
+	case $v in
+	untraced) $(fio_cmd $dev) ;;
+	iotrail) $IOTRAIL record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
+	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
+	ftrace-blk)
+		echo blk >$T/current_tracer; echo bin >$T/trace_options; echo >$T/trace
+		cat $T/trace_pipe >$W/blk.raw & pid=$!
+		echo 1 >/sys/block/$d/trace/enable; echo 1 >$T/tracing_on
+		$(fio_cmd $dev)
+		echo 0 >$T/tracing_on; echo 0 >/sys/block/$d/trace/enable
+		kill $pid; wait $pid 2>/dev/null
+		echo nop >$T/current_tracer; echo nobin >$T/trace_options ;;
+	perf-record) perf record -q -e 'block:*' -a -o $W/perf.data -- $(fio_cmd $dev) >/dev/null 2>&1 ;;
+	bpftrace-biosnoop | bpftrace-hist)
+		local s=bench/biosnoop-tp.bt
+		[ $v = bpftrace-hist ] && s=bench/biolatency-tp.bt
+		bpftrace $s >$W/bt.out 2>/dev/null & pid=$!
+		for _ in $(seq 50); do grep -q . /sys/kernel/tracing/events/block/block_rq_issue/enable 2>/dev/null; sleep 0.1; [ -s $W/bt.out ] || [ $_ -gt 30 ] && break; done
+		sleep 1
+		$(fio_cmd $dev)
+		kill -INT $pid; wait $pid 2>/dev/null ;;
+	esac
+	iops
+}
+
+VARIANTS=(untraced iotrail iotrail-summary ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
+printf "# fio randread 4k direct psync 2 jobs, %ss per run, %s alternating repetitions, %s\n" "$SECS" "$REPS" "$(uname -r)"
+printf "%-8s %-18s %9s %9s %9s %8s %8s %8s\n" DEVICE VARIANT IOPS_MED IOPS_MIN IOPS_MAX KEPT_MED KEPT_MIN KEPT_MAX
+for dev in /dev/zram0 $LOOP; do
+	declare -A res=()
+	for r in $(seq "$REPS"); do
+		# rotate the order so no variant always follows another
+		for k in $(seq 0 $((${#VARIANTS[@]} - 1))); do
+			v=${VARIANTS[$(((k + r) % ${#VARIANTS[@]}))]}
+			res[$v]+="$(run $v $dev) "
+			[ -t 2 ] && printf '\r%s rep %s/%s %-20s' "$dev" "$r" "$REPS" "$v" >&2
+		done
+		res[ratio_base]+="x "
+	done
+	[ -t 2 ] && printf '\r\033[K' >&2
+	for v in "${VARIANTS[@]}"; do
+		python3 - "${res[untraced]}" "${res[$v]}" "$dev" "$v" <<'PY'
+import statistics as st, sys
+base = [int(x) for x in sys.argv[1].split()]
+vals = [int(x) for x in sys.argv[2].split()]
+ratios = [v / b for v, b in zip(vals, base)]
+print("%-8s %-18s %9d %9d %9d %7.1f%% %7.1f%% %7.1f%%" % (sys.argv[3].split('/')[-1], sys.argv[4],
+      st.median(vals), min(vals), max(vals), 100 * st.median(ratios), 100 * min(ratios), 100 * max(ratios)))
+PY
+	done
+	unset res
+done
