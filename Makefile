@@ -68,6 +68,16 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka -lm
 
+# benchmark helpers (bench/)
+$(OUT)/floor.bpf.o: bench/floor.bpf.c $(OUT)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/floor.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(OUT)/floor.tmp.bpf.o
+$(OUT)/floor.skel.h: $(OUT)/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
+$(OUT)/bench/percall: bench/percall.c $(OUT)/floor.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
 

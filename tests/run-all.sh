@@ -37,6 +37,14 @@ for t in tests/integration/test_*.sh; do
 		failed=$((failed + 1))
 	fi
 done
+echo "== static: cppcheck and clang-format"
+if make -s check >"$log" 2>&1; then echo "ok - cppcheck finds nothing"; passed=$((passed + 1)); else
+	echo "not ok - cppcheck:"; cat "$log"; failed=$((failed + 1)); fi
+if clang-format --dry-run --Werror $(git ls-files 'src/*.c' 'src/*.h' 'tests/*.c' 'bench/*.c' 2>/dev/null) >"$log" 2>&1; then
+	echo "ok - sources are clang-formatted"; passed=$((passed + 1))
+else
+	echo "not ok - clang-format would change:"; grep -o '^[^:]*:[0-9]*' "$log" | sort -u | head; failed=$((failed + 1))
+fi
 rm -f "$log"
 echo
 echo "$passed passed, $failed failed"

@@ -11,20 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const stage_names[NR_STAGES] = { "q2g", "g2i", "i2d", "d2c", "q2c" };
-const char *const opg_names[NR_OPG] = { "read", "write" };
+const char *const stage_names[NR_STAGES] = {"q2g", "g2i", "i2d", "d2c", "q2c"};
+const char *const opg_names[NR_OPG] = {"read", "write"};
 const char *const syscall_kind_names[NR_SYSCALL_KINDS] = {
-	"read", "write", "pread64", "pwrite64", "readv",
-	"writev", "preadv", "pwritev", "fsync", "fdatasync",
+    "read",   "write",	"pread64", "pwrite64", "readv",
+    "writev", "preadv", "pwritev", "fsync",    "fdatasync",
 };
 
 static const struct {
 	const char *name;
 	int an;
 } analyzers[] = {
-	{ "latency", AN_LATENCY }, { "syscall", AN_SYSCALL },
-	{ "biotime", AN_BIOTIME }, { "elvtime", AN_ELVTIME },
-	{ "iosector", AN_IOSECTOR }, { "correlate", AN_CORRELATE },
+    {"latency", AN_LATENCY}, {"syscall", AN_SYSCALL},	{"biotime", AN_BIOTIME},
+    {"elvtime", AN_ELVTIME}, {"iosector", AN_IOSECTOR}, {"correlate", AN_CORRELATE},
 };
 
 int analyzer_by_name(const char *name)
@@ -105,8 +104,8 @@ static int opg_of(uint32_t flags)
 	}
 }
 
-static void stage_add(struct analysis *a, struct dev_result *d, int s, int o,
-		      uint64_t t, uint64_t from, uint64_t to)
+static void stage_add(struct analysis *a, struct dev_result *d, int s, int o, uint64_t t,
+		      uint64_t from, uint64_t to)
 {
 	if (!from || !to || to < from)
 		return;
@@ -173,10 +172,10 @@ static void on_request(void *ctx, const struct join_request *r)
 		note_err(a, metric_add(&d->elvtime, r->d_ns, r->d_ns - r->i_ns));
 	if ((a->analyzers & AN_IOSECTOR) && (r->d_ns || r->bio_only)) {
 		/* issue order: sorted by time in analysis_finish() */
-		note_err(a, metric_add(&d->sector, r->d_ns ? r->d_ns : r->q_ns,
-				       r->sector));
-		note_err(a, metric_add(&d->seek, r->d_ns ? r->d_ns : r->q_ns,
-				       r->nr_sectors));
+		note_err(a,
+			 metric_add(&d->sector, r->d_ns ? r->d_ns : r->q_ns, r->sector));
+		note_err(
+		    a, metric_add(&d->seek, r->d_ns ? r->d_ns : r->q_ns, r->nr_sectors));
 	}
 	w = window_at(a, r->c_ns);
 	if (w) {
@@ -207,8 +206,7 @@ static void on_request(void *ctx, const struct join_request *r)
 	}
 }
 
-static void on_bio(void *ctx, const struct join_request *r,
-		   const struct join_bio *b)
+static void on_bio(void *ctx, const struct join_request *r, const struct join_bio *b)
 {
 	struct analysis *a = ctx;
 	struct dev_result *d;
@@ -271,8 +269,8 @@ void analysis_init(struct analysis *a, unsigned int analyzers, bool keep_time,
 		   const char *(*dev_name)(void *, uint32_t), void *ctx)
 {
 	/* x86_64 numbers; the trace's arch decides (see cmd_report.c) */
-	static const uint32_t nr_x86_64[NR_SYSCALL_KINDS] = { 0, 1, 17, 18, 19,
-							      20, 295, 296, 74, 75 };
+	static const uint32_t nr_x86_64[NR_SYSCALL_KINDS] = {0,	 1,   17,  18, 19,
+							     20, 295, 296, 74, 75};
 
 	memset(a, 0, sizeof(*a));
 	a->analyzers = analyzers;
@@ -293,10 +291,10 @@ void analysis_init(struct analysis *a, unsigned int analyzers, bool keep_time,
 struct join_sink analysis_sink(struct analysis *a)
 {
 	struct join_sink s = {
-		.ctx = a,
-		.request = on_request,
-		.bio = on_bio,
-		.syscall = on_syscall,
+	    .ctx = a,
+	    .request = on_request,
+	    .bio = on_bio,
+	    .syscall = on_syscall,
 	};
 
 	return s;
@@ -336,9 +334,9 @@ static int finish_iosector(struct dev_result *d)
 	qsort(p, n, sizeof(*p), cmp_pair);
 	d->seek.sum = 0;
 	for (size_t i = 0; i < n; i++) {
-		int64_t diff = i ? (int64_t)p[i].sector -
-					   (int64_t)(p[i - 1].sector + p[i - 1].nr)
-				 : 0;
+		int64_t diff =
+		    i ? (int64_t)p[i].sector - (int64_t)(p[i - 1].sector + p[i - 1].nr)
+		      : 0;
 
 		d->sector.t[i] = p[i].t;
 		d->sector.v[i] = p[i].sector;
@@ -390,15 +388,14 @@ void analysis_release(struct analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
-size_t analysis_metrics(struct analysis *a, int an, struct metric **out,
-			size_t max)
+size_t analysis_metrics(struct analysis *a, int an, struct metric **out, size_t max)
 {
 	size_t n = 0;
 
-#define PUT(m)                                  \
-	do {                                    \
-		if ((m)->n && n < max)          \
-			out[n++] = (m);         \
+#define PUT(m)                                                                           \
+	do {                                                                             \
+		if ((m)->n && n < max)                                                   \
+			out[n++] = (m);                                                  \
 	} while (0)
 	if (an == AN_SYSCALL) {
 		for (int k = 0; k < NR_SYSCALL_KINDS; k++)

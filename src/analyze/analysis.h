@@ -21,12 +21,12 @@ extern const char *const opg_names[NR_OPG];
 
 /* The analyzers `--analyzer NAME` selects; latency is the default. */
 enum analyzer {
-	AN_LATENCY = 1 << 0,  /* btt breakdown per device and read/write */
-	AN_SYSCALL = 1 << 1,  /* enter to exit of each I/O syscall */
-	AN_BIOTIME = 1 << 2,  /* Q2C per bio, per device */
-	AN_ELVTIME = 1 << 3,  /* I2D per request, per device */
-	AN_IOSECTOR = 1 << 4, /* sector and seek distance in issue order */
-	AN_CORRELATE = 1 << 5,/* syscall time against bio and scheduler time */
+	AN_LATENCY = 1 << 0,   /* btt breakdown per device and read/write */
+	AN_SYSCALL = 1 << 1,   /* enter to exit of each I/O syscall */
+	AN_BIOTIME = 1 << 2,   /* Q2C per bio, per device */
+	AN_ELVTIME = 1 << 3,   /* I2D per request, per device */
+	AN_IOSECTOR = 1 << 4,  /* sector and seek distance in issue order */
+	AN_CORRELATE = 1 << 5, /* syscall time against bio and scheduler time */
 };
 int analyzer_by_name(const char *name); /* AN_* or -1 */
 const char *analyzer_name(int an);
@@ -37,9 +37,9 @@ struct dev_result {
 	uint64_t requests[NR_OPG], sectors[NR_OPG];
 	uint64_t flushes, discards, discard_sectors, errors;
 	struct metric stage[NR_STAGES][NR_OPG]; /* latency; q2c is per bio */
-	struct metric stage_all[NR_STAGES];     /* read and write together */
-	struct metric biotime, elvtime;          /* AN_BIOTIME, AN_ELVTIME */
-	struct metric sector, seek;              /* AN_IOSECTOR */
+	struct metric stage_all[NR_STAGES];	/* read and write together */
+	struct metric biotime, elvtime;		/* AN_BIOTIME, AN_ELVTIME */
+	struct metric sector, seek;		/* AN_IOSECTOR */
 };
 
 /* Seed 003's per-window record. */
@@ -62,15 +62,15 @@ struct corr_bucket {
 extern const char *const syscall_kind_names[NR_SYSCALL_KINDS];
 
 struct analysis {
-	unsigned int analyzers;  /* AN_* */
-	bool keep_time;          /* series view: remember sample times */
-	uint64_t t0_ns;          /* recording start (series and windows origin) */
-	uint64_t window_ns;      /* 0: no windows */
+	unsigned int analyzers; /* AN_* */
+	bool keep_time;		/* series view: remember sample times */
+	uint64_t t0_ns;		/* recording start (series and windows origin) */
+	uint64_t window_ns;	/* 0: no windows */
 
 	struct dev_result *devs;
 	size_t nr_devs, cap_devs;
-	int last_dev;            /* lookup cache */
-	void *dev_names_ctx;     /* for naming devices */
+	int last_dev;	     /* lookup cache */
+	void *dev_names_ctx; /* for naming devices */
 	const char *(*dev_name)(void *ctx, uint32_t dev);
 
 	struct metric syscall[NR_SYSCALL_KINDS];
@@ -97,10 +97,7 @@ struct join_sink analysis_sink(struct analysis *a);
 int analysis_finish(struct analysis *a);
 void analysis_release(struct analysis *a);
 
-
-
 /* The metrics of one analyzer, for the generic views (stats, hist,
  * series); empty metrics are left out. Returns how many were written. */
-size_t analysis_metrics(struct analysis *a, int an, struct metric **out,
-			size_t max);
+size_t analysis_metrics(struct analysis *a, int an, struct metric **out, size_t max);
 #endif

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void metric_init(struct metric *m, const char *scope, const char *name,
-		 const char *unit, bool keep_time)
+void metric_init(struct metric *m, const char *scope, const char *name, const char *unit,
+		 bool keep_time)
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->scope, sizeof(m->scope), "%s", scope);

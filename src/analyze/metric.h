@@ -12,15 +12,15 @@
 #include <stdint.h>
 
 struct metric {
-	char scope[48];   /* what it is about: "loop0 read", "all" */
-	char name[24];    /* what it measures: "q2c", "read", "seek" */
+	char scope[48];	  /* what it is about: "loop0 read", "all" */
+	char name[24];	  /* what it measures: "q2c", "read", "seek" */
 	const char *unit; /* "ns" or "sectors" */
-	uint64_t *v;      /* values */
-	uint64_t *t;      /* CLOCK_MONOTONIC ns per value, or NULL */
-	int64_t *sv;      /* signed companion values for series, or NULL */
+	uint64_t *v;	  /* values */
+	uint64_t *t;	  /* CLOCK_MONOTONIC ns per value, or NULL */
+	int64_t *sv;	  /* signed companion values for series, or NULL */
 	size_t n, cap;
 	bool keep_time;
-	bool sorted;      /* v sorted (t and sv then no longer paired) */
+	bool sorted; /* v sorted (t and sv then no longer paired) */
 	uint64_t sum;
 };
 
@@ -32,11 +32,11 @@ struct metric_stats {
 #define LOG2_SLOTS 64
 struct log2_hist {
 	uint64_t slot[LOG2_SLOTS]; /* slot k: values in [2^k, 2^(k+1)), 0 in slot 0 */
-	int max_slot;              /* highest non-empty slot, -1 if none */
+	int max_slot;		   /* highest non-empty slot, -1 if none */
 };
 
-void metric_init(struct metric *m, const char *scope, const char *name,
-		 const char *unit, bool keep_time);
+void metric_init(struct metric *m, const char *scope, const char *name, const char *unit,
+		 bool keep_time);
 int metric_add(struct metric *m, uint64_t t, uint64_t v);
 /* Sorts the values (radix sort) and fills s. */
 void metric_stats(struct metric *m, struct metric_stats *s);

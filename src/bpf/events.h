@@ -20,47 +20,47 @@
 enum iot_ev {
 	IOT_EV_NONE = 0,
 	/* block layer, one per tracepoint */
-	IOT_EV_BIO_QUEUE = 1,      /* Q: id = bio */
-	IOT_EV_GETRQ = 2,          /* G: id = bio that got a request */
-	IOT_EV_RQ_INSERT = 3,      /* I: id = request, id2 = rq->bio */
-	IOT_EV_RQ_ISSUE = 4,       /* D: id = request, id2 = rq->bio */
-	IOT_EV_RQ_COMPLETE = 5,    /* C: id = request, nr = sectors done now,
+	IOT_EV_BIO_QUEUE = 1,	   /* Q: id = bio */
+	IOT_EV_GETRQ = 2,	   /* G: id = bio that got a request */
+	IOT_EV_RQ_INSERT = 3,	   /* I: id = request, id2 = rq->bio */
+	IOT_EV_RQ_ISSUE = 4,	   /* D: id = request, id2 = rq->bio */
+	IOT_EV_RQ_COMPLETE = 5,	   /* C: id = request, nr = sectors done now,
 				      id2 = sectors left before << 32 | error */
 	IOT_EV_BIO_COMPLETE = 6,   /* C for bio-based devices: id = bio, id2 = error */
 	IOT_EV_BIO_BACKMERGE = 7,  /* M: id = bio merged at the back of a request */
 	IOT_EV_BIO_FRONTMERGE = 8, /* F: id = bio merged at the front of a request */
-	IOT_EV_RQ_MERGE = 9,       /* id = request merged away into its neighbour */
-	IOT_EV_SPLIT = 10,         /* X: id = new (front) bio, id2 = sector of the remainder */
-	IOT_EV_BIO_REMAP = 11,     /* A: id = bio, id2 = old sector, aux = old dev */
-	IOT_EV_RQ_REMAP = 12,      /* A: id = request, id2 = old sector, aux = old dev */
-	IOT_EV_RQ_REQUEUE = 13,    /* R: id = request */
-	IOT_EV_PLUG = 14,          /* P: dev of the queue */
-	IOT_EV_UNPLUG = 15,        /* U: nr = requests flushed, aux = explicit */
-	IOT_EV_IO_START = 16,      /* block_io_start (accounting start), id = request */
-	IOT_EV_IO_DONE = 17,       /* block_io_done (accounting end), id = request */
+	IOT_EV_RQ_MERGE = 9,	   /* id = request merged away into its neighbour */
+	IOT_EV_SPLIT = 10, /* X: id = new (front) bio, id2 = sector of the remainder */
+	IOT_EV_BIO_REMAP = 11,	/* A: id = bio, id2 = old sector, aux = old dev */
+	IOT_EV_RQ_REMAP = 12,	/* A: id = request, id2 = old sector, aux = old dev */
+	IOT_EV_RQ_REQUEUE = 13, /* R: id = request */
+	IOT_EV_PLUG = 14,	/* P: dev of the queue */
+	IOT_EV_UNPLUG = 15,	/* U: nr = requests flushed, aux = explicit */
+	IOT_EV_IO_START = 16,	/* block_io_start (accounting start), id = request */
+	IOT_EV_IO_DONE = 17,	/* block_io_done (accounting end), id = request */
 	/* syscall layer */
 	IOT_EV_SYS_ENTER = 32, /* id = pos or ~0, id2 = inode, sector = syscall nr,
 				  nr = count (bytes; iovcnt for the v-calls),
 				  dev = file's st_dev, aux = fd */
 	IOT_EV_SYS_EXIT = 33,  /* sector = return value (signed), aux = syscall nr */
 	/* one record per request (--summary) */
-	IOT_EV_SUMMARY = 48,   /* see struct iot_summary */
+	IOT_EV_SUMMARY = 48, /* see struct iot_summary */
 	IOT_EV_MAX = 64,
 };
 
 /* Stable operation encoding: low 8 bits are the kernel's REQ_OP_* value
  * (READ 0, WRITE 1, FLUSH 2, DISCARD 3, ...), higher bits stable flags
  * translated from the running kernel's enum req_flag_bits at load time. */
-#define IOT_OP_MASK 0xffu
-#define IOT_OP_READ 0u
-#define IOT_OP_WRITE 1u
-#define IOT_OP_FLUSH 2u
+#define IOT_OP_MASK    0xffu
+#define IOT_OP_READ    0u
+#define IOT_OP_WRITE   1u
+#define IOT_OP_FLUSH   2u
 #define IOT_OP_DISCARD 3u
-#define IOT_F_SYNC (1u << 8)
-#define IOT_F_META (1u << 9)
-#define IOT_F_FUA (1u << 10)
+#define IOT_F_SYNC     (1u << 8)
+#define IOT_F_META     (1u << 9)
+#define IOT_F_FUA      (1u << 10)
 #define IOT_F_PREFLUSH (1u << 11)
-#define IOT_F_RAHEAD (1u << 12)
+#define IOT_F_RAHEAD   (1u << 12)
 
 /*
  * One traced event, 64 bytes. The meaning of id, id2, sector, nr and aux per
@@ -69,18 +69,18 @@ enum iot_ev {
  * slot's expected sequence number is not (yet) a committed record.
  */
 struct iot_rec {
-	__u64 ts_ns;     /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, nanoseconds */
-	__u64 seq;       /* per-CPU sequence number, 0-based, gapless */
-	__u64 id;        /* kernel address of the bio / request; see enum iot_ev */
-	__u64 id2;       /* related object or value; see enum iot_ev */
-	__u64 sector;    /* first sector (512-byte units); syscalls: see enum */
-	__u32 nr;        /* length in 512-byte sectors; syscalls: bytes */
-	__u32 dev;       /* kernel dev_t: major << 20 | minor */
-	__u32 pid;       /* tgid of the current task */
-	__u32 tid;       /* pid of the current task */
-	__u16 type;      /* enum iot_ev */
-	__u16 cpu;       /* CPU that produced the record */
-	__u32 flags;     /* IOT_OP_* | IOT_F_*; aux for some types (enum iot_ev) */
+	__u64 ts_ns;  /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, nanoseconds */
+	__u64 seq;    /* per-CPU sequence number, 0-based, gapless */
+	__u64 id;     /* kernel address of the bio / request; see enum iot_ev */
+	__u64 id2;    /* related object or value; see enum iot_ev */
+	__u64 sector; /* first sector (512-byte units); syscalls: see enum */
+	__u32 nr;     /* length in 512-byte sectors; syscalls: bytes */
+	__u32 dev;    /* kernel dev_t: major << 20 | minor */
+	__u32 pid;    /* tgid of the current task */
+	__u32 tid;    /* pid of the current task */
+	__u16 type;   /* enum iot_ev */
+	__u16 cpu;    /* CPU that produced the record */
+	__u32 flags;  /* IOT_OP_* | IOT_F_*; aux for some types (enum iot_ev) */
 };
 
 /*
@@ -91,19 +91,19 @@ struct iot_rec {
  * issued without a scheduler has no I) and saturate at 4.29 s.
  */
 struct iot_summary {
-	__u64 c_ns;       /* completion (C), CLOCK_MONOTONIC ns: the sort key */
-	__u64 seq;        /* as in iot_rec */
-	__u64 sector;     /* first sector (512-byte units) */
-	__u64 q_ns;       /* first bio queued (Q), CLOCK_MONOTONIC ns */
+	__u64 c_ns;	  /* completion (C), CLOCK_MONOTONIC ns: the sort key */
+	__u64 seq;	  /* as in iot_rec */
+	__u64 sector;	  /* first sector (512-byte units) */
+	__u64 q_ns;	  /* first bio queued (Q), CLOCK_MONOTONIC ns */
 	__u32 g_delta_ns; /* G - Q, ns */
 	__u32 i_delta_ns; /* I - Q, ns */
 	__u32 d_delta_ns; /* D - Q, ns */
-	__u32 nr;         /* sectors of the request */
-	__u32 dev;        /* kernel dev_t of the disk */
-	__u32 tid;        /* submitting thread (its tgid is in the task table) */
-	__u16 type;       /* IOT_EV_SUMMARY */
-	__u16 cpu;        /* CPU of the completion */
-	__u32 flags;      /* IOT_OP_* | IOT_F_*; IOT_SUMMARY_F_ERROR */
+	__u32 nr;	  /* sectors of the request */
+	__u32 dev;	  /* kernel dev_t of the disk */
+	__u32 tid;	  /* submitting thread (its tgid is in the task table) */
+	__u16 type;	  /* IOT_EV_SUMMARY */
+	__u16 cpu;	  /* CPU of the completion */
+	__u32 flags;	  /* IOT_OP_* | IOT_F_*; IOT_SUMMARY_F_ERROR */
 };
 #define IOT_SUMMARY_F_ERROR (1u << 31)
 
@@ -114,11 +114,11 @@ struct iot_summary {
  * producer's and consumer's lines never share.
  */
 struct iot_ctl {
-	__u64 head;        /* next sequence number to reserve */
-	__u64 drops_full;  /* records dropped: buffer full */
+	__u64 head;	     /* next sequence number to reserve */
+	__u64 drops_full;    /* records dropped: buffer full */
 	__u64 drops_nostate; /* --summary: no free way for a request's state */
 	__u64 pad0[5];
-	__u64 tail;        /* first sequence number not yet consumed */
+	__u64 tail; /* first sequence number not yet consumed */
 	__u64 pad1[7];
 };
 
@@ -129,8 +129,8 @@ struct iot_ctl {
  * compare-and-swap on key and freed by storing 0.
  */
 struct iot_sum_slot {
-	__u64 key;        /* bio address, 0 when free */
-	__u64 q_ns;       /* Q, CLOCK_MONOTONIC ns */
+	__u64 key;  /* bio address, 0 when free */
+	__u64 q_ns; /* Q, CLOCK_MONOTONIC ns */
 	__u64 sector;
 	__u32 i_delta_ns, d_delta_ns;
 	__u32 nr, dev, tid, flags;

@@ -29,18 +29,18 @@
  * KREADn(p, a, b...) reads p->a->b either way.
  */
 #ifdef IOT_TP_BTF
-#define TP(name) SEC("tp_btf/" #name)
-#define KREAD1(p, a) ((p)->a)
+#define TP(name)	SEC("tp_btf/" #name)
+#define KREAD1(p, a)	((p)->a)
 #define KREAD2(p, a, b) ((p)->a->b)
 #else
-#define TP(name) SEC("raw_tp/" #name)
-#define KREAD1(p, a) BPF_CORE_READ(p, a)
+#define TP(name)	SEC("raw_tp/" #name)
+#define KREAD1(p, a)	BPF_CORE_READ(p, a)
 #define KREAD2(p, a, b) BPF_CORE_READ(p, a, b)
 #endif
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 cfg_self_tgid = 0;     /* never trace the recorder itself */
+const volatile __u32 cfg_self_tgid = 0;	     /* never trace the recorder itself */
 const volatile bool cfg_filter_pids = false; /* syscalls: only tgids in "pids" */
 const volatile bool cfg_summary = false;     /* one record per request */
 
@@ -68,7 +68,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct iot_sum_slot);
-	__uint(max_entries, IOT_SUM_SETS * IOT_SUM_WAYS);
+	__uint(max_entries, IOT_SUM_SETS *IOT_SUM_WAYS);
 } inflight SEC(".maps");
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -152,8 +152,7 @@ static __always_inline int emit_bio(__u16 type, struct bio *bio, __u64 id2)
 	return 0;
 }
 
-static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2,
-				   __u32 nr)
+static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2, __u32 nr)
 {
 	struct iot_rec *r;
 	__u64 seq, sector;
@@ -445,26 +444,26 @@ static __always_inline void sum_rq_stage(struct request *rq, int stage)
 }
 
 /* Request tracepoints, both argument layouts, generated alike. */
-#define RQ_PROG(name, type, stage)                                            \
-	TP(name)                                                              \
-	int BPF_PROG(name, struct request *rq)                                \
-	{                                                                     \
-		if (cfg_summary) {                                            \
-			if (stage >= 0)                                       \
-				sum_rq_stage(rq, stage);                      \
-			return 0;                                             \
-		}                                                             \
-		return emit_rq(type, rq, (__u64)KREAD1(rq, bio), rq_sectors(rq)); \
-	}                                                                     \
-	TP(name)                                                              \
-	int BPF_PROG(name##_q, struct request_queue *q, struct request *rq)   \
-	{                                                                     \
-		if (cfg_summary) {                                            \
-			if (stage >= 0)                                       \
-				sum_rq_stage(rq, stage);                      \
-			return 0;                                             \
-		}                                                             \
-		return emit_rq(type, rq, (__u64)KREAD1(rq, bio), rq_sectors(rq)); \
+#define RQ_PROG(name, type, stage)                                                       \
+	TP(name)                                                                         \
+	int BPF_PROG(name, struct request *rq)                                           \
+	{                                                                                \
+		if (cfg_summary) {                                                       \
+			if (stage >= 0)                                                  \
+				sum_rq_stage(rq, stage);                                 \
+			return 0;                                                        \
+		}                                                                        \
+		return emit_rq(type, rq, (__u64)KREAD1(rq, bio), rq_sectors(rq));        \
+	}                                                                                \
+	TP(name)                                                                         \
+	int BPF_PROG(name##_q, struct request_queue *q, struct request *rq)              \
+	{                                                                                \
+		if (cfg_summary) {                                                       \
+			if (stage >= 0)                                                  \
+				sum_rq_stage(rq, stage);                                 \
+			return 0;                                                        \
+		}                                                                        \
+		return emit_rq(type, rq, (__u64)KREAD1(rq, bio), rq_sectors(rq));        \
 	}
 
 RQ_PROG(block_rq_insert, IOT_EV_RQ_INSERT, 1)
@@ -485,8 +484,7 @@ int BPF_PROG(block_io_done, struct request *rq)
 }
 
 TP(block_rq_complete)
-int BPF_PROG(block_rq_complete, struct request *rq, int error,
-	     unsigned int nr_bytes)
+int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	if (cfg_summary) {
 		/* partial completions: the request ends with its last bytes.
@@ -502,8 +500,7 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error,
 	/* id2: sectors the request still had before this completion (high
 	 * half) and the error (low half): the reader knows when it is done */
 	return emit_rq(IOT_EV_RQ_COMPLETE, rq,
-		       ((__u64)rq_sectors(rq) << 32) | (__u32)error,
-		       nr_bytes >> 9);
+		       ((__u64)rq_sectors(rq) << 32) | (__u32)error, nr_bytes >> 9);
 }
 
 TP(block_plug)
@@ -528,8 +525,7 @@ int BPF_PROG(block_plug, struct request_queue *q)
 }
 
 TP(block_unplug)
-int BPF_PROG(block_unplug, struct request_queue *q, unsigned int depth,
-	     bool explicit)
+int BPF_PROG(block_unplug, struct request_queue *q, unsigned int depth, bool explicit)
 {
 	struct iot_rec *r;
 	__u64 seq;
@@ -561,9 +557,8 @@ const volatile __u32 cfg_nr_read = 0, cfg_nr_write = 1, cfg_nr_pread64 = 17,
 static __always_inline bool traced_syscall(long id)
 {
 	return id == cfg_nr_read || id == cfg_nr_write || id == cfg_nr_pread64 ||
-	       id == cfg_nr_pwrite64 || id == cfg_nr_readv ||
-	       id == cfg_nr_writev || id == cfg_nr_preadv ||
-	       id == cfg_nr_pwritev || id == cfg_nr_fsync ||
+	       id == cfg_nr_pwrite64 || id == cfg_nr_readv || id == cfg_nr_writev ||
+	       id == cfg_nr_preadv || id == cfg_nr_pwritev || id == cfg_nr_fsync ||
 	       id == cfg_nr_fdatasync;
 }
 
@@ -682,9 +677,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	r->id = pos;
 	r->id2 = fi.ino;
 	r->sector = id;
-	r->nr = (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
-			? 0
-			: (__u32)SYSARG(regs, 3);
+	r->nr =
+	    (id == cfg_nr_fsync || id == cfg_nr_fdatasync) ? 0 : (__u32)SYSARG(regs, 3);
 	r->dev = fi.dev;
 	r->flags = fd;
 	iot_commit(r, seq);
@@ -722,8 +716,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 
 /* Children of traced processes are traced too. */
 SEC("raw_tp/sched_process_fork")
-int BPF_PROG(sched_process_fork, struct task_struct *parent,
-	     struct task_struct *child)
+int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);

@@ -19,8 +19,10 @@
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iotrail report [-i FILE] [--analyzer NAME]... [--view stats|hist|series]\n"
-		"                      [--window TIME] [--format text|csv|json] [--requests]\n"
+		"usage: iotrail report [-i FILE] [--analyzer NAME]... [--view "
+		"stats|hist|series]\n"
+		"                      [--window TIME] [--format text|csv|json] "
+		"[--requests]\n"
 		"\n"
 		"  -i, --input FILE      trace file (default iotrail.iot)\n"
 		"  -a, --analyzer NAME   latency (default), syscall, biotime, elvtime,\n"
@@ -72,7 +74,8 @@ static int add_analyzers(const char *arg, unsigned int *set)
 		int an = analyzer_by_name(tok);
 
 		if (an < 0)
-			return usage_error("--analyzer %s: unknown (latency, syscall, biotime, elvtime, iosector, correlate)",
+			return usage_error("--analyzer %s: unknown (latency, syscall, "
+					   "biotime, elvtime, iosector, correlate)",
 					   tok);
 		*set |= an;
 	}
@@ -82,16 +85,16 @@ static int add_analyzers(const char *arg, unsigned int *set)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "analyzer", required_argument, NULL, 'a' },
-		{ "view", required_argument, NULL, 'v' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "requests", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"input", required_argument, NULL, 'i'},
+	    {"analyzer", required_argument, NULL, 'a'},
+	    {"view", required_argument, NULL, 'v'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"requests", no_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
-	struct render_opts ro = { .view = VIEW_STATS, .format = FMT_TEXT };
+	struct render_opts ro = {.view = VIEW_STATS, .format = FMT_TEXT};
 	const char *input = "iotrail.iot";
 	struct trace_reader rd;
 	struct report_info ri;
@@ -122,12 +125,13 @@ int cmd_report(int argc, char **argv)
 			else if (!strcmp(optarg, "series"))
 				ro.view = VIEW_SERIES;
 			else
-				return usage_error("--view %s: not stats, hist or series", optarg);
+				return usage_error("--view %s: not stats, hist or series",
+						   optarg);
 			break;
 		case 'w':
 			if (parse_time(optarg, &window_ns))
-				return usage_error("--window %s: not a time (try 100ms, 1s)",
-						   optarg);
+				return usage_error(
+				    "--window %s: not a time (try 100ms, 1s)", optarg);
 			ro.windows = true;
 			break;
 		case 'f':
@@ -138,7 +142,8 @@ int cmd_report(int argc, char **argv)
 			else if (!strcmp(optarg, "json"))
 				ro.format = FMT_JSON;
 			else
-				return usage_error("--format %s: not text, csv or json", optarg);
+				return usage_error("--format %s: not text, csv or json",
+						   optarg);
 			break;
 		case 'r':
 			ro.requests = true;
@@ -193,15 +198,15 @@ int cmd_report(int argc, char **argv)
 	ri.gaps = rd.nr_gaps;
 	ri.t0_ns = rd.hdr.start_mono_ns;
 	ri.duration_ns = rd.has_end && rd.end.end_mono_ns > rd.hdr.start_mono_ns
-				 ? rd.end.end_mono_ns - rd.hdr.start_mono_ns
-				 : 0;
+			     ? rd.end.end_mono_ns - rd.hdr.start_mono_ns
+			     : 0;
 	{
-		static const char *const reasons[] = { "unknown", "command", "duration",
-						       "signal", "error" };
+		static const char *const reasons[] = {"unknown", "command", "duration",
+						      "signal", "error"};
 
 		ri.stop_reason = rd.has_end && rd.end.reason <= IOT_STOP_ERROR
-					 ? reasons[rd.end.reason]
-					 : "unknown";
+				     ? reasons[rd.end.reason]
+				     : "unknown";
 	}
 	ri.drops = rd.drops;
 	ri.nr_drops = rd.nr_drops;

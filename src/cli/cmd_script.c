@@ -12,9 +12,9 @@
 int cmd_script(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"input", required_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	const char *input = "iotrail.iot";
 	const struct iot_rec *r;
@@ -44,11 +44,11 @@ int cmd_script(int argc, char **argv)
 	}
 	while ((err = trace_reader_next(&rd, &r)) == 1) {
 		uint32_t dev = r->type == IOT_EV_SUMMARY
-				       ? ((const struct iot_summary *)r)->dev
-				       : r->dev;
+				   ? ((const struct iot_summary *)r)->dev
+				   : r->dev;
 		uint32_t tid = r->type == IOT_EV_SUMMARY
-				       ? ((const struct iot_summary *)r)->tid
-				       : r->tid;
+				   ? ((const struct iot_summary *)r)->tid
+				   : r->tid;
 		const struct iot_dev_entry *d = trace_reader_dev(&rd, dev);
 		const struct iot_task_entry *t = trace_reader_task(&rd, tid);
 
@@ -57,8 +57,7 @@ int cmd_script(int argc, char **argv)
 		else
 			snprintf(devbuf, sizeof(devbuf), "%u:%u", dev >> 20,
 				 dev & 0xfffff);
-		render_event(stdout, r, rd.hdr.start_mono_ns, devbuf,
-			     t ? t->comm : "?");
+		render_event(stdout, r, rd.hdr.start_mono_ns, devbuf, t ? t->comm : "?");
 	}
 	if (rd.warning[0])
 		fprintf(stderr, "iotrail: warning: %s\n", rd.warning);

@@ -11,10 +11,10 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "record", cmd_record, "trace I/O requests from syscall to device into a file" },
-	{ "report", cmd_report, "analyze a trace: latency by layer, histograms, windows" },
-	{ "script", cmd_script, "print every event of a trace in time order" },
-	{ "demo", cmd_demo, "record a built-in workload on a loop device and report" },
+    {"record", cmd_record, "trace I/O requests from syscall to device into a file"},
+    {"report", cmd_report, "analyze a trace: latency by layer, histograms, windows"},
+    {"script", cmd_script, "print every event of a trace in time order"},
+    {"demo", cmd_demo, "record a built-in workload on a loop device and report"},
 };
 
 int usage_error(const char *fmt, ...)

@@ -48,17 +48,17 @@ struct join_bio_st {
 	uint32_t dev;
 	uint32_t flags;
 	uint32_t pid, tid;
-	uint32_t req;      /* request index, NONE while queued */
-	uint32_t next;     /* next bio of the request, or next free */
-	uint32_t sys;      /* syscall index or NONE */
+	uint32_t req;  /* request index, NONE while queued */
+	uint32_t next; /* next bio of the request, or next free */
+	uint32_t sys;  /* syscall index or NONE */
 	uint32_t sys_gen;
 };
 
 struct join_req_st {
 	struct join_request r;
-	uint32_t head, tail; /* bio list */
+	uint32_t head, tail;	     /* bio list */
 	uint64_t start_key, end_key; /* keys in the merge maps, 0 = none */
-	uint64_t left;       /* sectors not yet completed */
+	uint64_t left;		     /* sectors not yet completed */
 	uint32_t next_free;
 	bool issued;
 };
@@ -78,26 +78,25 @@ static uint64_t ds_key(uint32_t dev, uint64_t sector)
 
 /* ---- pools ---------------------------------------------------------------- */
 
-#define POOL_ALLOC(j, arr, nr, cap, freelist, link)                          \
-	({                                                                    \
-		uint32_t _i;                                                  \
-		if ((j)->freelist != NONE) {                                  \
-			_i = (j)->freelist;                                   \
-			(j)->freelist = (j)->arr[_i].link;                    \
-		} else {                                                      \
-			if ((j)->nr == (j)->cap) {                            \
-				uint32_t _c = (j)->cap ? (j)->cap * 2 : 1024; \
-				void *_p = realloc((j)->arr,                  \
-						   _c * sizeof(*(j)->arr));   \
-				if (!_p)                                      \
-					return -ENOMEM;                       \
-				(j)->arr = _p;                                \
-				(j)->cap = _c;                                \
-			}                                                     \
-			_i = (j)->nr++;                                       \
-		}                                                             \
-		memset(&(j)->arr[_i], 0, sizeof((j)->arr[_i]));               \
-		_i;                                                           \
+#define POOL_ALLOC(j, arr, nr, cap, freelist, link)                                      \
+	({                                                                               \
+		uint32_t _i;                                                             \
+		if ((j)->freelist != NONE) {                                             \
+			_i = (j)->freelist;                                              \
+			(j)->freelist = (j)->arr[_i].link;                               \
+		} else {                                                                 \
+			if ((j)->nr == (j)->cap) {                                       \
+				uint32_t _c = (j)->cap ? (j)->cap * 2 : 1024;            \
+				void *_p = realloc((j)->arr, _c * sizeof(*(j)->arr));    \
+				if (!_p)                                                 \
+					return -ENOMEM;                                  \
+				(j)->arr = _p;                                           \
+				(j)->cap = _c;                                           \
+			}                                                                \
+			_i = (j)->nr++;                                                  \
+		}                                                                        \
+		memset(&(j)->arr[_i], 0, sizeof((j)->arr[_i]));                          \
+		_i;                                                                      \
 	})
 
 /* Frees a bio that belongs to no request. A bio in a request is owned by
@@ -190,8 +189,7 @@ static void req_free(struct join *j, uint32_t ri)
 
 /* ---- bios ------------------------------------------------------------------ */
 
-static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns,
-		   uint32_t *out)
+static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint32_t *out)
 {
 	uint32_t b = POOL_ALLOC(j, bios, nr_bios, cap_bios, free_bio, next);
 	struct join_bio_st *bs = &j->bios[b];
@@ -384,10 +382,10 @@ static void emit_request(struct join *j, uint32_t ri)
 	for (uint32_t b = rs->head; b != NONE; b = j->bios[b].next) {
 		struct join_bio_st *bs = &j->bios[b];
 		struct join_bio jb = {
-			.q_ns = bs->q_ns,
-			.sector = bs->sector,
-			.nr_sectors = bs->nr,
-			.tid = bs->tid,
+		    .q_ns = bs->q_ns,
+		    .sector = bs->sector,
+		    .nr_sectors = bs->nr,
+		    .tid = bs->tid,
 		};
 
 		if (j->sink.bio)
@@ -506,8 +504,7 @@ static int on_split(struct join *j, const struct iot_rec *r)
 		bio_take(j, parent);
 		ps->nr = ps->nr > done ? ps->nr - (uint32_t)done : 0;
 		ps->sector = r->id2;
-		if (u64map_put(&j->bio_by_start, ds_key(ps->dev, ps->sector),
-			       parent))
+		if (u64map_put(&j->bio_by_start, ds_key(ps->dev, ps->sector), parent))
 			return -ENOMEM;
 		/* the new front bio took the start key: restore it */
 		if (u64map_put(&j->bio_by_start, ds_key(r->dev, r->sector),
@@ -715,25 +712,25 @@ int join_feed(struct join *j, const struct iot_rec *r)
 void join_feed_summary(struct join *j, const struct iot_summary *s)
 {
 	struct join_request r = {
-		.dev = s->dev,
-		.flags = s->flags & ~IOT_SUMMARY_F_ERROR,
-		.sector = s->sector,
-		.nr_sectors = s->nr,
-		.tid = s->tid,
-		.q_ns = s->q_ns,
-		.g_ns = s->g_delta_ns ? s->q_ns + s->g_delta_ns : 0,
-		.i_ns = s->i_delta_ns ? s->q_ns + s->i_delta_ns : 0,
-		.d_ns = s->d_delta_ns ? s->q_ns + s->d_delta_ns : 0,
-		.c_ns = s->c_ns,
-		.nr_bios = 1,
-		.error = (s->flags & IOT_SUMMARY_F_ERROR) ? 1 : 0,
-		.bio_only = !s->g_delta_ns && !s->d_delta_ns,
+	    .dev = s->dev,
+	    .flags = s->flags & ~IOT_SUMMARY_F_ERROR,
+	    .sector = s->sector,
+	    .nr_sectors = s->nr,
+	    .tid = s->tid,
+	    .q_ns = s->q_ns,
+	    .g_ns = s->g_delta_ns ? s->q_ns + s->g_delta_ns : 0,
+	    .i_ns = s->i_delta_ns ? s->q_ns + s->i_delta_ns : 0,
+	    .d_ns = s->d_delta_ns ? s->q_ns + s->d_delta_ns : 0,
+	    .c_ns = s->c_ns,
+	    .nr_bios = 1,
+	    .error = (s->flags & IOT_SUMMARY_F_ERROR) ? 1 : 0,
+	    .bio_only = !s->g_delta_ns && !s->d_delta_ns,
 	};
 	struct join_bio b = {
-		.q_ns = s->q_ns,
-		.sector = s->sector,
-		.nr_sectors = s->nr,
-		.tid = s->tid,
+	    .q_ns = s->q_ns,
+	    .sector = s->sector,
+	    .nr_sectors = s->nr,
+	    .tid = s->tid,
 	};
 
 	if (j->sink.request)

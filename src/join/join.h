@@ -18,22 +18,22 @@
 
 /* One request (or, on bio-based devices, one bio) that completed. */
 struct join_request {
-	uint64_t rq;          /* kernel address; 0 for a bio-only I/O */
-	uint32_t dev;         /* disk dev_t */
-	uint32_t flags;       /* IOT_OP_* | IOT_F_* */
-	uint64_t sector;      /* first sector at issue */
-	uint32_t nr_sectors;  /* sectors completed */
-	uint32_t pid, tid;    /* submitter of the first bio (0: unknown) */
+	uint64_t rq;	     /* kernel address; 0 for a bio-only I/O */
+	uint32_t dev;	     /* disk dev_t */
+	uint32_t flags;	     /* IOT_OP_* | IOT_F_* */
+	uint64_t sector;     /* first sector at issue */
+	uint32_t nr_sectors; /* sectors completed */
+	uint32_t pid, tid;   /* submitter of the first bio (0: unknown) */
 	uint64_t q_ns, g_ns, i_ns, d_ns, c_ns; /* stage times, 0 = not seen */
-	uint32_t nr_bios;     /* bios carried (1 + merged) */
+	uint32_t nr_bios;		       /* bios carried (1 + merged) */
 	uint32_t nr_requeues;
-	int32_t error;        /* blk_status_t of the completion */
-	bool bio_only;        /* bio-based device: Q and C only */
+	int32_t error; /* blk_status_t of the completion */
+	bool bio_only; /* bio-based device: Q and C only */
 };
 
 /* One bio of a completed request (btt counts Q2C per bio). */
 struct join_bio {
-	uint64_t q_ns;        /* its own queue time, 0 = queued before the trace */
+	uint64_t q_ns; /* its own queue time, 0 = queued before the trace */
 	uint64_t sector;
 	uint32_t nr_sectors;
 	uint32_t tid;
@@ -42,33 +42,32 @@ struct join_bio {
 /* One system call, at its exit. */
 struct join_syscall {
 	uint32_t pid, tid;
-	uint32_t nr;          /* syscall number */
+	uint32_t nr; /* syscall number */
 	uint32_t fd;
-	uint32_t dev;         /* the file's st_dev (kernel encoding) */
+	uint32_t dev; /* the file's st_dev (kernel encoding) */
 	uint64_t ino;
-	uint64_t pos;         /* file position, ~0 when not applicable */
-	uint64_t count;       /* bytes asked (iovcnt for the v-calls) */
+	uint64_t pos;	/* file position, ~0 when not applicable */
+	uint64_t count; /* bytes asked (iovcnt for the v-calls) */
 	int64_t ret;
 	uint64_t enter_ns, exit_ns;
-	uint32_t nr_bios;     /* bios the task queued during the call */
-	uint32_t nr_bios_done;/* of which completed before the exit */
+	uint32_t nr_bios;      /* bios the task queued during the call */
+	uint32_t nr_bios_done; /* of which completed before the exit */
 	uint64_t bio_q2c_sum_ns, bio_q2c_min_ns, bio_q2c_max_ns;
-	uint64_t i2d_sum_ns;  /* scheduler time of those bios' requests */
+	uint64_t i2d_sum_ns; /* scheduler time of those bios' requests */
 	uint32_t nr_i2d;
 };
 
 struct join_sink {
 	void *ctx;
 	void (*request)(void *ctx, const struct join_request *r);
-	void (*bio)(void *ctx, const struct join_request *r,
-		    const struct join_bio *b);
+	void (*bio)(void *ctx, const struct join_request *r, const struct join_bio *b);
 	void (*syscall)(void *ctx, const struct join_syscall *s);
 };
 
 struct join_stats {
-	uint64_t events;           /* records fed */
+	uint64_t events;	     /* records fed */
 	uint64_t orphan_completions; /* completions of requests never seen queued */
-	uint64_t unmatched_merges; /* merges into requests never seen */
+	uint64_t unmatched_merges;   /* merges into requests never seen */
 	uint64_t lost_syscall_exits;
 	uint64_t splits, remaps, requeues, rq_merges;
 };

@@ -109,15 +109,13 @@ int devtab_scan(struct dev_table *t)
 		snprintf(e->name, sizeof(e->name), "%s", de->d_name);
 		snprintf(path, sizeof(path), "/sys/class/block/%s/size", de->d_name);
 		e->nr_sectors = read_ull(path, 0);
-		snprintf(path, sizeof(path), "/sys/class/block/%s/partition",
-			 de->d_name);
+		snprintf(path, sizeof(path), "/sys/class/block/%s/partition", de->d_name);
 		if (access(path, F_OK) == 0) {
 			/* the parent directory of a partition is its disk */
 			char link[512], *slash;
 			ssize_t n;
 
-			snprintf(path, sizeof(path), "/sys/class/block/%s",
-				 de->d_name);
+			snprintf(path, sizeof(path), "/sys/class/block/%s", de->d_name);
 			n = readlink(path, link, sizeof(link) - 1);
 			if (n < 0)
 				continue;
@@ -148,8 +146,7 @@ int devtab_scan(struct dev_table *t)
 		snprintf(path, sizeof(path),
 			 "/sys/class/block/%s/queue/logical_block_size", disk);
 		e->logical_block_size = (uint32_t)read_ull(path, 512);
-		snprintf(path, sizeof(path), "/sys/class/block/%s/queue/scheduler",
-			 disk);
+		snprintf(path, sizeof(path), "/sys/class/block/%s/queue/scheduler", disk);
 		if (!read_line(path, line, sizeof(line)))
 			active_scheduler(line, e->scheduler, sizeof(e->scheduler));
 		else
@@ -159,8 +156,8 @@ int devtab_scan(struct dev_table *t)
 	return err;
 }
 
-struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg,
-				     char *err, size_t errlen)
+struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg, char *err,
+				     size_t errlen)
 {
 	const char *name = arg;
 	unsigned int ma, mi;

@@ -12,15 +12,15 @@ struct dev_table {
 	size_t n, cap;
 };
 
-#define KDEV(ma, mi) (((uint32_t)(ma) << 20) | (uint32_t)(mi))
+#define KDEV(ma, mi)  (((uint32_t)(ma) << 20) | (uint32_t)(mi))
 #define KDEV_MAJOR(d) ((d) >> 20)
 #define KDEV_MINOR(d) ((d) & ((1u << 20) - 1))
 
 /* Adds (or refreshes) every block device now present. 0 or -errno. */
 int devtab_scan(struct dev_table *t);
 /* Resolves "loop0", "/dev/loop0" or "7:0". NULL with a message in err. */
-struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg,
-				     char *err, size_t errlen);
+struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg, char *err,
+				     size_t errlen);
 void devtab_release(struct dev_table *t);
 
 #endif

@@ -39,11 +39,10 @@ struct plan {
 	struct bpf_program *old; /* with request_queue, or NULL */
 	int old_nargs;
 	bool in_summary; /* needed by --summary */
-	bool in_events;  /* needed by per-event tracing */
+	bool in_events;	 /* needed by per-event tracing */
 };
 
-static void append(char *buf, size_t len, const char *fmt, const char *a,
-		   const char *b)
+static void append(char *buf, size_t len, const char *fmt, const char *a, const char *b)
 {
 	size_t n = strlen(buf);
 
@@ -51,34 +50,39 @@ static void append(char *buf, size_t len, const char *fmt, const char *a,
 		snprintf(buf + n, len - n, fmt, n ? "," : "", a, b);
 }
 
-int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po,
-	       char *variant, size_t vlen, char *missing, size_t mlen)
+int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *variant,
+	       size_t vlen, char *missing, size_t mlen)
 {
 	typeof(skel->progs) *p = &skel->progs;
 	const bool ev = !po->summary, pf = po->pid_filter;
 	/* name, current, nargs, old layout, nargs, in --summary, per event */
 	const struct plan plans[] = {
-		{ "block_bio_queue", p->block_bio_queue, 1, NULL, 0, true, true },
-		{ "block_getrq", p->block_getrq, 1, p->block_getrq_q, 3, false, true },
-		{ "block_rq_insert", p->block_rq_insert, 1, p->block_rq_insert_q, 2, true, true },
-		{ "block_rq_issue", p->block_rq_issue, 1, p->block_rq_issue_q, 2, true, true },
-		{ "block_rq_complete", p->block_rq_complete, 3, NULL, 0, true, true },
-		{ "block_bio_complete", p->block_bio_complete, 2, NULL, 0, true, true },
-		{ "block_bio_backmerge", p->block_bio_backmerge, 1, p->block_bio_backmerge_q, 3, true, true },
-		{ "block_bio_frontmerge", p->block_bio_frontmerge, 1, p->block_bio_frontmerge_q, 3, false, true },
-		{ "block_rq_merge", p->block_rq_merge, 1, p->block_rq_merge_q, 2, false, true },
-		{ "block_split", p->block_split, 2, NULL, 0, true, true },
-		{ "block_bio_remap", p->block_bio_remap, 3, NULL, 0, false, true },
-		{ "block_rq_remap", p->block_rq_remap, 3, NULL, 0, false, true },
-		{ "block_rq_requeue", p->block_rq_requeue, 1, p->block_rq_requeue_q, 2, false, true },
-		{ "block_plug", p->block_plug, 1, NULL, 0, false, !po->dev_filter },
-		{ "block_unplug", p->block_unplug, 3, NULL, 0, false, !po->dev_filter },
-		{ "block_io_start", p->block_io_start, 1, NULL, 0, false, po->accounting },
-		{ "block_io_done", p->block_io_done, 1, NULL, 0, false, po->accounting },
-		{ "sys_enter", p->sys_enter, 2, NULL, 0, false, true },
-		{ "sys_exit", p->sys_exit, 2, NULL, 0, false, true },
-		{ "sched_process_fork", p->sched_process_fork, 2, NULL, 0, pf, pf },
-		{ "sched_process_exit", p->sched_process_exit, 2, p->sched_process_exit, 1, true, true },
+	    {"block_bio_queue", p->block_bio_queue, 1, NULL, 0, true, true},
+	    {"block_getrq", p->block_getrq, 1, p->block_getrq_q, 3, false, true},
+	    {"block_rq_insert", p->block_rq_insert, 1, p->block_rq_insert_q, 2, true,
+	     true},
+	    {"block_rq_issue", p->block_rq_issue, 1, p->block_rq_issue_q, 2, true, true},
+	    {"block_rq_complete", p->block_rq_complete, 3, NULL, 0, true, true},
+	    {"block_bio_complete", p->block_bio_complete, 2, NULL, 0, true, true},
+	    {"block_bio_backmerge", p->block_bio_backmerge, 1, p->block_bio_backmerge_q,
+	     3, true, true},
+	    {"block_bio_frontmerge", p->block_bio_frontmerge, 1,
+	     p->block_bio_frontmerge_q, 3, false, true},
+	    {"block_rq_merge", p->block_rq_merge, 1, p->block_rq_merge_q, 2, false, true},
+	    {"block_split", p->block_split, 2, NULL, 0, true, true},
+	    {"block_bio_remap", p->block_bio_remap, 3, NULL, 0, false, true},
+	    {"block_rq_remap", p->block_rq_remap, 3, NULL, 0, false, true},
+	    {"block_rq_requeue", p->block_rq_requeue, 1, p->block_rq_requeue_q, 2, false,
+	     true},
+	    {"block_plug", p->block_plug, 1, NULL, 0, false, !po->dev_filter},
+	    {"block_unplug", p->block_unplug, 3, NULL, 0, false, !po->dev_filter},
+	    {"block_io_start", p->block_io_start, 1, NULL, 0, false, po->accounting},
+	    {"block_io_done", p->block_io_done, 1, NULL, 0, false, po->accounting},
+	    {"sys_enter", p->sys_enter, 2, NULL, 0, false, true},
+	    {"sys_exit", p->sys_exit, 2, NULL, 0, false, true},
+	    {"sched_process_fork", p->sched_process_fork, 2, NULL, 0, pf, pf},
+	    {"sched_process_exit", p->sched_process_exit, 2, p->sched_process_exit, 1,
+	     true, true},
 	};
 	struct btf *btf = btf__load_vmlinux_btf();
 	int err;

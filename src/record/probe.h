@@ -18,7 +18,7 @@
 struct iotrail_bpf;
 
 struct probe_opts {
-	bool summary;    /* --summary */
+	bool summary;	 /* --summary */
 	bool pid_filter; /* -p or COMMAND */
 	bool dev_filter; /* -d: plug/unplug carry no device to filter on */
 	bool accounting; /* --accounting: block_io_start/done too */
@@ -26,7 +26,7 @@ struct probe_opts {
 
 /* Sets autoload on every program. Writes "name:variant,..." into variant
  * and the tracepoints not traced into missing. 0 or -errno (no BTF). */
-int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po,
-	       char *variant, size_t vlen, char *missing, size_t mlen);
+int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *variant,
+	       size_t vlen, char *missing, size_t mlen);
 
 #endif

@@ -45,18 +45,18 @@ struct recorder {
 	struct dev_table devs;
 	struct task_table tasks;
 	uint32_t nr_cpus;
-	uint32_t nr_slots;      /* per CPU, power of two */
-	struct iot_rec *buf;    /* mmap of the "buf" map */
+	uint32_t nr_slots;   /* per CPU, power of two */
+	struct iot_rec *buf; /* mmap of the "buf" map */
 	size_t buf_bytes;
-	struct iot_ctl *ctl;    /* mmap of the "ctl" map */
+	struct iot_ctl *ctl; /* mmap of the "ctl" map */
 	size_t ctl_bytes;
-	uint64_t *written;      /* records written per CPU */
-	uint64_t *torn;         /* slots skipped: reserved, never committed */
-	uint64_t *stuck_seq;    /* per CPU: uncommitted slot seen last drain */
+	uint64_t *written;   /* records written per CPU */
+	uint64_t *torn;	     /* slots skipped: reserved, never committed */
+	uint64_t *stuck_seq; /* per CPU: uncommitted slot seen last drain */
 	unsigned int *stuck_rounds;
 	pid_t child;
-	int go_fd;              /* write end: releases the child */
-	int exec_fd;            /* read end: exec errno from the child */
+	int go_fd;   /* write end: releases the child */
+	int exec_fd; /* read end: exec errno from the child */
 	int child_status;
 	bool child_done;
 };
@@ -76,8 +76,7 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level == LIBBPF_WARN && getenv("IOTRAIL_DEBUG"))
 		return vfprintf(stderr, fmt, ap);
@@ -111,7 +110,7 @@ static bool command_exists(const char *argv0)
 /* Fork the command stopped at a pipe; it runs once the probes are attached. */
 static int start_child(struct recorder *rc)
 {
-	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
+	int go[2] = {-1, -1}, ex[2] = {-1, -1};
 	char c;
 	int e;
 
@@ -155,8 +154,8 @@ static int release_child(struct recorder *rc)
 	return n == sizeof(e) ? -e : 0;
 }
 
-static int write_meta(struct recorder *rc, const char *variant,
-		      const char *missing, const char *attach_kind)
+static int write_meta(struct recorder *rc, const char *variant, const char *missing,
+		      const char *attach_kind)
 {
 	char meta[4096], host[256] = "";
 	struct utsname u;
@@ -172,8 +171,7 @@ static int write_meta(struct recorder *rc, const char *variant,
 		     rc->o->cmdline ? rc->o->cmdline : "",
 		     rc->o->summary ? "summary" : "events",
 		     (unsigned long long)rc->nr_slots * IOT_REC_SIZE,
-		     (unsigned long long)rc->o->switch_ns, attach_kind, variant,
-		     missing);
+		     (unsigned long long)rc->o->switch_ns, attach_kind, variant, missing);
 	if (n >= (int)sizeof(meta) - 8)
 		n = sizeof(meta) - 8;
 	while (n % 8) /* keep every later record 8-byte aligned in the file */
@@ -233,8 +231,7 @@ static int drain_cpu(struct recorder *rc, uint32_t cpu)
 		note_tasks(rc, base + first, n - wrap);
 		if (wrap)
 			note_tasks(rc, base, wrap);
-		err = trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu,
-					 base + first,
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, base + first,
 					 (n - wrap) * IOT_REC_SIZE, wrap ? base : NULL,
 					 wrap * IOT_REC_SIZE);
 		if (err)
@@ -247,7 +244,7 @@ static int drain_cpu(struct recorder *rc, uint32_t cpu)
 
 static int drain_all(struct recorder *rc)
 {
-	struct iot_round rd = { .mark_ns = now_ns(CLOCK_MONOTONIC) };
+	struct iot_round rd = {.mark_ns = now_ns(CLOCK_MONOTONIC)};
 	int err;
 
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
@@ -255,12 +252,11 @@ static int drain_all(struct recorder *rc)
 		if (err)
 			return err;
 	}
-	return trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd),
-				  NULL, 0);
+	return trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
 }
 
-static int exited_lookup(void *ctx, uint32_t tid, uint32_t *pid,
-			 uint64_t *cgroup_id, char comm[16])
+static int exited_lookup(void *ctx, uint32_t tid, uint32_t *pid, uint64_t *cgroup_id,
+			 char comm[16])
 {
 	struct recorder *rc = ctx;
 	struct {
@@ -282,10 +278,9 @@ static int write_tables(struct recorder *rc, uint32_t reason)
 {
 	struct iot_drop_entry *d;
 	struct iot_end end = {
-		.end_mono_ns = now_ns(CLOCK_MONOTONIC),
-		.reason = reason,
-		.command_status = rc->child > 0 && rc->child_done ? rc->child_status
-								 : -1,
+	    .end_mono_ns = now_ns(CLOCK_MONOTONIC),
+	    .reason = reason,
+	    .command_status = rc->child > 0 && rc->child_done ? rc->child_status : -1,
 	};
 	int err;
 
@@ -295,8 +290,7 @@ static int write_tables(struct recorder *rc, uint32_t reason)
 				 rc->devs.n * sizeof(*rc->devs.e), NULL, 0);
 	if (!err)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_TASKS, 0, rc->tasks.e,
-					 rc->tasks.n * sizeof(*rc->tasks.e),
-					 NULL, 0);
+					 rc->tasks.n * sizeof(*rc->tasks.e), NULL, 0);
 	d = calloc(rc->nr_cpus, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -311,8 +305,8 @@ static int write_tables(struct recorder *rc, uint32_t reason)
 					 rc->nr_cpus * sizeof(*d), NULL, 0);
 	free(d);
 	if (!err)
-		err = trace_writer_chunk(&rc->w, IOT_CHUNK_END, 0, &end,
-					 sizeof(end), NULL, 0);
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_END, 0, &end, sizeof(end),
+					 NULL, 0);
 	return err;
 }
 
@@ -330,7 +324,7 @@ static int config_devs(struct recorder *rc, char *msg, size_t msglen)
 	}
 	for (int i = 0; i < o->nr_devs; i++) {
 		struct iot_dev_entry *e =
-			devtab_resolve(&rc->devs, o->devs[i], msg, msglen);
+		    devtab_resolve(&rc->devs, o->devs[i], msg, msglen);
 
 		if (!e)
 			return -ENODEV;
@@ -338,8 +332,8 @@ static int config_devs(struct recorder *rc, char *msg, size_t msglen)
 		ro->cfg_dev[i] = e->disk_dev;
 		ro->cfg_dev_start[i] = e->start_sector;
 		ro->cfg_dev_end[i] = (e->flags & IOT_DEV_PARTITION)
-					     ? e->start_sector + e->nr_sectors
-					     : UINT64_MAX;
+					 ? e->start_sector + e->nr_sectors
+					 : UINT64_MAX;
 	}
 	ro->cfg_nr_devs = o->nr_devs;
 	return 0;
@@ -354,15 +348,15 @@ static int setup_pids(struct recorder *rc)
 	for (int i = 0; i < o->nr_pids; i++) {
 		uint32_t pid = o->pids[i];
 
-		if (bpf_map__update_elem(rc->skel->maps.pids, &pid, sizeof(pid),
-					 &one, 1, BPF_ANY))
+		if (bpf_map__update_elem(rc->skel->maps.pids, &pid, sizeof(pid), &one, 1,
+					 BPF_ANY))
 			return -errno;
 	}
 	if (rc->child > 0) {
 		uint32_t pid = rc->child;
 
-		if (bpf_map__update_elem(rc->skel->maps.pids, &pid, sizeof(pid),
-					 &one, 1, BPF_ANY))
+		if (bpf_map__update_elem(rc->skel->maps.pids, &pid, sizeof(pid), &one, 1,
+					 BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -378,10 +372,10 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 {
 	const struct record_opts *o = rc->o;
 	struct probe_opts po = {
-		.summary = o->summary,
-		.pid_filter = o->nr_pids || o->argv,
-		.dev_filter = o->nr_devs > 0,
-		.accounting = o->accounting,
+	    .summary = o->summary,
+	    .pid_filter = o->nr_pids || o->argv,
+	    .dev_filter = o->nr_devs > 0,
+	    .accounting = o->accounting,
 	};
 	int err;
 
@@ -409,8 +403,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	bpf_map__set_max_entries(rc->skel->maps.ctl, rc->nr_cpus);
 	err = iotrail_bpf__load(rc->skel);
 	if (err)
-		snprintf(msg, msglen, "could not load BPF programs: %s%s",
-			 strerror(-err),
+		snprintf(msg, msglen, "could not load BPF programs: %s%s", strerror(-err),
 			 err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)"
 				       : "");
 	return err;
@@ -465,17 +458,16 @@ static void progress(struct recorder *rc, uint64_t start_ns, bool final)
 		drops += rc->ctl[i].drops_full + rc->torn[i];
 	}
 	fprintf(stderr, "\riotrail: recording %.1f s, %llu records, %llu drops%s",
-		(now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9,
-		(unsigned long long)recs, (unsigned long long)drops,
-		final ? "\n" : "   ");
+		(now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9, (unsigned long long)recs,
+		(unsigned long long)drops, final ? "\n" : "   ");
 }
 
 int record_run(const struct record_opts *o)
 {
-	struct recorder rc = { .o = o, .go_fd = -1, .exec_fd = -1 };
-	struct iot_file_header hdr = { .magic = IOT_MAGIC };
+	struct recorder rc = {.o = o, .go_fd = -1, .exec_fd = -1};
+	struct iot_file_header hdr = {.magic = IOT_MAGIC};
 	char variant[1024], missing[512], msg[512] = "";
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 	uint64_t start_ns, next_progress, next_reap;
 	const char *attach_kind;
 	uint32_t reason = IOT_STOP_SIGNAL;
@@ -491,15 +483,14 @@ int record_run(const struct record_opts *o)
 	}
 	for (int i = 0; i < o->nr_pids; i++) {
 		if (kill(o->pids[i], 0) && errno == ESRCH) {
-			fprintf(stderr, "iotrail: -p %d: no such process\n",
-				o->pids[i]);
+			fprintf(stderr, "iotrail: -p %d: no such process\n", o->pids[i]);
 			return 2;
 		}
 	}
 	if (geteuid() != 0) {
 		/* CAP_BPF + CAP_PERFMON would do; say what is missing first */
-		fprintf(stderr,
-			"iotrail: recording needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE); trying anyway\n");
+		fprintf(stderr, "iotrail: recording needs root (or CAP_BPF, CAP_PERFMON "
+				"and CAP_SYS_RESOURCE); trying anyway\n");
 	}
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0 || ncpu > (int)IOT_MAX_CPUS) {
@@ -510,7 +501,8 @@ int record_run(const struct record_opts *o)
 	slots = o->bufsize / IOT_REC_SIZE;
 	if (slots < 4 * IOT_SLACK_SLOTS) {
 		fprintf(stderr,
-			"iotrail: buffer size %llu bytes is too small: at least %u bytes per CPU\n",
+			"iotrail: buffer size %llu bytes is too small: at least %u bytes "
+			"per CPU\n",
 			(unsigned long long)o->bufsize,
 			4 * IOT_SLACK_SLOTS * IOT_REC_SIZE);
 		return 2;
@@ -553,11 +545,12 @@ int record_run(const struct record_opts *o)
 		/* the typed build was refused: the untyped one reads through
 		 * probe reads and loads where tp_btf cannot */
 		if (getenv("IOTRAIL_DEBUG"))
-			fprintf(stderr, "iotrail: tp_btf build: %s; trying raw_tp\n", msg);
+			fprintf(stderr, "iotrail: tp_btf build: %s; trying raw_tp\n",
+				msg);
 		iotrail_bpf__destroy(rc.skel);
 		rc.skel = NULL;
-		err = open_and_load(&rc, skel_open_raw, variant, sizeof(variant),
-				    missing, sizeof(missing), msg, sizeof(msg));
+		err = open_and_load(&rc, skel_open_raw, variant, sizeof(variant), missing,
+				    sizeof(missing), msg, sizeof(msg));
 		attach_kind = "raw_tp";
 	}
 	if (err) {
@@ -570,8 +563,7 @@ int record_run(const struct record_opts *o)
 		fprintf(stderr, "iotrail: not traced on this kernel: %s\n", missing);
 	err = map_buffers(&rc);
 	if (err) {
-		fprintf(stderr, "iotrail: could not map buffers: %s\n",
-			strerror(-err));
+		fprintf(stderr, "iotrail: could not map buffers: %s\n", strerror(-err));
 		goto cleanup;
 	}
 	if (o->argv) {
@@ -620,8 +612,7 @@ int record_run(const struct record_opts *o)
 	if (o->argv) {
 		err = release_child(&rc);
 		if (err) {
-			fprintf(stderr, "iotrail: %s: %s\n", o->argv[0],
-				strerror(-err));
+			fprintf(stderr, "iotrail: %s: %s\n", o->argv[0], strerror(-err));
 			reason = IOT_STOP_ERROR;
 			ret = 127;
 			goto finish;
@@ -629,7 +620,7 @@ int record_run(const struct record_opts *o)
 	}
 
 	for (;;) {
-		struct timespec ts = { 0, (long)o->switch_ns };
+		struct timespec ts = {0, (long)o->switch_ns};
 		uint64_t t;
 
 		while (ts.tv_nsec >= 1000000000L) {
@@ -640,8 +631,7 @@ int record_run(const struct record_opts *o)
 			nanosleep(&ts, NULL);
 		err = drain_all(&rc);
 		if (err) {
-			fprintf(stderr, "iotrail: %s: %s\n", o->output,
-				strerror(-err));
+			fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
 			reason = IOT_STOP_ERROR;
 			goto finish;
 		}
@@ -701,10 +691,10 @@ finish:
 		waitpid(rc.child, &rc.child_status, 0);
 		rc.child_done = true;
 	}
-	if (rc.child > 0 && WIFEXITED(rc.child_status) &&
-	    WEXITSTATUS(rc.child_status) && ret == 0)
-		fprintf(stderr, "iotrail: %s exited with status %d\n",
-			o->argv[0], WEXITSTATUS(rc.child_status));
+	if (rc.child > 0 && WIFEXITED(rc.child_status) && WEXITSTATUS(rc.child_status) &&
+	    ret == 0)
+		fprintf(stderr, "iotrail: %s exited with status %d\n", o->argv[0],
+			WEXITSTATUS(rc.child_status));
 cleanup:
 	if (err && ret == 0)
 		ret = 1;

@@ -8,21 +8,21 @@
 #include <sys/types.h>
 
 struct record_opts {
-	const char *output;     /* trace file path */
-	const char **devs;      /* -d arguments */
+	const char *output; /* trace file path */
+	const char **devs;  /* -d arguments */
 	int nr_devs;
-	pid_t *pids;            /* -p arguments */
+	pid_t *pids; /* -p arguments */
 	int nr_pids;
-	uint64_t duration_ns;   /* 0: until COMMAND exits or a signal */
-	uint64_t bufsize;       /* per-CPU buffer, bytes */
-	uint64_t switch_ns;     /* drain period */
-	bool summary;           /* one record per request */
-	bool accounting;        /* also block_io_start / block_io_done */
-	char **argv;            /* COMMAND, NULL-terminated, or NULL */
-	const char *cmdline;    /* the options as typed, stored in META */
+	uint64_t duration_ns; /* 0: until COMMAND exits or a signal */
+	uint64_t bufsize;     /* per-CPU buffer, bytes */
+	uint64_t switch_ns;   /* drain period */
+	bool summary;	      /* one record per request */
+	bool accounting;      /* also block_io_start / block_io_done */
+	char **argv;	      /* COMMAND, NULL-terminated, or NULL */
+	const char *cmdline;  /* the options as typed, stored in META */
 };
 
-#define RECORD_DEFAULT_BUFSIZE (4ull << 20)
+#define RECORD_DEFAULT_BUFSIZE	 (4ull << 20)
 #define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000) /* 50hz */
 
 /* Runs a recording; returns the process exit status (0 on success). */

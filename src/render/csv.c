@@ -9,13 +9,14 @@
 void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 		const struct render_opts *o)
 {
-	static const int order[] = { AN_LATENCY, AN_SYSCALL, AN_BIOTIME,
-				     AN_ELVTIME, AN_IOSECTOR };
+	static const int order[] = {AN_LATENCY, AN_SYSCALL, AN_BIOTIME, AN_ELVTIME,
+				    AN_IOSECTOR};
 	struct metric *m[1024];
 	bool first = true;
 
 	if (o->view == VIEW_STATS) {
-		fprintf(f, "analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max\n");
+		fprintf(
+		    f, "analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max\n");
 		first = false;
 	} else if (o->view == VIEW_HIST) {
 		fprintf(f, "analyzer,scope,metric,unit,low,high,count\n");
@@ -37,8 +38,10 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 			switch (o->view) {
 			case VIEW_STATS:
 				metric_stats(m[k], &s);
-				fprintf(f, "%s,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64
-					   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+				fprintf(f,
+					"%s,%s,%s,%s,%" PRIu64 ",%" PRIu64
+					",%.1f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+					",%" PRIu64 ",%" PRIu64 "\n",
 					analyzer_name(order[i]), m[k]->scope, m[k]->name,
 					m[k]->unit, s.count, s.min, s.avg, s.p50, s.p90,
 					s.p99, s.p999, s.max);
@@ -57,14 +60,17 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 					fprintf(f, "%.9f,%s,%s,%" PRId64 ",%s\n",
 						(int64_t)(m[k]->t[x] - ri->t0_ns) / 1e9,
 						m[k]->scope, m[k]->name,
-						m[k]->sv ? m[k]->sv[x] : (int64_t)m[k]->v[x],
+						m[k]->sv ? m[k]->sv[x]
+							 : (int64_t)m[k]->v[x],
 						m[k]->unit);
 				break;
 			}
 		}
 	}
 	if (o->windows) {
-		fprintf(f, "%swindow_start_s,requests,bytes,q2c_avg_ns,kernel_avg_ns,driver_avg_ns,device_avg_ns\n",
+		fprintf(f,
+			"%swindow_start_s,requests,bytes,q2c_avg_ns,kernel_avg_ns,driver_"
+			"avg_ns,device_avg_ns\n",
 			first ? "" : "\n");
 		for (size_t i = 0; i < a->nr_win; i++) {
 			struct window *w = &a->win[i];
@@ -78,14 +84,16 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 		}
 	}
 	if (o->analyzers & AN_CORRELATE) {
-		fprintf(f, "\nsyscall_low_us,syscall_high_us,syscalls,bio_avg_ns,bio_min_ns,bio_max_ns,elv_avg_ns,elv_min_ns,elv_max_ns\n");
+		fprintf(f, "\nsyscall_low_us,syscall_high_us,syscalls,bio_avg_ns,bio_min_"
+			   "ns,bio_max_ns,elv_avg_ns,elv_min_ns,elv_max_ns\n");
 		for (int k = 0; k < LOG2_SLOTS; k++) {
 			struct corr_bucket *c = &a->corr[k];
 
 			if (!c->syscalls)
 				continue;
-			fprintf(f, "%llu,%llu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			fprintf(f,
+				"%llu,%llu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 				k ? 1ull << k : 0ull, (2ull << k) - 1, c->syscalls,
 				c->bio_sum_ns / c->syscalls, c->bio_min_ns, c->bio_max_ns,
 				c->elv_n ? c->elv_sum_ns / c->elv_n : 0, c->elv_min_ns,
@@ -93,7 +101,8 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 		}
 	}
 	if (o->requests) {
-		fprintf(f, "\nc_time_s,device,rwbs,sector,nr_sectors,pid,tid,comm,q_ns,g_ns,i_ns,d_ns,c_ns,nr_bios,error\n");
+		fprintf(f, "\nc_time_s,device,rwbs,sector,nr_sectors,pid,tid,comm,q_ns,g_"
+			   "ns,i_ns,d_ns,c_ns,nr_bios,error\n");
 		for (size_t i = 0; i < a->nr_reqs; i++) {
 			const struct join_request *r = &a->reqs[i];
 			const char *name = "?";
@@ -103,13 +112,13 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 				if (a->devs[k].dev == r->dev)
 					name = a->devs[k].name;
 			render_rwbs(r->flags, rwbs);
-			fprintf(f, "%.9f,%s,%s,%" PRIu64 ",%u,%u,%u,%s,%" PRIu64 ",%" PRIu64
-				   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%d\n",
+			fprintf(f,
+				"%.9f,%s,%s,%" PRIu64 ",%u,%u,%u,%s,%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%d\n",
 				(int64_t)(r->c_ns - ri->t0_ns) / 1e9, name, rwbs,
 				r->sector, r->nr_sectors, r->pid, r->tid,
-				ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "",
-				r->q_ns, r->g_ns, r->i_ns, r->d_ns, r->c_ns, r->nr_bios,
-				r->error);
+				ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "", r->q_ns,
+				r->g_ns, r->i_ns, r->d_ns, r->c_ns, r->nr_bios, r->error);
 		}
 	}
 }

@@ -7,16 +7,16 @@
 #include "render.h"
 
 static const char *const actions[IOT_EV_MAX] = {
-	[IOT_EV_BIO_QUEUE] = "Q",      [IOT_EV_GETRQ] = "G",
-	[IOT_EV_RQ_INSERT] = "I",      [IOT_EV_RQ_ISSUE] = "D",
-	[IOT_EV_RQ_COMPLETE] = "C",    [IOT_EV_BIO_COMPLETE] = "BC",
-	[IOT_EV_BIO_BACKMERGE] = "M",  [IOT_EV_BIO_FRONTMERGE] = "F",
-	[IOT_EV_RQ_MERGE] = "RM",      [IOT_EV_SPLIT] = "X",
-	[IOT_EV_BIO_REMAP] = "A",      [IOT_EV_RQ_REMAP] = "RA",
-	[IOT_EV_RQ_REQUEUE] = "R",     [IOT_EV_PLUG] = "P",
-	[IOT_EV_UNPLUG] = "U",         [IOT_EV_IO_START] = "S",
-	[IOT_EV_IO_DONE] = "E",        [IOT_EV_SYS_ENTER] = "SE",
-	[IOT_EV_SYS_EXIT] = "SX",      [IOT_EV_SUMMARY] = "SUM",
+    [IOT_EV_BIO_QUEUE] = "Q",	  [IOT_EV_GETRQ] = "G",
+    [IOT_EV_RQ_INSERT] = "I",	  [IOT_EV_RQ_ISSUE] = "D",
+    [IOT_EV_RQ_COMPLETE] = "C",	  [IOT_EV_BIO_COMPLETE] = "BC",
+    [IOT_EV_BIO_BACKMERGE] = "M", [IOT_EV_BIO_FRONTMERGE] = "F",
+    [IOT_EV_RQ_MERGE] = "RM",	  [IOT_EV_SPLIT] = "X",
+    [IOT_EV_BIO_REMAP] = "A",	  [IOT_EV_RQ_REMAP] = "RA",
+    [IOT_EV_RQ_REQUEUE] = "R",	  [IOT_EV_PLUG] = "P",
+    [IOT_EV_UNPLUG] = "U",	  [IOT_EV_IO_START] = "S",
+    [IOT_EV_IO_DONE] = "E",	  [IOT_EV_SYS_ENTER] = "SE",
+    [IOT_EV_SYS_EXIT] = "SX",	  [IOT_EV_SUMMARY] = "SUM",
 };
 
 const char *render_action(uint16_t type)
@@ -24,30 +24,34 @@ const char *render_action(uint16_t type)
 	return type < IOT_EV_MAX && actions[type] ? actions[type] : "?";
 }
 
-void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns,
-		  const char *dev, const char *comm)
+void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *dev,
+		  const char *comm)
 {
 	double t = (int64_t)(r->ts_ns - t0_ns) / 1e9;
 	char rwbs[8];
 
 	switch (r->type) {
 	case IOT_EV_SYS_ENTER:
-		fprintf(f, "%14.9f %3u %7u %-16s SE  nr=%llu fd=%u count=%u pos=%lld ino=%llu dev=%u:%u\n",
+		fprintf(f,
+			"%14.9f %3u %7u %-16s SE  nr=%llu fd=%u count=%u pos=%lld "
+			"ino=%llu dev=%u:%u\n",
 			t, r->cpu, r->tid, comm, (unsigned long long)r->sector, r->flags,
-			r->nr, (long long)r->id, (unsigned long long)r->id2, r->dev >> 20, r->dev & 0xfffff);
+			r->nr, (long long)r->id, (unsigned long long)r->id2, r->dev >> 20,
+			r->dev & 0xfffff);
 		return;
 	case IOT_EV_SYS_EXIT:
-		fprintf(f, "%14.9f %3u %7u %-16s SX  nr=%u ret=%lld\n", t, r->cpu,
-			r->tid, comm, r->flags, (long long)r->sector);
+		fprintf(f, "%14.9f %3u %7u %-16s SX  nr=%u ret=%lld\n", t, r->cpu, r->tid,
+			comm, r->flags, (long long)r->sector);
 		return;
 	case IOT_EV_SUMMARY: {
 		const struct iot_summary *s = (const void *)r;
 
 		render_rwbs(s->flags, rwbs);
-		fprintf(f, "%14.9f %3u %7u %-16s SUM %-8s %-4s %llu + %u q=%+.3fus g=%u i=%u d=%u ns\n",
-			t, s->cpu, s->tid, comm, dev, rwbs,
-			(unsigned long long)s->sector, s->nr,
-			((int64_t)s->q_ns - (int64_t)s->c_ns) / 1e3, s->g_delta_ns,
+		fprintf(f,
+			"%14.9f %3u %7u %-16s SUM %-8s %-4s %llu + %u q=%+.3fus g=%u "
+			"i=%u d=%u ns\n",
+			t, s->cpu, s->tid, comm, dev, rwbs, (unsigned long long)s->sector,
+			s->nr, ((int64_t)s->q_ns - (int64_t)s->c_ns) / 1e3, s->g_delta_ns,
 			s->i_delta_ns, s->d_delta_ns);
 		return;
 	}
@@ -58,9 +62,11 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns,
 		return;
 	default:
 		render_rwbs(r->flags, rwbs);
-		fprintf(f, "%14.9f %3u %7u %-16s %-3s %-8s %-4s %llu + %u id=%#llx id2=%#llx\n",
-			t, r->cpu, r->tid, comm, render_action(r->type), dev, rwbs,
-			(unsigned long long)r->sector, r->nr,
-			(unsigned long long)r->id, (unsigned long long)r->id2);
+		fprintf(
+		    f,
+		    "%14.9f %3u %7u %-16s %-3s %-8s %-4s %llu + %u id=%#llx id2=%#llx\n",
+		    t, r->cpu, r->tid, comm, render_action(r->type), dev, rwbs,
+		    (unsigned long long)r->sector, r->nr, (unsigned long long)r->id,
+		    (unsigned long long)r->id2);
 	}
 }

@@ -60,8 +60,8 @@ static void device(struct json_writer *w, struct dev_result *d)
 void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 		 const struct render_opts *o)
 {
-	static const int order[] = { AN_LATENCY, AN_SYSCALL, AN_BIOTIME,
-				     AN_ELVTIME, AN_IOSECTOR };
+	static const int order[] = {AN_LATENCY, AN_SYSCALL, AN_BIOTIME, AN_ELVTIME,
+				    AN_IOSECTOR};
 	struct metric *m[1024];
 	struct json_writer w;
 
@@ -80,8 +80,9 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 		jw_start_object(&w);
 		jw_uint_field(&w, "cpu", ri->drops[i].cpu);
 		jw_uint_field(&w, "records", ri->drops[i].records);
-		jw_uint_field(&w, "drops", ri->drops[i].drops_full + ri->drops[i].drops_torn +
-			  ri->drops[i].drops_nostate);
+		jw_uint_field(&w, "drops",
+			      ri->drops[i].drops_full + ri->drops[i].drops_torn +
+				  ri->drops[i].drops_nostate);
 		jw_uint_field(&w, "drops_full", ri->drops[i].drops_full);
 		jw_uint_field(&w, "drops_torn", ri->drops[i].drops_torn);
 		jw_uint_field(&w, "drops_nostate", ri->drops[i].drops_nostate);
@@ -176,7 +177,8 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 			jw_uint_field(&w, "bio_avg_ns", c->bio_sum_ns / c->syscalls);
 			jw_uint_field(&w, "bio_min_ns", c->bio_min_ns);
 			jw_uint_field(&w, "bio_max_ns", c->bio_max_ns);
-			jw_uint_field(&w, "elv_avg_ns", c->elv_n ? c->elv_sum_ns / c->elv_n : 0);
+			jw_uint_field(&w, "elv_avg_ns",
+				      c->elv_n ? c->elv_sum_ns / c->elv_n : 0);
 			jw_uint_field(&w, "elv_min_ns", c->elv_min_ns);
 			jw_uint_field(&w, "elv_max_ns", c->elv_max_ns);
 			jw_end_object(&w);

@@ -96,10 +96,22 @@ static void close_(struct json_writer *w, char c)
 		fputc('\n', w->f);
 }
 
-void jw_start_object(struct json_writer *w) { open_(w, '{'); }
-void jw_end_object(struct json_writer *w) { close_(w, '}'); }
-void jw_start_array(struct json_writer *w) { open_(w, '['); }
-void jw_end_array(struct json_writer *w) { close_(w, ']'); }
+void jw_start_object(struct json_writer *w)
+{
+	open_(w, '{');
+}
+void jw_end_object(struct json_writer *w)
+{
+	close_(w, '}');
+}
+void jw_start_array(struct json_writer *w)
+{
+	open_(w, '[');
+}
+void jw_end_array(struct json_writer *w)
+{
+	close_(w, ']');
+}
 
 void jw_string(struct json_writer *w, const char *s)
 {

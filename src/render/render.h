@@ -18,14 +18,14 @@ enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 struct report_info {
 	const char *path;
-	const char *mode;         /* "events" or "summary" */
+	const char *mode; /* "events" or "summary" */
 	const char *kernel;
 	uint32_t nr_cpus;
-	uint64_t events;          /* records read */
-	uint64_t gaps;            /* sequence numbers missing */
+	uint64_t events; /* records read */
+	uint64_t gaps;	 /* sequence numbers missing */
 	uint64_t duration_ns;
-	uint64_t t0_ns;           /* recording start, CLOCK_MONOTONIC */
-	const char *stop_reason;  /* "command", "duration", "signal", "error", "unknown" */
+	uint64_t t0_ns;		 /* recording start, CLOCK_MONOTONIC */
+	const char *stop_reason; /* "command", "duration", "signal", "error", "unknown" */
 	const struct iot_drop_entry *drops;
 	size_t nr_drops;
 	struct join_stats join;
@@ -34,11 +34,11 @@ struct report_info {
 };
 
 struct render_opts {
-	unsigned int analyzers;   /* AN_* to show */
+	unsigned int analyzers; /* AN_* to show */
 	enum view view;
 	enum out_format format;
-	bool requests;            /* list every request */
-	bool windows;             /* the --window table */
+	bool requests; /* list every request */
+	bool windows;  /* the --window table */
 };
 
 void render_text(FILE *f, const struct report_info *ri, struct analysis *a,
@@ -51,11 +51,9 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 /* "R", "W", "F", "D" + "S" sync, "M" meta, "A" readahead, like rwbs */
 void render_rwbs(uint32_t flags, char out[8]);
 
-
-
 /* "Q", "G", "D", ...: blktrace's letters where they exist */
 const char *render_action(uint16_t type);
 /* One event as a text line (iotrail script). */
-void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns,
-		  const char *dev, const char *comm);
+void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *dev,
+		  const char *comm);
 #endif

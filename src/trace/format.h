@@ -19,20 +19,20 @@
 
 #include "../bpf/events.h"
 
-#define IOT_MAGIC "IOTRAIL"  /* 8 bytes with the terminating NUL */
+#define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
 #define IOT_VERSION_MINOR 0
 
 struct iot_file_header {
-	char magic[8];              /* "IOTRAIL\0" */
-	uint32_t header_size;       /* bytes of this header: 64 in version 1.0 */
-	uint16_t version_major;     /* IOT_VERSION_MAJOR */
-	uint16_t version_minor;     /* IOT_VERSION_MINOR */
-	uint32_t rec_size;          /* bytes per event record: 64 */
-	uint32_t nr_cpus;           /* possible CPUs when recorded */
+	char magic[8];		    /* "IOTRAIL\0" */
+	uint32_t header_size;	    /* bytes of this header: 64 in version 1.0 */
+	uint16_t version_major;	    /* IOT_VERSION_MAJOR */
+	uint16_t version_minor;	    /* IOT_VERSION_MINOR */
+	uint32_t rec_size;	    /* bytes per event record: 64 */
+	uint32_t nr_cpus;	    /* possible CPUs when recorded */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME at start */
-	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at the same instant */
-	uint32_t clock_id;          /* clock of every ts_ns: 1 = CLOCK_MONOTONIC */
+	uint64_t start_mono_ns;	    /* CLOCK_MONOTONIC at the same instant */
+	uint32_t clock_id;	    /* clock of every ts_ns: 1 = CLOCK_MONOTONIC */
 	uint32_t reserved0;
 	uint64_t reserved1;
 	uint64_t reserved2;
@@ -64,33 +64,33 @@ struct iot_round {
 };
 
 struct iot_dev_entry {
-	uint32_t dev;                 /* kernel dev_t: major << 20 | minor */
-	uint32_t disk_dev;            /* the whole disk's dev_t (== dev for a disk) */
-	uint64_t start_sector;        /* partition start on its disk, 512-byte units */
-	uint64_t nr_sectors;          /* size, 512-byte units */
-	uint32_t logical_block_size;  /* bytes */
-	uint32_t flags;               /* IOT_DEV_* */
-	char name[32];                /* "loop0", "vda1" */
-	char scheduler[32];           /* active I/O scheduler, "" when none */
+	uint32_t dev;		     /* kernel dev_t: major << 20 | minor */
+	uint32_t disk_dev;	     /* the whole disk's dev_t (== dev for a disk) */
+	uint64_t start_sector;	     /* partition start on its disk, 512-byte units */
+	uint64_t nr_sectors;	     /* size, 512-byte units */
+	uint32_t logical_block_size; /* bytes */
+	uint32_t flags;		     /* IOT_DEV_* */
+	char name[32];		     /* "loop0", "vda1" */
+	char scheduler[32];	     /* active I/O scheduler, "" when none */
 };
 #define IOT_DEV_PARTITION (1u << 0)
-#define IOT_DEV_FILTERED (1u << 1) /* selected with -d */
+#define IOT_DEV_FILTERED  (1u << 1) /* selected with -d */
 #define IOT_DEV_BIO_BASED (1u << 2) /* no request queue (zram, brd): bios only */
 
 struct iot_task_entry {
-	uint32_t pid;       /* tgid */
-	uint32_t tid;       /* thread id */
+	uint32_t pid;	    /* tgid */
+	uint32_t tid;	    /* thread id */
 	uint64_t cgroup_id; /* cgroup v2 id (inode of its directory), 0 unknown */
 	char comm[16];
-	char cgroup[96];    /* cgroup v2 path, truncated */
+	char cgroup[96]; /* cgroup v2 path, truncated */
 };
 
 struct iot_drop_entry {
 	uint32_t cpu;
 	uint32_t reserved;
-	uint64_t records;     /* records written for this CPU */
-	uint64_t drops_full;  /* lost: buffer full */
-	uint64_t drops_torn;  /* lost: slot reserved but never committed */
+	uint64_t records;	/* records written for this CPU */
+	uint64_t drops_full;	/* lost: buffer full */
+	uint64_t drops_torn;	/* lost: slot reserved but never committed */
 	uint64_t drops_nostate; /* lost (--summary): no slot for a request's state */
 };
 
@@ -102,8 +102,8 @@ enum iot_stop_reason {
 };
 
 struct iot_end {
-	uint64_t end_mono_ns; /* CLOCK_MONOTONIC at stop */
-	uint32_t reason;      /* enum iot_stop_reason */
+	uint64_t end_mono_ns;	/* CLOCK_MONOTONIC at stop */
+	uint32_t reason;	/* enum iot_stop_reason */
 	int32_t command_status; /* wait status of COMMAND, -1 without one */
 };
 
@@ -117,7 +117,7 @@ _Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
 _Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
 _Static_assert(sizeof(struct iot_end) == 16, "end record");
 _Static_assert(__builtin_offsetof(struct iot_summary, type) ==
-		       __builtin_offsetof(struct iot_rec, type),
+		   __builtin_offsetof(struct iot_rec, type),
 	       "summary and event records share the type offset");
 
 #endif /* IOTRAIL_TRACE_FORMAT_H */

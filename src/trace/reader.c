@@ -27,8 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int add_chunk(struct trace_reader *r, const struct reader_chunk *c,
-		     size_t *cap)
+static int add_chunk(struct trace_reader *r, const struct reader_chunk *c, size_t *cap)
 {
 	struct reader_chunk *n;
 
@@ -62,10 +61,11 @@ static int index_chunks(struct trace_reader *r)
 		struct reader_chunk rc;
 
 		if (r->size - off < sizeof(c)) {
-			snprintf(r->warning, sizeof(r->warning),
-				 "%s: offset %llu: truncated chunk header, %llu bytes ignored",
-				 r->path, (unsigned long long)off,
-				 (unsigned long long)(r->size - off));
+			snprintf(
+			    r->warning, sizeof(r->warning),
+			    "%s: offset %llu: truncated chunk header, %llu bytes ignored",
+			    r->path, (unsigned long long)off,
+			    (unsigned long long)(r->size - off));
 			break;
 		}
 		memcpy(&c, r->map + off, sizeof(c));
@@ -81,10 +81,10 @@ static int index_chunks(struct trace_reader *r)
 			else
 				rc.size = 0;
 			snprintf(r->warning, sizeof(r->warning),
-				 "%s: offset %llu: chunk of %llu bytes cut short at %llu; read up to offset %llu",
+				 "%s: offset %llu: chunk of %llu bytes cut short at "
+				 "%llu; read up to offset %llu",
 				 r->path, (unsigned long long)off,
-				 (unsigned long long)c.size,
-				 (unsigned long long)r->size,
+				 (unsigned long long)c.size, (unsigned long long)r->size,
 				 (unsigned long long)(rc.offset + rc.size));
 			if (rc.size) {
 				err = add_chunk(r, &rc, &cap);
@@ -98,7 +98,8 @@ static int index_chunks(struct trace_reader *r)
 		case IOT_CHUNK_EVENTS:
 			if (c.size % IOT_REC_SIZE || c.cpu >= r->hdr.nr_cpus) {
 				snprintf(r->warning, sizeof(r->warning),
-					 "%s: offset %llu: malformed events chunk (cpu %u, %llu bytes); stopped there",
+					 "%s: offset %llu: malformed events chunk (cpu "
+					 "%u, %llu bytes); stopped there",
 					 r->path, (unsigned long long)off, c.cpu,
 					 (unsigned long long)c.size);
 				return 0;
@@ -116,8 +117,7 @@ static int index_chunks(struct trace_reader *r)
 				return -ENOMEM;
 			memcpy((void *)r->tasks, r->map + rc.offset, c.size);
 			r->nr_tasks = c.size / sizeof(struct iot_task_entry);
-			qsort((void *)r->tasks, r->nr_tasks, sizeof(*r->tasks),
-			      cmp_task);
+			qsort((void *)r->tasks, r->nr_tasks, sizeof(*r->tasks), cmp_task);
 			break;
 		case IOT_CHUNK_DROPS:
 			r->drops = (const void *)(r->map + rc.offset);
@@ -145,7 +145,8 @@ static int index_chunks(struct trace_reader *r)
 	}
 	if (!r->has_end && !r->warning[0])
 		snprintf(r->warning, sizeof(r->warning),
-			 "%s: offset %llu: no end record (recording interrupted?); read up to there",
+			 "%s: offset %llu: no end record (recording interrupted?); read "
+			 "up to there",
 			 r->path, (unsigned long long)r->size);
 	return 0;
 }
@@ -180,7 +181,8 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	if ((size_t)st.st_size < sizeof(r->hdr)) {
 		err = -EINVAL;
 		snprintf(errbuf, errlen,
-			 "%s: not an iotrail trace (%lld bytes, shorter than the %zu-byte header)",
+			 "%s: not an iotrail trace (%lld bytes, shorter than the "
+			 "%zu-byte header)",
 			 path, (long long)st.st_size, sizeof(r->hdr));
 		goto cleanup;
 	}
@@ -196,16 +198,17 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	memcpy(&r->hdr, map, sizeof(r->hdr));
 	if (memcmp(r->hdr.magic, IOT_MAGIC, 8) != 0) {
 		err = -EINVAL;
-		snprintf(errbuf, errlen,
-			 "%s: not an iotrail trace (offset 0: bad magic)", path);
+		snprintf(errbuf, errlen, "%s: not an iotrail trace (offset 0: bad magic)",
+			 path);
 		goto cleanup;
 	}
 	if (r->hdr.version_major != IOT_VERSION_MAJOR) {
 		err = -EINVAL;
 		snprintf(errbuf, errlen,
-			 "%s: trace format version %u.%u; this iotrail reads %u.x",
-			 path, r->hdr.version_major, r->hdr.version_minor,
-			 IOT_VERSION_MAJOR);
+			 "%s: trace format version %u.%u; this iotrail reads %u.x", path,
+			 (unsigned int)r->hdr.version_major,
+			 (unsigned int)r->hdr.version_minor,
+			 (unsigned int)IOT_VERSION_MAJOR);
 		goto cleanup;
 	}
 	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size > r->size ||
@@ -213,9 +216,9 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	    r->hdr.nr_cpus > IOT_MAX_CPUS) {
 		err = -EINVAL;
 		snprintf(errbuf, errlen,
-			 "%s: offset 8: corrupt header (header_size %u, rec_size %u, nr_cpus %u)",
-			 path, r->hdr.header_size, r->hdr.rec_size,
-			 r->hdr.nr_cpus);
+			 "%s: offset 8: corrupt header (header_size %u, rec_size %u, "
+			 "nr_cpus %u)",
+			 path, r->hdr.header_size, r->hdr.rec_size, r->hdr.nr_cpus);
 		goto cleanup;
 	}
 	err = index_chunks(r);
@@ -289,14 +292,13 @@ static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 		unsigned int i = c->win_count;
 
 		if (x->seq != r->next_seq[cpu])
-			r->nr_gaps += x->seq > r->next_seq[cpu]
-					      ? x->seq - r->next_seq[cpu]
-					      : 0;
+			r->nr_gaps +=
+			    x->seq > r->next_seq[cpu] ? x->seq - r->next_seq[cpu] : 0;
 		r->next_seq[cpu] = x->seq + 1;
 		/* insertion from the back: nearly always zero steps */
 		while (i > 0) {
 			const struct iot_rec *prev =
-				c->win[(c->win_start + i - 1) % READER_REORDER];
+			    c->win[(c->win_start + i - 1) % READER_REORDER];
 			if (prev->ts_ns <= x->ts_ns)
 				break;
 			c->win[(c->win_start + i) % READER_REORDER] = prev;
@@ -325,8 +327,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 			if (!c->win_count)
 				continue;
 			h = c->win[c->win_start];
-			if (h->ts_ns < r->limit_ns &&
-			    (!best || h->ts_ns < best->ts_ns)) {
+			if (h->ts_ns < r->limit_ns && (!best || h->ts_ns < best->ts_ns)) {
 				best = h;
 				bc = c;
 			}
@@ -376,8 +377,7 @@ void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
 		const char *nl = memchr(p, '\n', end - p);
 		const char *le = nl ? nl : end;
 
-		if ((size_t)(le - p) > klen && !memcmp(p, key, klen) &&
-		    p[klen] == '=') {
+		if ((size_t)(le - p) > klen && !memcmp(p, key, klen) && p[klen] == '=') {
 			size_t n = le - p - klen - 1;
 
 			if (n >= outlen)
@@ -390,8 +390,7 @@ void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
 	}
 }
 
-const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r,
-					     uint32_t dev)
+const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r, uint32_t dev)
 {
 	for (size_t i = 0; i < r->nr_devs; i++)
 		if (r->devs[i].dev == dev)
@@ -399,10 +398,9 @@ const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r,
 	return NULL;
 }
 
-const struct iot_task_entry *trace_reader_task(const struct trace_reader *r,
-					       uint32_t tid)
+const struct iot_task_entry *trace_reader_task(const struct trace_reader *r, uint32_t tid)
 {
-	struct iot_task_entry key = { .tid = tid };
+	struct iot_task_entry key = {.tid = tid};
 
 	if (!r->nr_tasks)
 		return NULL;

@@ -22,7 +22,7 @@ struct reader_chunk {
 	uint32_t type;
 	uint32_t cpu;
 	uint64_t offset; /* of the payload */
-	uint64_t size;   /* payload bytes present in the file */
+	uint64_t size;	 /* payload bytes present in the file */
 };
 
 struct reader_span {
@@ -57,9 +57,9 @@ struct trace_reader {
 	struct iot_end end;
 	bool has_end;
 
-	uint64_t nr_records;   /* records present in the file */
-	uint64_t nr_gaps;      /* sequence numbers missing between records */
-	char warning[256];     /* "" or what was cut, with the byte offset */
+	uint64_t nr_records; /* records present in the file */
+	uint64_t nr_gaps;    /* sequence numbers missing between records */
+	char warning[256];   /* "" or what was cut, with the byte offset */
 
 	/* merge state */
 	struct reader_cpu *cpus;
@@ -79,8 +79,7 @@ void trace_reader_rewind(struct trace_reader *r);
 /* The META value of key, copied into out ("" when absent). */
 void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
 		       size_t outlen);
-const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r,
-					     uint32_t dev);
+const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r, uint32_t dev);
 const struct iot_task_entry *trace_reader_task(const struct trace_reader *r,
 					       uint32_t tid);
 void trace_reader_release(struct trace_reader *r);

@@ -47,7 +47,7 @@ cleanup:
 int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
 		       const void *p1, size_t n1, const void *p2, size_t n2)
 {
-	struct iot_chunk c = { .type = type, .cpu = cpu, .size = n1 + n2 };
+	struct iot_chunk c = {.type = type, .cpu = cpu, .size = n1 + n2};
 
 	if (!w->f)
 		return -EBADF;

@@ -66,8 +66,8 @@ int parse_time(const char *s, uint64_t *ns)
 		const char *unit;
 		long double ns;
 	} units[] = {
-		{ "", 1e9L },  { "s", 1e9L },  { "ms", 1e6L }, { "us", 1e3L },
-		{ "ns", 1.0L }, { "m", 60e9L }, { "min", 60e9L }, { "h", 3600e9L },
+	    {"", 1e9L},	  {"s", 1e9L},	{"ms", 1e6L},	{"us", 1e3L},
+	    {"ns", 1.0L}, {"m", 60e9L}, {"min", 60e9L}, {"h", 3600e9L},
 	};
 	long double v;
 	const char *u = parse_number(s, &v);

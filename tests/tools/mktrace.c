@@ -55,10 +55,12 @@ static struct iot_rec ev(uint16_t type, uint64_t ts, uint64_t id, uint64_t id2,
 
 int main(int argc, char **argv)
 {
-	struct iot_file_header h = { .magic = IOT_MAGIC };
-	struct iot_dev_entry dev = { .dev = 7u << 20, .disk_dev = 7u << 20,
-				     .logical_block_size = 512, .name = "loop0",
-				     .scheduler = "mq-deadline" };
+	struct iot_file_header h = {.magic = IOT_MAGIC};
+	struct iot_dev_entry dev = {.dev = 7u << 20,
+				    .disk_dev = 7u << 20,
+				    .logical_block_size = 512,
+				    .name = "loop0",
+				    .scheduler = "mq-deadline"};
 	struct trace_writer w;
 	struct cpu_buf *cpu;
 	uint64_t n, t = 1000000, next_round = ROUND_NS, seed = 42;
@@ -93,32 +95,41 @@ int main(int argc, char **argv)
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		if (i % 4 == 0)
-			put(&cpu[sc], ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 0, 4096, tid), sc);
+			put(&cpu[sc],
+			    ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 0, 4096, tid), sc);
 		put(&cpu[sc], ev(IOT_EV_BIO_QUEUE, t + 100, bio, 0, sector, 8, tid), sc);
 		put(&cpu[sc], ev(IOT_EV_GETRQ, t + 600, bio, 0, sector, 8, tid), sc);
-		put(&cpu[sc], ev(IOT_EV_RQ_INSERT, t + 1100, rq, bio, sector, 8, tid), sc);
+		put(&cpu[sc], ev(IOT_EV_RQ_INSERT, t + 1100, rq, bio, sector, 8, tid),
+		    sc);
 		put(&cpu[sc], ev(IOT_EV_RQ_ISSUE, t + 1700, rq, bio, sector, 8, tid), sc);
-		put(&cpu[cc], ev(IOT_EV_RQ_COMPLETE, t + 1800 + (seed >> 52), rq,
-				 (uint64_t)8 << 32, sector, 8, 0), cc);
+		put(&cpu[cc],
+		    ev(IOT_EV_RQ_COMPLETE, t + 1800 + (seed >> 52), rq, (uint64_t)8 << 32,
+		       sector, 8, 0),
+		    cc);
 		if (i % 4 == 0)
-			put(&cpu[sc], ev(IOT_EV_SYS_EXIT, t + 2000 + (seed >> 52), 0, 0, 4096, 0, tid), sc);
+			put(&cpu[sc],
+			    ev(IOT_EV_SYS_EXIT, t + 2000 + (seed >> 52), 0, 0, 4096, 0,
+			       tid),
+			    sc);
 		t += 5000;
 		if (t >= next_round) { /* drain like the recorder */
-			struct iot_round rd = { .mark_ns = t };
+			struct iot_round rd = {.mark_ns = t};
 
 			for (uint32_t c = 0; c < ncpu; c++) {
 				trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, cpu[c].r,
 						   cpu[c].n * IOT_REC_SIZE, NULL, 0);
 				cpu[c].n = 0;
 			}
-			trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
+			trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL,
+					   0);
 			next_round += ROUND_NS;
 		}
 	}
 	{
-		struct iot_round rd = { .mark_ns = t + 10000 };
-		struct iot_end end = { .end_mono_ns = t + 20000, .reason = IOT_STOP_COMMAND,
-				       .command_status = 0 };
+		struct iot_round rd = {.mark_ns = t + 10000};
+		struct iot_end end = {.end_mono_ns = t + 20000,
+				      .reason = IOT_STOP_COMMAND,
+				      .command_status = 0};
 
 		for (uint32_t c = 0; c < ncpu; c++)
 			trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, cpu[c].r,

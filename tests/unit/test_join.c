@@ -12,19 +12,28 @@ static struct join_syscall sys[MAXOUT];
 static int nreq, nbio, nsys;
 static bool bio_based;
 
-static void on_req(void *c, const struct join_request *r) { reqs[nreq++] = *r; }
+static void on_req(void *c, const struct join_request *r)
+{
+	reqs[nreq++] = *r;
+}
 static void on_bio(void *c, const struct join_request *r, const struct join_bio *b)
 {
 	bios[nbio++] = *b;
 }
-static void on_sys(void *c, const struct join_syscall *s) { sys[nsys++] = *s; }
-static bool is_bio_based(void *c, uint32_t dev) { return bio_based; }
+static void on_sys(void *c, const struct join_syscall *s)
+{
+	sys[nsys++] = *s;
+}
+static bool is_bio_based(void *c, uint32_t dev)
+{
+	return bio_based;
+}
 
 static struct join j;
 
 static int setup(void **state)
 {
-	struct join_sink sink = { NULL, on_req, on_bio, on_sys };
+	struct join_sink sink = {NULL, on_req, on_bio, on_sys};
 
 	nreq = nbio = nsys = 0;
 	bio_based = false;
@@ -44,10 +53,10 @@ static void feed(struct iot_rec r)
 
 /* rq_complete's id2: sectors left before this completion << 32 | error */
 #define LEFT(n) ((uint64_t)(n) << 32)
-#define A 0xa000
-#define B 0xb000
-#define R 0x1000
-#define R2 0x2000
+#define A	0xa000
+#define B	0xb000
+#define R	0x1000
+#define R2	0x2000
 
 static void simple_request(void **state)
 {
@@ -223,7 +232,7 @@ static void syscall_attribution(void **state)
 	struct iot_rec se = mkrec(IOT_EV_SYS_ENTER, 90, 4096, 12, 17, 4096);
 	struct iot_rec sx = mkrec(IOT_EV_SYS_EXIT, 210, 0, 0, 4096, 0);
 
-	se.flags = 3; /* fd */
+	se.flags = 3;  /* fd */
 	sx.flags = 17; /* pread64 */
 	feed(se);
 	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
@@ -319,17 +328,18 @@ static void lost_completion_then_reuse(void **state)
 static void random_streams(void **state)
 {
 	static const uint16_t types[] = {
-		IOT_EV_BIO_QUEUE, IOT_EV_GETRQ, IOT_EV_RQ_INSERT, IOT_EV_RQ_ISSUE,
-		IOT_EV_RQ_COMPLETE, IOT_EV_BIO_COMPLETE, IOT_EV_BIO_BACKMERGE,
-		IOT_EV_BIO_FRONTMERGE, IOT_EV_RQ_MERGE, IOT_EV_SPLIT,
-		IOT_EV_BIO_REMAP, IOT_EV_RQ_REQUEUE, IOT_EV_SYS_ENTER,
-		IOT_EV_SYS_EXIT,
+	    IOT_EV_BIO_QUEUE,	  IOT_EV_GETRQ,		 IOT_EV_RQ_INSERT,
+	    IOT_EV_RQ_ISSUE,	  IOT_EV_RQ_COMPLETE,	 IOT_EV_BIO_COMPLETE,
+	    IOT_EV_BIO_BACKMERGE, IOT_EV_BIO_FRONTMERGE, IOT_EV_RQ_MERGE,
+	    IOT_EV_SPLIT,	  IOT_EV_BIO_REMAP,	 IOT_EV_RQ_REQUEUE,
+	    IOT_EV_SYS_ENTER,	  IOT_EV_SYS_EXIT,
 	};
 
 	srand(3);
 	for (int i = 0; i < 300000; i++) {
-		struct iot_rec r = mkrec(types[rand() % 14], i, 0x1000 + (rand() % 6) * 0x100,
-					 0, (rand() % 8) * 8, 8);
+		struct iot_rec r =
+		    mkrec(types[rand() % 14], i, 0x1000 + (rand() % 6) * 0x100, 0,
+			  (rand() % 8) * 8, 8);
 
 		r.id2 = (rand() % 2) ? 0x1000 + (uint64_t)(rand() % 6) * 0x100 : LEFT(8);
 		r.tid = 100 + rand() % 3;
@@ -347,12 +357,22 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(simple_request), T(backmerge), T(frontmerge),
-		T(merge_into_unknown_request), T(partial_completion), T(requeue),
-		T(bio_based_device), T(bio_complete_after_request),
-		T(orphan_completion), T(request_merge), T(split),
-		T(syscall_attribution), T(summary_record), T(address_reuse),
-		T(lost_completion_then_reuse), T(random_streams),
+	    T(simple_request),
+	    T(backmerge),
+	    T(frontmerge),
+	    T(merge_into_unknown_request),
+	    T(partial_completion),
+	    T(requeue),
+	    T(bio_based_device),
+	    T(bio_complete_after_request),
+	    T(orphan_completion),
+	    T(request_merge),
+	    T(split),
+	    T(syscall_attribution),
+	    T(summary_record),
+	    T(address_reuse),
+	    T(lost_completion_then_reuse),
+	    T(random_streams),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,7 +14,7 @@ static int cmp(const void *a, const void *b)
 
 static void radix_matches_qsort(void **state)
 {
-	size_t sizes[] = { 0, 1, 2, 63, 64, 1000, 100000 };
+	size_t sizes[] = {0, 1, 2, 63, 64, 1000, 100000};
 
 	srand(2);
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -76,17 +76,17 @@ static void hist_edges(void **state)
 {
 	struct metric m;
 	struct log2_hist h;
-	const uint64_t v[] = { 0, 1, 2, 3, 4, 7, 8, 1023, 1024 };
+	const uint64_t v[] = {0, 1, 2, 3, 4, 7, 8, 1023, 1024};
 
 	metric_init(&m, "x", "q2c", "ns", false);
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		metric_add(&m, 0, v[i]);
 	metric_hist(&m, 1, &h);
-	assert_int_equal(h.slot[0], 2); /* 0 and 1: "0 -> 1" */
-	assert_int_equal(h.slot[1], 2); /* 2, 3 */
-	assert_int_equal(h.slot[2], 2); /* 4, 7 */
-	assert_int_equal(h.slot[3], 1); /* 8 */
-	assert_int_equal(h.slot[9], 1); /* 1023 */
+	assert_int_equal(h.slot[0], 2);	 /* 0 and 1: "0 -> 1" */
+	assert_int_equal(h.slot[1], 2);	 /* 2, 3 */
+	assert_int_equal(h.slot[2], 2);	 /* 4, 7 */
+	assert_int_equal(h.slot[3], 1);	 /* 8 */
+	assert_int_equal(h.slot[9], 1);	 /* 1023 */
 	assert_int_equal(h.slot[10], 1); /* 1024 */
 	assert_int_equal(h.max_slot, 10);
 	metric_hist(&m, 1000, &h); /* in microseconds */
@@ -98,10 +98,10 @@ static void hist_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(radix_matches_qsort),
-		cmocka_unit_test(percentiles),
-		cmocka_unit_test(percentiles_keep_series_order),
-		cmocka_unit_test(hist_edges),
+	    cmocka_unit_test(radix_matches_qsort),
+	    cmocka_unit_test(percentiles),
+	    cmocka_unit_test(percentiles_keep_series_order),
+	    cmocka_unit_test(hist_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

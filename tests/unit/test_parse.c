@@ -23,7 +23,8 @@ static void sizes(void **state)
 
 static void bad_sizes(void **state)
 {
-	static const char *bad[] = { "", "k", "-1", "4x", "4mm", "0", "m4", "1e999", " 4", NULL };
+	static const char *bad[] = {"",	 "k",  "-1",	"4x", "4mm",
+				    "0", "m4", "1e999", " 4", NULL};
 	uint64_t b;
 
 	for (int i = 0; bad[i]; i++)
@@ -50,7 +51,7 @@ static void times(void **state)
 
 static void bad_times(void **state)
 {
-	static const char *bad[] = { "", "s", "10q", "-5s", "0", "0.1ns", "ms10", NULL };
+	static const char *bad[] = {"", "s", "10q", "-5s", "0", "0.1ns", "ms10", NULL};
 	uint64_t ns;
 
 	for (int i = 0; bad[i]; i++)
@@ -75,9 +76,9 @@ static void rates(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sizes),     cmocka_unit_test(bad_sizes),
-		cmocka_unit_test(times),     cmocka_unit_test(bad_times),
-		cmocka_unit_test(rates),
+	    cmocka_unit_test(sizes), cmocka_unit_test(bad_sizes),
+	    cmocka_unit_test(times), cmocka_unit_test(bad_times),
+	    cmocka_unit_test(rates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,16 +43,18 @@ static void header(struct iot_file_header *h, uint32_t cpus)
 
 static void round_mark(struct trace_writer *w, uint64_t mark)
 {
-	struct iot_round r = { .mark_ns = mark };
+	struct iot_round r = {.mark_ns = mark};
 
-	assert_int_equal(trace_writer_chunk(w, IOT_CHUNK_ROUND, 0, &r, sizeof(r), NULL, 0), 0);
+	assert_int_equal(
+	    trace_writer_chunk(w, IOT_CHUNK_ROUND, 0, &r, sizeof(r), NULL, 0), 0);
 }
 
 static void end(struct trace_writer *w)
 {
-	struct iot_end e = { .end_mono_ns = 1000000, .reason = IOT_STOP_COMMAND };
+	struct iot_end e = {.end_mono_ns = 1000000, .reason = IOT_STOP_COMMAND};
 
-	assert_int_equal(trace_writer_chunk(w, IOT_CHUNK_END, 0, &e, sizeof(e), NULL, 0), 0);
+	assert_int_equal(trace_writer_chunk(w, IOT_CHUNK_END, 0, &e, sizeof(e), NULL, 0),
+			 0);
 }
 
 /* Two CPUs, records interleaved in time, delivered in per-CPU chunks over
@@ -130,7 +132,7 @@ static void inversion_and_gap(void **state)
 	const struct iot_rec *rec;
 	struct iot_rec a[4];
 	char err[256];
-	uint64_t want[] = { 10, 20, 30, 50 };
+	uint64_t want[] = {10, 20, 30, 50};
 	int n = 0;
 
 	header(&h, 1);
@@ -253,12 +255,12 @@ static void unknown_chunk_skipped_and_meta(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(merge_order),
-		cmocka_unit_test(inversion_and_gap),
-		cmocka_unit_test(truncated),
-		cmocka_unit_test(not_a_trace),
-		cmocka_unit_test(newer_major_refused),
-		cmocka_unit_test(unknown_chunk_skipped_and_meta),
+	    cmocka_unit_test(merge_order),
+	    cmocka_unit_test(inversion_and_gap),
+	    cmocka_unit_test(truncated),
+	    cmocka_unit_test(not_a_trace),
+	    cmocka_unit_test(newer_major_refused),
+	    cmocka_unit_test(unknown_chunk_skipped_and_meta),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -70,8 +70,8 @@ static void churn(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(basic),
-		cmocka_unit_test(churn),
+	    cmocka_unit_test(basic),
+	    cmocka_unit_test(churn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
