@@ -103,9 +103,13 @@ static __always_inline bool dev_wanted(__u32 dev, __u64 sector)
 {
 	if (!cfg_nr_devs)
 		return true;
+	/* A request without a sector (the flush machinery's flush request
+	 * carries (sector_t)-1) concerns its whole disk: it passes any filter
+	 * on that disk, as it counts in the disk's /proc/diskstats. */
 	for (__u32 i = 0; i < IOT_MAX_FILTER_DEVS && i < cfg_nr_devs; i++)
-		if (cfg_dev[i] == dev && sector >= cfg_dev_start[i] &&
-		    sector < cfg_dev_end[i])
+		if (cfg_dev[i] == dev &&
+		    ((sector >= cfg_dev_start[i] && sector < cfg_dev_end[i]) ||
+		     sector == ~0ull))
 			return true;
 	return false;
 }
@@ -203,6 +207,11 @@ static __always_inline __u32 sum_set(__u64 key)
 static __always_inline struct iot_sum_slot *sum_find(__u64 key)
 {
 	__u32 base = sum_set(key) * IOT_SUM_WAYS;
+
+	/* 0 marks a free slot: a request without bios (the flush machinery's
+	 * own flush request) must not adopt one */
+	if (!key)
+		return NULL;
 
 	for (__u32 w = 0; w < IOT_SUM_WAYS; w++) {
 		__u32 i = base + w;
@@ -356,8 +365,14 @@ TP(block_bio_complete)
 int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	if (cfg_summary) {
-		struct iot_sum_slot *sl = sum_find((__u64)bio);
+		struct iot_sum_slot *sl;
 
+		/* On a request-based (blk-mq) device the request's completion
+		 * is the record; a bio's own completion there would count a
+		 * request twice (e.g. the old head bio after a front merge). */
+		if (KREAD1(q, mq_ops))
+			return 0;
+		sl = sum_find((__u64)bio);
 		if (sl)
 			sum_emit(sl, KREAD1(bio, bi_iter.bi_size) >> 9, 0,
 				 KREAD1(bio, bi_status));

@@ -50,9 +50,12 @@ struct recorder {
 	size_t buf_bytes;
 	struct iot_ctl *ctl; /* mmap of the "ctl" map */
 	size_t ctl_bytes;
-	uint64_t *written;   /* records written per CPU */
-	uint64_t *torn;	     /* slots skipped: reserved, never committed */
-	uint64_t *stuck_seq; /* per CPU: uncommitted slot seen last drain */
+	struct iot_sum_slot *sum; /* mmap of "inflight" (--summary) */
+	size_t sum_bytes;
+	uint64_t *reap_key, *reap_q; /* per slot: what the last reap saw */
+	uint64_t *written;	     /* records written per CPU */
+	uint64_t *torn;		     /* slots skipped: reserved, never committed */
+	uint64_t *stuck_seq;	     /* per CPU: uncommitted slot seen last drain */
 	unsigned int *stuck_rounds;
 	pid_t child;
 	int go_fd;   /* write end: releases the child */
@@ -299,6 +302,7 @@ static int write_tables(struct recorder *rc, uint32_t reason)
 		d[cpu].records = rc->written[cpu];
 		d[cpu].drops_full = rc->ctl[cpu].drops_full;
 		d[cpu].drops_torn = rc->torn[cpu];
+		d[cpu].drops_nostate = rc->ctl[cpu].drops_nostate;
 	}
 	if (!err)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS, 0, d,
@@ -409,21 +413,30 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	return err;
 }
 
-/* --summary keeps per-bio state in the kernel; a bio that never completes
- * (front-merged away, or torn by a lost event) would stay forever. Entries
- * older than a minute are removed here, about once a second. */
+/*
+ * --summary keeps per-bio state in the kernel; a bio that never completes
+ * (front-merged away, or torn by a lost event) would hold its slot forever.
+ * About once a second the recorder frees, through the mmap, slots whose Q is
+ * over a minute old and that held the same bio with the same Q one sweep
+ * earlier: a slot just claimed by the kernel (key written, q_ns not yet)
+ * changes between two sweeps and is never taken.
+ */
 static void reap_inflight(struct recorder *rc, uint64_t now)
 {
-	int fd = bpf_map__fd(rc->skel->maps.inflight);
-	uint64_t key, next, *prev = NULL;
-	struct iot_summary s;
+	for (size_t i = 0; i < (size_t)IOT_SUM_SETS * IOT_SUM_WAYS; i++) {
+		struct iot_sum_slot *sl = &rc->sum[i];
+		uint64_t key = __atomic_load_n(&sl->key, __ATOMIC_ACQUIRE);
+		uint64_t q = __atomic_load_n(&sl->q_ns, __ATOMIC_ACQUIRE);
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &s) == 0 &&
-		    s.q_ns + 60000000000ull < now)
-			bpf_map_delete_elem(fd, &key);
+		if (!key || !q || q + 60000000000ull >= now) {
+			rc->reap_key[i] = 0;
+			continue;
+		}
+		if (rc->reap_key[i] == key && rc->reap_q[i] == q)
+			__atomic_compare_exchange_n(&sl->key, &key, 0, false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		rc->reap_key[i] = key;
+		rc->reap_q[i] = q;
 	}
 }
 
@@ -446,6 +459,13 @@ static int map_buffers(struct recorder *rc)
 	if (p == MAP_FAILED)
 		return -errno;
 	rc->ctl = p;
+	rc->sum_bytes = (size_t)IOT_SUM_SETS * IOT_SUM_WAYS * sizeof(*rc->sum);
+	rc->sum_bytes = (rc->sum_bytes + page - 1) / page * page;
+	p = mmap(NULL, rc->sum_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(rc->skel->maps.inflight), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	rc->sum = p;
 	return 0;
 }
 
@@ -455,7 +475,7 @@ static void progress(struct recorder *rc, uint64_t start_ns, bool final)
 
 	for (uint32_t i = 0; i < rc->nr_cpus; i++) {
 		recs += rc->written[i];
-		drops += rc->ctl[i].drops_full + rc->torn[i];
+		drops += rc->ctl[i].drops_full + rc->torn[i] + rc->ctl[i].drops_nostate;
 	}
 	fprintf(stderr, "\riotrail: recording %.1f s, %llu records, %llu drops%s",
 		(now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9, (unsigned long long)recs,
@@ -525,7 +545,10 @@ int record_run(const struct record_opts *o)
 	rc.torn = calloc(ncpu, sizeof(uint64_t));
 	rc.stuck_seq = calloc(ncpu, sizeof(uint64_t));
 	rc.stuck_rounds = calloc(ncpu, sizeof(unsigned int));
-	if (!rc.written || !rc.torn || !rc.stuck_seq || !rc.stuck_rounds) {
+	rc.reap_key = calloc((size_t)IOT_SUM_SETS * IOT_SUM_WAYS, sizeof(uint64_t));
+	rc.reap_q = calloc((size_t)IOT_SUM_SETS * IOT_SUM_WAYS, sizeof(uint64_t));
+	if (!rc.written || !rc.torn || !rc.stuck_seq || !rc.stuck_rounds ||
+	    !rc.reap_key || !rc.reap_q) {
 		err = -ENOMEM;
 		fprintf(stderr, "iotrail: out of memory\n");
 		goto cleanup;
@@ -679,7 +702,8 @@ finish:
 		ret = 1;
 	}
 	for (uint32_t cpu = 0; cpu < rc.nr_cpus; cpu++) {
-		uint64_t d = rc.ctl[cpu].drops_full + rc.torn[cpu];
+		uint64_t d =
+		    rc.ctl[cpu].drops_full + rc.torn[cpu] + rc.ctl[cpu].drops_nostate;
 
 		if (d)
 			fprintf(stderr, "iotrail: %llu drops on CPU %u\n",
@@ -718,6 +742,8 @@ cleanup:
 		munmap(rc.buf, rc.buf_bytes);
 	if (rc.ctl)
 		munmap(rc.ctl, rc.ctl_bytes);
+	if (rc.sum)
+		munmap(rc.sum, rc.sum_bytes);
 	iotrail_bpf__destroy(rc.skel);
 	devtab_release(&rc.devs);
 	task_table_release(&rc.tasks);
@@ -725,5 +751,7 @@ cleanup:
 	free(rc.torn);
 	free(rc.stuck_seq);
 	free(rc.stuck_rounds);
+	free(rc.reap_key);
+	free(rc.reap_q);
 	return ret;
 }

@@ -62,13 +62,14 @@ static void header(FILE *f, const struct report_info *ri)
 	}
 	if (ri->gaps)
 		fprintf(f, "# %" PRIu64 " records missing from the sequence\n", ri->gaps);
-	if (ri->join.orphan_completions)
-		fprintf(f,
-			"# %" PRIu64 " completions of requests seen first at completion "
-				     "(in flight when the\n"
-			"# trace began, or completed without issue, like data-less flush "
-			"writes)\n",
-			ri->join.orphan_completions);
+	if (ri->join.orphan_completions) {
+		static const char why[] =
+		    "(in flight when the trace began, or completed without issue,\n"
+		    "# like data-less flush writes)";
+
+		fprintf(f, "# %" PRIu64 " requests seen first at their completion %s\n",
+			ri->join.orphan_completions, why);
+	}
 }
 
 static void devices(FILE *f, struct analysis *a)
