@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The per-CPU record buffers, producer side.
+ * The per-CPU record buffers, producer side, and the buffer policies.
  *
  * Each CPU owns cfg_nr_slots consecutive 64-byte slots of the mmap-able
  * array "buf" and one struct iot_ctl in the mmap-able array "ctl". There is
  * no BPF ring buffer and no wake-up: user space polls at switchrate.
  *
  * Producer protocol (per record):
- *   1. h = ctl.head, t = ctl.tail; if h - t >= nr_slots - SLACK: drops_full++
- *      and stop (the record is lost and counted, never overwrites).
+ *   0. stopped (fill full, or a ring trigger fired): nothing more is traced
+ *   1. switch, fill: h = ctl.head, t = ctl.tail; if h - t >= capacity the
+ *      record is dropped and counted (switch), or tracing stops on every CPU
+ *      and a STOP record goes into the space reserved for it (fill)
+ *      ring: no check; the slot of the oldest record is reused
  *   2. seq = fetch_add(ctl.head, 1)   -- atomic: an interrupt may nest here
  *   3. fill every field of slot[seq % nr_slots] except seq
  *   4. compiler barrier, then slot.seq = seq   -- the commit
  * The consumer reads slot[s] only while slot.seq == s (docs/ARCHITECTURE.md).
+ * capacity = nr_slots - IOT_SLACK_SLOTS (nested interrupts never overwrite)
+ *          - 1 under fill (the STOP record always fits).
  */
 #ifndef IOTRAIL_EMIT_BPF_H
 #define IOTRAIL_EMIT_BPF_H
@@ -37,24 +42,72 @@ struct {
 	__uint(max_entries, 1); /* set by user space: nr_cpus */
 } ctl SEC(".maps");
 
-/* Reserve a slot on this CPU. Returns NULL (and counts the drop) when full. */
+/* Buffer policy (events.h: IOT_POLICY_*), fixed before load. */
+const volatile __u32 cfg_policy = IOT_POLICY_SWITCH;
+/* Set once, by the first CPU whose fill buffer is full or whose request
+ * fires the ring trigger; read by user space through the skeleton's bss. */
+struct iot_stop stop = {};
+
+static __always_inline struct iot_rec *slot_at(__u32 cpu, __u64 s)
+{
+	__u32 idx = cpu * cfg_nr_slots + (__u32)(s & (cfg_nr_slots - 1));
+
+	return bpf_map_lookup_elem(&buf, &idx);
+}
+
+/* fill: this CPU is full. Stop every CPU, and write the STOP record into the
+ * slot kept for it (the first CPU to get here does; the others only count). */
+static __always_inline void fill_stop(__u32 cpu, struct iot_ctl *c)
+{
+	struct iot_rec *r;
+	__u64 s;
+
+	if (__sync_val_compare_and_swap(&stop.reason, 0, IOT_STOP_REASON_FULL) != 0)
+		return;
+	stop.ts_ns = bpf_ktime_get_ns();
+	stop.cpu = cpu;
+	s = __sync_fetch_and_add(&c->head, 1);
+	r = slot_at(cpu, s);
+	if (!r)
+		return;
+	r->ts_ns = stop.ts_ns;
+	r->id = 0;
+	r->id2 = c->drops_full;
+	r->sector = 0;
+	r->nr = 0;
+	r->dev = 0;
+	r->pid = 0;
+	r->tid = 0;
+	r->type = IOT_EV_STOP;
+	r->cpu = cpu;
+	r->flags = IOT_STOP_REASON_FULL;
+	asm volatile("" ::: "memory");
+	r->seq = s;
+}
+
+/* Reserve a slot on this CPU. Returns NULL (and counts the drop) when the
+ * record cannot be had; see the protocol above. */
 static __always_inline struct iot_rec *iot_reserve(__u32 cpu, __u64 *seq)
 {
 	struct iot_ctl *c;
 	struct iot_rec *r;
-	__u32 idx;
 	__u64 s;
 
+	if (cfg_policy != IOT_POLICY_SWITCH && stop.reason)
+		return NULL;
 	c = bpf_map_lookup_elem(&ctl, &cpu);
 	if (!c)
 		return NULL;
-	if (c->head - c->tail >= cfg_nr_slots - IOT_SLACK_SLOTS) {
+	if (cfg_policy != IOT_POLICY_RING &&
+	    c->head - c->tail >= cfg_nr_slots - IOT_SLACK_SLOTS -
+				     (cfg_policy == IOT_POLICY_FILL ? 1 : 0)) {
 		__sync_fetch_and_add(&c->drops_full, 1);
+		if (cfg_policy == IOT_POLICY_FILL)
+			fill_stop(cpu, c);
 		return NULL;
 	}
 	s = __sync_fetch_and_add(&c->head, 1);
-	idx = cpu * cfg_nr_slots + (__u32)(s & (cfg_nr_slots - 1));
-	r = bpf_map_lookup_elem(&buf, &idx);
+	r = slot_at(cpu, s);
 	if (!r)
 		return NULL;
 	*seq = s;

@@ -45,6 +45,9 @@ enum iot_ev {
 	IOT_EV_SYS_EXIT = 33,  /* sector = return value (signed), aux = syscall nr */
 	/* one record per request (--summary) */
 	IOT_EV_SUMMARY = 48, /* see struct iot_summary */
+	/* fill: this CPU's buffer was full and tracing stopped on every CPU;
+	 * flags = IOT_STOP_REASON_*, id2 = records dropped on this CPU */
+	IOT_EV_STOP = 49,
 	IOT_EV_MAX = 64,
 };
 
@@ -137,6 +140,28 @@ struct iot_sum_slot {
 };
 #define IOT_SUM_SETS 16384u
 #define IOT_SUM_WAYS 4u
+
+/* Principal buffer policies (DTrace's bufpolicy). */
+#define IOT_POLICY_SWITCH 0u /* drop what does not fit, count it; never pause */
+#define IOT_POLICY_FILL	  1u /* stop everything at the first full CPU */
+#define IOT_POLICY_RING	  2u /* overwrite the oldest; written out at the end */
+
+/* Why the kernel side stopped tracing (struct iot_stop.reason). */
+#define IOT_STOP_REASON_FULL	1u /* fill: a CPU's buffer was full */
+#define IOT_STOP_REASON_TRIGGER 2u /* ring: --trigger fired */
+
+/* The kernel side's stop state, in the BPF program's .bss. */
+struct iot_stop {
+	__u64 reason;	   /* 0 while tracing, else IOT_STOP_REASON_* (64-bit:
+			      compare-and-swap on it needs no BPF v3 atomics) */
+	__u64 ts_ns;	   /* when */
+	__u64 trig_q2c_ns; /* trigger: the request's Q2C */
+	__u64 trig_sector; /* trigger: its first sector */
+	__u32 cpu;	   /* the CPU that stopped it */
+	__u32 trig_dev;	   /* trigger: its disk */
+	__s32 trig_error;  /* trigger: its completion status */
+	__u32 pad;
+};
 
 #define IOT_REC_SIZE 64u
 #define IOT_MAX_CPUS 512u

@@ -43,6 +43,10 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 cfg_self_tgid = 0;	     /* never trace the recorder itself */
 const volatile bool cfg_filter_pids = false; /* syscalls: only tgids in "pids" */
 const volatile bool cfg_summary = false;     /* one record per request */
+/* --trigger (ring): stop when a request's Q2C reaches this, or it fails */
+const volatile __u64 cfg_trigger_ns = 0;
+const volatile bool cfg_trigger_error = false;
+#define TRIGGER_ON (cfg_trigger_ns || cfg_trigger_error)
 
 /* Device filter (-d), fixed before load so it costs no map lookup: disk
  * dev_t and the sector range [start, end) selected on it. */
@@ -304,6 +308,53 @@ static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_
 	sl->key = 0;
 }
 
+/* The split-off front part inherits its parent's state (see block_split). */
+static __always_inline void sum_split(struct bio *bio)
+{
+	struct iot_sum_slot *ps = sum_find((__u64)KREAD1(bio, bi_private));
+	struct iot_sum_slot *sl;
+
+	if (!ps)
+		return;
+	sl = sum_claim((__u64)bio);
+	if (!sl) {
+		count_nostate();
+		return;
+	}
+	sl->q_ns = ps->q_ns;
+	sl->sector = KREAD1(bio, bi_iter.bi_sector);
+	sl->i_delta_ns = 0;
+	sl->d_delta_ns = 0;
+	sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
+	sl->dev = ps->dev;
+	sl->tid = ps->tid;
+	sl->flags = ps->flags;
+}
+
+/* --trigger: at a request's completion, its Q2C against the threshold. The
+ * first request to reach it stops tracing on every CPU: the ring then holds
+ * what led up to it. */
+static __always_inline void trig_check(struct iot_sum_slot *sl, int error)
+{
+	__u64 q2c;
+
+	if (!sl)
+		return;
+	q2c = bpf_ktime_get_ns() - sl->q_ns;
+	if ((cfg_trigger_ns && q2c >= cfg_trigger_ns) || (cfg_trigger_error && error)) {
+		if (__sync_val_compare_and_swap(&stop.reason, 0,
+						IOT_STOP_REASON_TRIGGER) == 0) {
+			stop.ts_ns = bpf_ktime_get_ns();
+			stop.cpu = bpf_get_smp_processor_id();
+			stop.trig_q2c_ns = q2c;
+			stop.trig_sector = sl->sector;
+			stop.trig_dev = sl->dev;
+			stop.trig_error = error;
+		}
+	}
+	sl->key = 0;
+}
+
 /* ---- block tracepoints ----------------------------------------------------- */
 
 TP(block_bio_queue)
@@ -313,6 +364,8 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 		sum_bio_queue(bio);
 		return 0;
 	}
+	if (TRIGGER_ON)
+		sum_bio_queue(bio);
 	return emit_bio(IOT_EV_BIO_QUEUE, bio, 0);
 }
 
@@ -331,12 +384,13 @@ int BPF_PROG(block_getrq_q, struct request_queue *q, struct bio *bio)
 TP(block_bio_backmerge)
 int BPF_PROG(block_bio_backmerge, struct bio *bio)
 {
-	if (cfg_summary) {
+	if (cfg_summary || TRIGGER_ON) {
 		struct iot_sum_slot *sl = sum_find((__u64)bio);
 
 		if (sl)
 			sl->key = 0;
-		return 0;
+		if (cfg_summary)
+			return 0;
 	}
 	return emit_bio(IOT_EV_BIO_BACKMERGE, bio, 0);
 }
@@ -378,7 +432,10 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 				 KREAD1(bio, bi_status));
 		return 0;
 	}
-	return emit_bio(IOT_EV_BIO_COMPLETE, bio, KREAD1(bio, bi_status));
+	emit_bio(IOT_EV_BIO_COMPLETE, bio, KREAD1(bio, bi_status));
+	if (TRIGGER_ON && !KREAD1(q, mq_ops))
+		trig_check(sum_find((__u64)bio), KREAD1(bio, bi_status));
+	return 0;
 }
 
 /* The split-off front part of a bio never passes block_bio_queue. The
@@ -388,26 +445,11 @@ TP(block_split)
 int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 {
 	if (cfg_summary) {
-		struct iot_sum_slot *ps = sum_find((__u64)KREAD1(bio, bi_private));
-		struct iot_sum_slot *sl;
-
-		if (!ps)
-			return 0;
-		sl = sum_claim((__u64)bio);
-		if (!sl) {
-			count_nostate();
-			return 0;
-		}
-		sl->q_ns = ps->q_ns;
-		sl->sector = KREAD1(bio, bi_iter.bi_sector);
-		sl->i_delta_ns = 0;
-		sl->d_delta_ns = 0;
-		sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
-		sl->dev = ps->dev;
-		sl->tid = ps->tid;
-		sl->flags = ps->flags;
+		sum_split(bio);
 		return 0;
 	}
+	if (TRIGGER_ON)
+		sum_split(bio);
 	return emit_bio(IOT_EV_SPLIT, bio, new_sector);
 }
 
@@ -514,8 +556,11 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 	}
 	/* id2: sectors the request still had before this completion (high
 	 * half) and the error (low half): the reader knows when it is done */
-	return emit_rq(IOT_EV_RQ_COMPLETE, rq,
-		       ((__u64)rq_sectors(rq) << 32) | (__u32)error, nr_bytes >> 9);
+	emit_rq(IOT_EV_RQ_COMPLETE, rq, ((__u64)rq_sectors(rq) << 32) | (__u32)error,
+		nr_bytes >> 9);
+	if (TRIGGER_ON && nr_bytes >= KREAD1(rq, __data_len))
+		trig_check(sum_find((__u64)KREAD1(rq, bio)), error);
+	return 0;
 }
 
 TP(block_plug)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bpf/events.h"
 #include "../record/record.h"
 #include "../util/parse.h"
 #include "cli.h"
@@ -27,8 +28,75 @@ static void record_usage(FILE *f)
 	    "      --switchrate RATE how often buffers are drained (default 50hz)\n"
 	    "      --summary         one record per request with all stage times\n"
 	    "      --accounting      also block_io_start/block_io_done (I/O accounting)\n"
+	    "      --bufpolicy POL   switch (default): drop and count what does not "
+	    "fit;\n"
+	    "                        fill: stop at the first full CPU; ring: keep the\n"
+	    "                        newest, written at the stop (DTrace's policies)\n"
+	    "      --bufresize auto|manual  halve a buffer that cannot be had, or fail\n"
+	    "      --trigger T       ring: stop when a request's Q2C reaches T (10ms),\n"
+	    "                        or 'error' when one fails; both: 10ms,error\n"
+	    "  -x KEY=VALUE          bufpolicy, bufsize, switchrate, bufresize, as "
+	    "above\n"
 	    "\n"
 	    "Stops when COMMAND exits, TIME passes, or on SIGINT/SIGTERM.\n");
+}
+
+/* One buffer option, from --NAME VALUE or -x NAME=VALUE. Returns 0, or 2
+ * after an error naming the key. */
+static int set_option(struct record_opts *o, const char *key, const char *val)
+{
+	if (!strcmp(key, "bufpolicy")) {
+		if (!strcmp(val, "switch"))
+			o->policy = IOT_POLICY_SWITCH;
+		else if (!strcmp(val, "fill"))
+			o->policy = IOT_POLICY_FILL;
+		else if (!strcmp(val, "ring"))
+			o->policy = IOT_POLICY_RING;
+		else
+			return usage_error("bufpolicy=%s: not switch, fill or ring", val);
+	} else if (!strcmp(key, "bufsize")) {
+		if (parse_size(val, &o->bufsize))
+			return usage_error("bufsize=%s: not a size (try 4m, 512k, 1g)",
+					   val);
+	} else if (!strcmp(key, "switchrate")) {
+		if (parse_rate(val, &o->switch_ns))
+			return usage_error(
+			    "switchrate=%s: not a rate (try 50hz, 20ms, 1s)", val);
+	} else if (!strcmp(key, "bufresize")) {
+		if (!strcmp(val, "auto"))
+			o->bufresize_manual = false;
+		else if (!strcmp(val, "manual"))
+			o->bufresize_manual = true;
+		else
+			return usage_error("bufresize=%s: not auto or manual", val);
+	} else if (!strcmp(key, "specsize") || !strcmp(key, "nspec") ||
+		   !strcmp(key, "aggsize")) {
+		return usage_error("%s: speculation and in-kernel aggregation are not "
+				   "implemented yet",
+				   key);
+	} else {
+		return usage_error(
+		    "-x %s: unknown option (bufpolicy, bufsize, switchrate, "
+		    "bufresize)",
+		    key);
+	}
+	return 0;
+}
+
+/* --trigger 10ms | error | 10ms,error */
+static int set_trigger(struct record_opts *o, const char *arg)
+{
+	char buf[128], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "error"))
+			o->trigger_error = true;
+		else if (parse_time(tok, &o->trigger_ns))
+			return usage_error(
+			    "--trigger %s: not a latency (10ms) or 'error'", tok);
+	}
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -42,6 +110,9 @@ int cmd_record(int argc, char **argv)
 	    {"switchrate", required_argument, NULL, 'S'},
 	    {"summary", no_argument, NULL, 's'},
 	    {"accounting", no_argument, NULL, 'A'},
+	    {"bufpolicy", required_argument, NULL, 'P'},
+	    {"bufresize", required_argument, NULL, 'R'},
+	    {"trigger", required_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -62,7 +133,7 @@ int cmd_record(int argc, char **argv)
 	o.devs = devs;
 	o.pids = pids;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:p:D:b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:d:p:D:b:x:h", longopts, NULL)) != -1) {
 		char *end;
 		long v;
 
@@ -89,6 +160,29 @@ int cmd_record(int argc, char **argv)
 				    "--duration %s: not a time (try 10s, 500ms, 2m)",
 				    optarg);
 			break;
+		case 'P':
+			if (set_option(&o, "bufpolicy", optarg))
+				return 2;
+			break;
+		case 'R':
+			if (set_option(&o, "bufresize", optarg))
+				return 2;
+			break;
+		case 'T':
+			if (set_trigger(&o, optarg))
+				return 2;
+			break;
+		case 'x': {
+			char key[64];
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof(key))
+				return usage_error("-x %s: not KEY=VALUE", optarg);
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - optarg), optarg);
+			if (set_option(&o, key, eq + 1))
+				return 2;
+			break;
+		}
 		case 'b':
 			if (parse_size(optarg, &o.bufsize))
 				return usage_error("-b %s: not a size (try 4m, 512k, 1g)",
@@ -116,6 +210,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if ((o.trigger_ns || o.trigger_error) && o.policy != IOT_POLICY_RING)
+		return usage_error(
+		    "--trigger: only with --bufpolicy ring (a flight recorder)");
 	ret = record_run(&o);
 	return ret;
 }

@@ -196,17 +196,20 @@ int cmd_report(int argc, char **argv)
 	ri.nr_cpus = rd.hdr.nr_cpus;
 	ri.events = jn.st.events;
 	ri.gaps = rd.nr_gaps;
+	ri.kernel_misses = rd.has_end ? rd.end.kernel_misses : 0;
 	ri.t0_ns = rd.hdr.start_mono_ns;
 	ri.duration_ns = rd.has_end && rd.end.end_mono_ns > rd.hdr.start_mono_ns
 			     ? rd.end.end_mono_ns - rd.hdr.start_mono_ns
 			     : 0;
 	{
 		static const char *const reasons[] = {"unknown", "command", "duration",
-						      "signal", "error"};
+						      "signal",	 "error",   "fill",
+						      "trigger"};
 
-		ri.stop_reason = rd.has_end && rd.end.reason <= IOT_STOP_ERROR
+		ri.stop_reason = rd.has_end && rd.end.reason <= IOT_STOP_TRIGGER
 				     ? reasons[rd.end.reason]
 				     : "unknown";
+		ri.stop = rd.has_stop ? &rd.stop : NULL;
 	}
 	ri.drops = rd.drops;
 	ri.nr_drops = rd.nr_drops;

@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "../bpf/events.h"
 #include "iotrail_btf.skel.h"
 
 /* Number of tracepoint arguments (without the ctx), -1 if absent. */

@@ -168,11 +168,15 @@ static int write_meta(struct recorder *rc, const char *variant, const char *miss
 	gethostname(host, sizeof(host) - 1);
 	n = snprintf(meta, sizeof(meta),
 		     "tool=iotrail\nhost=%s\nkernel=%s %s\narch=%s\n"
-		     "cmdline=%s\nmode=%s\nbufpolicy=switch\nbufsize=%llu\n"
+		     "cmdline=%s\nmode=%s\nbufpolicy=%s\nbufresize=%s\nbufsize=%llu\n"
 		     "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\n",
 		     host, u.sysname, u.release, u.machine,
 		     rc->o->cmdline ? rc->o->cmdline : "",
 		     rc->o->summary ? "summary" : "events",
+		     rc->o->policy == IOT_POLICY_FILL	? "fill"
+		     : rc->o->policy == IOT_POLICY_RING ? "ring"
+							: "switch",
+		     rc->o->bufresize_manual ? "manual" : "auto",
 		     (unsigned long long)rc->nr_slots * IOT_REC_SIZE,
 		     (unsigned long long)rc->o->switch_ns, attach_kind, variant, missing);
 	if (n >= (int)sizeof(meta) - 8)
@@ -258,6 +262,50 @@ static int drain_all(struct recorder *rc)
 	return trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
 }
 
+/*
+ * bufpolicy=ring: nothing is written while recording. At the stop, after the
+ * programs are detached, each CPU's buffer holds its newest records; they
+ * are written oldest first (slots whose sequence number is not the expected
+ * one were being overwritten at the stop and are left out), then one ROUND.
+ */
+static int drain_ring(struct recorder *rc)
+{
+	struct iot_round rd = {.mark_ns = UINT64_MAX};
+	uint64_t mask = rc->nr_slots - 1;
+	struct iot_rec *out;
+	int err = 0;
+
+	out = malloc((size_t)rc->nr_slots * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus && !err; cpu++) {
+		struct iot_rec *base = rc->buf + (size_t)cpu * rc->nr_slots;
+		uint64_t head = __atomic_load_n(&rc->ctl[cpu].head, __ATOMIC_ACQUIRE);
+		uint64_t n = 0;
+
+		for (uint64_t s = head > rc->nr_slots ? head - rc->nr_slots : 0; s < head;
+		     s++)
+			if (__atomic_load_n(&base[s & mask].seq, __ATOMIC_ACQUIRE) == s)
+				out[n++] = base[s & mask];
+		note_tasks(rc, out, n);
+		if (n)
+			err = trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, out,
+						 n * IOT_REC_SIZE, NULL, 0);
+		rc->written[cpu] += n;
+	}
+	free(out);
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd),
+					 NULL, 0);
+	return err;
+}
+
+/* The kernel side's stop state (fill full, ring trigger), or 0. */
+static uint64_t kernel_stop(const struct recorder *rc)
+{
+	return __atomic_load_n(&rc->skel->bss->stop.reason, __ATOMIC_ACQUIRE);
+}
+
 static int exited_lookup(void *ctx, uint32_t tid, uint32_t *pid, uint64_t *cgroup_id,
 			 char comm[16])
 {
@@ -277,14 +325,54 @@ static int exited_lookup(void *ctx, uint32_t tid, uint32_t *pid, uint64_t *cgrou
 	return 0;
 }
 
+/*
+ * Events the kernel did not let a program see: a program already running on
+ * a CPU is not entered again from a nested context (an interrupt completing
+ * another request inside a completion), and the kernel only counts it, per
+ * program (bpf_prog_info.recursion_misses). Summed here, named per program
+ * in `names`, so such losses are never silent.
+ */
+static uint64_t kernel_misses(const struct recorder *rc, char *names, size_t len)
+{
+	struct bpf_program *prog;
+	uint64_t total = 0;
+	size_t n = 0;
+
+	names[0] = 0;
+	bpf_object__for_each_program(prog, rc->skel->obj)
+	{
+		struct bpf_prog_info info = {};
+		__u32 ilen = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &ilen) ||
+		    !info.recursion_misses)
+			continue;
+		total += info.recursion_misses;
+		if (n < len)
+			n += snprintf(names + n, len - n, "%s%s %llu", n ? ", " : "",
+				      bpf_program__name(prog),
+				      (unsigned long long)info.recursion_misses);
+	}
+	return total;
+}
+
 static int write_tables(struct recorder *rc, uint32_t reason)
 {
+	char missed[256];
 	struct iot_drop_entry *d;
 	struct iot_end end = {
 	    .end_mono_ns = now_ns(CLOCK_MONOTONIC),
 	    .reason = reason,
 	    .command_status = rc->child > 0 && rc->child_done ? rc->child_status : -1,
 	};
+
+	end.kernel_misses = kernel_misses(rc, missed, sizeof(missed));
+	if (end.kernel_misses)
+		fprintf(stderr,
+			"iotrail: %llu events missed by the kernel (a program is not "
+			"entered again from a nested interrupt): %s\n",
+			(unsigned long long)end.kernel_misses, missed);
 	int err;
 
 	devtab_scan(&rc->devs); /* devices the command created */
@@ -308,6 +396,9 @@ static int write_tables(struct recorder *rc, uint32_t reason)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS, 0, d,
 					 rc->nr_cpus * sizeof(*d), NULL, 0);
 	free(d);
+	if (!err && kernel_stop(rc))
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_STOP, 0, &rc->skel->bss->stop,
+					 sizeof(rc->skel->bss->stop), NULL, 0);
 	if (!err)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_END, 0, &end, sizeof(end),
 					 NULL, 0);
@@ -324,7 +415,7 @@ static int config_devs(struct recorder *rc, char *msg, size_t msglen)
 	if (o->nr_devs > (int)(sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]))) {
 		snprintf(msg, msglen, "-d: at most %zu devices",
 			 sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]));
-		return -E2BIG;
+		return -ERANGE;
 	}
 	for (int i = 0; i < o->nr_devs; i++) {
 		struct iot_dev_entry *e =
@@ -403,6 +494,9 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_self_tgid = getpid();
 	rc->skel->rodata->cfg_filter_pids = po.pid_filter;
 	rc->skel->rodata->cfg_summary = o->summary;
+	rc->skel->rodata->cfg_policy = o->policy;
+	rc->skel->rodata->cfg_trigger_ns = o->trigger_ns;
+	rc->skel->rodata->cfg_trigger_error = o->trigger_error;
 	bpf_map__set_max_entries(rc->skel->maps.buf, rc->nr_cpus * rc->nr_slots);
 	bpf_map__set_max_entries(rc->skel->maps.ctl, rc->nr_cpus);
 	err = iotrail_bpf__load(rc->skel);
@@ -482,6 +576,94 @@ static void progress(struct recorder *rc, uint64_t start_ns, bool final)
 		(unsigned long long)drops, final ? "\n" : "   ");
 }
 
+/* "128m", "4g", "2048" */
+static const char *fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "kmgt";
+	int u = -1;
+
+	while (bytes >= 1024 && bytes % 1024 == 0 && u < 3) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
+	return buf;
+}
+
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return UINT64_MAX;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb ? kb * 1024 : UINT64_MAX;
+}
+
+/*
+ * Per-CPU slots for the requested size: a power of two, at least 2 x the
+ * slack kept for nested interrupts, and (bufresize) within the limit of a
+ * quarter of MemAvailable for all CPUs together. Under bufresize=auto a size
+ * over the limit is halved until it fits, and said; under manual it fails.
+ * The kernel refusing the allocation at load is handled the same way
+ * (record_run). Returns 0, or the exit status after saying why.
+ */
+static int size_buffers(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	const uint64_t reserve = (IOT_SLACK_SLOTS + 1) * IOT_REC_SIZE;
+	uint64_t slots = o->bufsize / IOT_REC_SIZE, limit = mem_available() / 4;
+	char a[32], b[32];
+	bool lowered = false;
+
+	if (o->policy == IOT_POLICY_FILL && o->bufsize < reserve + IOT_REC_SIZE) {
+		fprintf(
+		    stderr,
+		    "iotrail: END record reservation (%llu bytes) exceeds the principal "
+		    "buffer (%llu bytes per CPU)\n",
+		    (unsigned long long)reserve, (unsigned long long)o->bufsize);
+		return 2;
+	}
+	if (slots < 2 * IOT_SLACK_SLOTS) {
+		fprintf(stderr,
+			"iotrail: buffer size %llu bytes is too small: at least %u bytes "
+			"per CPU\n",
+			(unsigned long long)o->bufsize,
+			2 * IOT_SLACK_SLOTS * IOT_REC_SIZE);
+		return 2;
+	}
+	while (slots & (slots - 1)) /* round down to a power of two */
+		slots &= slots - 1;
+	while (slots * IOT_REC_SIZE * rc->nr_cpus > limit ||
+	       slots * rc->nr_cpus > UINT32_MAX / 2) {
+		if (o->bufresize_manual || slots <= 2 * IOT_SLACK_SLOTS) {
+			fprintf(
+			    stderr,
+			    "iotrail: could not enable tracing: not enough space (%s per "
+			    "CPU x %u CPUs over the limit of %s, a quarter of "
+			    "MemAvailable)\n",
+			    fmt_size(slots * IOT_REC_SIZE, a, sizeof(a)), rc->nr_cpus,
+			    fmt_size(limit, b, sizeof(b)));
+			return 1;
+		}
+		slots /= 2;
+		lowered = true;
+	}
+	if (lowered)
+		fprintf(stderr, "iotrail: buffer size lowered to %s\n",
+			fmt_size(slots * IOT_REC_SIZE, a, sizeof(a)));
+	rc->nr_slots = slots;
+	return 0;
+}
+
 int record_run(const struct record_opts *o)
 {
 	struct recorder rc = {.o = o, .go_fd = -1, .exec_fd = -1};
@@ -494,7 +676,6 @@ int record_run(const struct record_opts *o)
 	bool tty = isatty(STDERR_FILENO);
 	bool opened = false;
 	int err = 0, ret = 1, ncpu;
-	uint64_t slots;
 
 	libbpf_set_print(libbpf_quiet);
 	if (o->argv && !command_exists(o->argv[0])) {
@@ -518,23 +699,10 @@ int record_run(const struct record_opts *o)
 		return 1;
 	}
 	rc.nr_cpus = ncpu;
-	slots = o->bufsize / IOT_REC_SIZE;
-	if (slots < 4 * IOT_SLACK_SLOTS) {
-		fprintf(stderr,
-			"iotrail: buffer size %llu bytes is too small: at least %u bytes "
-			"per CPU\n",
-			(unsigned long long)o->bufsize,
-			4 * IOT_SLACK_SLOTS * IOT_REC_SIZE);
-		return 2;
-	}
-	while (slots & (slots - 1)) /* round down to a power of two */
-		slots &= slots - 1;
-	rc.nr_slots = slots;
-	if ((uint64_t)rc.nr_slots * rc.nr_cpus > UINT32_MAX / 2) {
-		fprintf(stderr, "iotrail: buffer size %llu bytes per CPU is too large\n",
-			(unsigned long long)o->bufsize);
-		return 2;
-	}
+	ret = size_buffers(&rc);
+	if (ret)
+		return ret;
+	ret = 1;
 
 	err = devtab_scan(&rc.devs);
 	if (err) {
@@ -561,24 +729,45 @@ int record_run(const struct record_opts *o)
 			goto cleanup;
 		}
 	}
-	err = open_and_load(&rc, skel_open_btf, variant, sizeof(variant), missing,
-			    sizeof(missing), msg, sizeof(msg));
-	attach_kind = "tp_btf";
-	if (err && err != -ENODEV && err != -E2BIG) {
-		/* the typed build was refused: the untyped one reads through
-		 * probe reads and loads where tp_btf cannot */
-		if (getenv("IOTRAIL_DEBUG"))
-			fprintf(stderr, "iotrail: tp_btf build: %s; trying raw_tp\n",
-				msg);
+	for (;;) {
+		char sz[32];
+
+		err = open_and_load(&rc, skel_open_btf, variant, sizeof(variant), missing,
+				    sizeof(missing), msg, sizeof(msg));
+		attach_kind = "tp_btf";
+		if (err && err != -ENODEV && err != -ERANGE && err != -ENOMEM &&
+		    err != -E2BIG) {
+			/* the typed build was refused: the untyped one reads
+			 * through probe reads and loads where tp_btf cannot */
+			if (getenv("IOTRAIL_DEBUG"))
+				fprintf(stderr,
+					"iotrail: tp_btf build: %s; trying raw_tp\n",
+					msg);
+			iotrail_bpf__destroy(rc.skel);
+			rc.skel = NULL;
+			err = open_and_load(&rc, skel_open_raw, variant, sizeof(variant),
+					    missing, sizeof(missing), msg, sizeof(msg));
+			attach_kind = "raw_tp";
+		}
+		if ((err != -ENOMEM && err != -E2BIG) || o->bufresize_manual ||
+		    rc.nr_slots <= 2 * IOT_SLACK_SLOTS)
+			break;
+		/* bufresize=auto: the kernel could not allocate it, halve */
 		iotrail_bpf__destroy(rc.skel);
 		rc.skel = NULL;
-		err = open_and_load(&rc, skel_open_raw, variant, sizeof(variant), missing,
-				    sizeof(missing), msg, sizeof(msg));
-		attach_kind = "raw_tp";
+		rc.nr_slots /= 2;
+		fprintf(stderr, "iotrail: buffer size lowered to %s\n",
+			fmt_size((uint64_t)rc.nr_slots * IOT_REC_SIZE, sz, sizeof(sz)));
+	}
+	if (err == -ENOMEM || err == -E2BIG) {
+		fprintf(stderr,
+			"iotrail: could not enable tracing: not enough space (%s)\n",
+			msg);
+		goto cleanup;
 	}
 	if (err) {
 		fprintf(stderr, "iotrail: %s\n", msg);
-		if (err == -ENODEV || err == -E2BIG)
+		if (err == -ENODEV || err == -ERANGE)
 			ret = 2;
 		goto cleanup;
 	}
@@ -652,11 +841,18 @@ int record_run(const struct record_opts *o)
 		}
 		if (!stop_signal)
 			nanosleep(&ts, NULL);
-		err = drain_all(&rc);
+		/* ring: written once, at the stop */
+		err = o->policy == IOT_POLICY_RING ? 0 : drain_all(&rc);
 		if (err) {
 			fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
 			reason = IOT_STOP_ERROR;
 			goto finish;
+		}
+		if (kernel_stop(&rc)) {
+			reason = kernel_stop(&rc) == IOT_STOP_REASON_FULL
+				     ? IOT_STOP_FILL
+				     : IOT_STOP_TRIGGER;
+			break;
 		}
 		if (stop_signal) {
 			reason = IOT_STOP_SIGNAL;
@@ -687,7 +883,17 @@ finish:
 	/* stop producing, then take what is left */
 	iotrail_bpf__detach(rc.skel);
 	if (reason != IOT_STOP_ERROR || !err) {
-		int e = drain_all(&rc);
+		int e;
+
+		if (o->policy == IOT_POLICY_RING) {
+			/* let programs still running on other CPUs finish */
+			struct timespec settle = {0, 10 * 1000 * 1000};
+
+			nanosleep(&settle, NULL);
+			e = drain_ring(&rc);
+		} else {
+			e = drain_all(&rc);
+		}
 
 		if (e) {
 			fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-e));
@@ -696,6 +902,24 @@ finish:
 	}
 	if (tty)
 		progress(&rc, start_ns, true);
+	if (reason == IOT_STOP_FILL)
+		fprintf(
+		    stderr,
+		    "iotrail: buffer of CPU %u full: tracing stopped (bufpolicy=fill)\n",
+		    rc.skel->bss->stop.cpu);
+	if (reason == IOT_STOP_TRIGGER) {
+		const struct iot_stop *st = &rc.skel->bss->stop;
+		const struct iot_dev_entry *d = NULL;
+
+		for (size_t i = 0; i < rc.devs.n; i++)
+			if (rc.devs.e[i].dev == st->trig_dev)
+				d = &rc.devs.e[i];
+		fprintf(stderr,
+			"iotrail: trigger: request at sector %llu of %s took %.3f ms "
+			"(Q2C)%s; the ring holds what led up to it\n",
+			(unsigned long long)st->trig_sector, d ? d->name : "?",
+			st->trig_q2c_ns / 1e6, st->trig_error ? ", failed" : "");
+	}
 	err = write_tables(&rc, reason);
 	if (err) {
 		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));

@@ -13,17 +13,24 @@ struct record_opts {
 	int nr_devs;
 	pid_t *pids; /* -p arguments */
 	int nr_pids;
-	uint64_t duration_ns; /* 0: until COMMAND exits or a signal */
-	uint64_t bufsize;     /* per-CPU buffer, bytes */
-	uint64_t switch_ns;   /* drain period */
-	bool summary;	      /* one record per request */
-	bool accounting;      /* also block_io_start / block_io_done */
-	char **argv;	      /* COMMAND, NULL-terminated, or NULL */
-	const char *cmdline;  /* the options as typed, stored in META */
+	uint64_t duration_ns;  /* 0: until COMMAND exits or a signal */
+	uint64_t bufsize;      /* per-CPU buffer, bytes */
+	uint64_t switch_ns;    /* drain period */
+	bool summary;	       /* one record per request */
+	bool accounting;       /* also block_io_start / block_io_done */
+	uint32_t policy;       /* IOT_POLICY_SWITCH, _FILL, _RING */
+	bool bufresize_manual; /* fail rather than lower the buffer size */
+	uint64_t trigger_ns;   /* ring: stop when a request Q2C reaches it */
+	bool trigger_error;    /* ring: stop when a request fails */
+	char **argv;	       /* COMMAND, NULL-terminated, or NULL */
+	const char *cmdline;   /* the options as typed, stored in META */
 };
 
-#define RECORD_DEFAULT_BUFSIZE	 (4ull << 20)
-#define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000) /* 50hz */
+#define RECORD_DEFAULT_BUFSIZE (4ull << 20)
+/* 50 Hz: the overhead benchmark's heaviest load (zram, ~1.5M records per
+ * second per CPU) fills a 4 MB buffer in ~44 ms, so a drain every 20 ms keeps
+ * it drop-free with twice the margin (bench/overhead.sh reports drops). */
+#define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000)
 
 /* Runs a recording; returns the process exit status (0 on success). */
 int record_run(const struct record_opts *o);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Opens the tp_btf build of the BPF programs (plain loads, the fast one). */
+#include "../bpf/events.h"
 #include "iotrail_btf.skel.h"
 #include "skel.h"
 

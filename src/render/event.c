@@ -17,6 +17,7 @@ static const char *const actions[IOT_EV_MAX] = {
     [IOT_EV_UNPLUG] = "U",	  [IOT_EV_IO_START] = "S",
     [IOT_EV_IO_DONE] = "E",	  [IOT_EV_SYS_ENTER] = "SE",
     [IOT_EV_SYS_EXIT] = "SX",	  [IOT_EV_SUMMARY] = "SUM",
+    [IOT_EV_STOP] = "STOP",
 };
 
 const char *render_action(uint16_t type)

@@ -73,7 +73,21 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 	jw_uint_field(&w, "duration_ns", ri->duration_ns);
 	jw_uint_field(&w, "events", ri->events);
 	jw_uint_field(&w, "gaps", ri->gaps);
+	jw_uint_field(&w, "kernel_misses", ri->kernel_misses);
 	jw_string_field(&w, "stop_reason", ri->stop_reason);
+	if (ri->stop) {
+		jw_name(&w, "stop");
+		jw_start_object(&w);
+		jw_uint_field(&w, "cpu", ri->stop->cpu);
+		jw_uint_field(&w, "time_ns", ri->stop->ts_ns - ri->t0_ns);
+		if (ri->stop->reason == IOT_STOP_REASON_TRIGGER) {
+			jw_uint_field(&w, "trigger_q2c_ns", ri->stop->trig_q2c_ns);
+			jw_uint_field(&w, "trigger_sector", ri->stop->trig_sector);
+			jw_uint_field(&w, "trigger_dev", ri->stop->trig_dev);
+			jw_int_field(&w, "trigger_error", ri->stop->trig_error);
+		}
+		jw_end_object(&w);
+	}
 	jw_name(&w, "drops");
 	jw_start_array(&w);
 	for (size_t i = 0; i < ri->nr_drops; i++) {

@@ -21,11 +21,13 @@ struct report_info {
 	const char *mode; /* "events" or "summary" */
 	const char *kernel;
 	uint32_t nr_cpus;
-	uint64_t events; /* records read */
-	uint64_t gaps;	 /* sequence numbers missing */
+	uint64_t events;	/* records read */
+	uint64_t gaps;		/* sequence numbers missing */
+	uint64_t kernel_misses; /* events the kernel kept from our programs */
 	uint64_t duration_ns;
 	uint64_t t0_ns;		 /* recording start, CLOCK_MONOTONIC */
 	const char *stop_reason; /* "command", "duration", "signal", "error", "unknown" */
+	const struct iot_stop *stop; /* fill/trigger details, or NULL */
 	const struct iot_drop_entry *drops;
 	size_t nr_drops;
 	struct join_stats join;

@@ -60,6 +60,11 @@ static void header(FILE *f, const struct report_info *ri)
 			fprintf(f, "# %" PRIu64 " drops on CPU %u\n", d,
 				ri->drops[i].cpu);
 	}
+	if (ri->kernel_misses)
+		fprintf(f,
+			"# %" PRIu64 " events missed by the kernel (nested runs of a "
+			"program are not allowed)\n",
+			ri->kernel_misses);
 	if (ri->gaps)
 		fprintf(f, "# %" PRIu64 " records missing from the sequence\n", ri->gaps);
 	if (ri->join.orphan_completions) {

@@ -21,7 +21,7 @@
 
 #define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
-#define IOT_VERSION_MINOR 0
+#define IOT_VERSION_MINOR 1
 
 struct iot_file_header {
 	char magic[8];		    /* "IOTRAIL\0" */
@@ -46,6 +46,8 @@ enum iot_chunk_type {
 	IOT_CHUNK_TASKS = 5,   /* struct iot_task_entry[] */
 	IOT_CHUNK_DROPS = 6,   /* struct iot_drop_entry[], one per CPU */
 	IOT_CHUNK_END = 7,     /* struct iot_end: last chunk of a complete file */
+	IOT_CHUNK_STOP = 8,    /* struct iot_stop: why the kernel side stopped
+				  (fill full, ring trigger); since 1.1 */
 };
 
 struct iot_chunk {
@@ -99,12 +101,17 @@ enum iot_stop_reason {
 	IOT_STOP_DURATION = 2, /* --duration elapsed */
 	IOT_STOP_SIGNAL = 3,   /* SIGINT or SIGTERM */
 	IOT_STOP_ERROR = 4,    /* the recorder failed; the file is still valid */
+	IOT_STOP_FILL = 5,     /* bufpolicy=fill: a CPU's buffer was full */
+	IOT_STOP_TRIGGER = 6,  /* bufpolicy=ring: --trigger fired */
 };
 
 struct iot_end {
 	uint64_t end_mono_ns;	/* CLOCK_MONOTONIC at stop */
 	uint32_t reason;	/* enum iot_stop_reason */
 	int32_t command_status; /* wait status of COMMAND, -1 without one */
+	uint64_t kernel_misses; /* events the kernel kept from a program already
+				   running on that CPU (BPF recursion guard);
+				   since 1.1 */
 };
 
 /* The sizes docs/FORMAT.md promises. */
@@ -115,7 +122,8 @@ _Static_assert(sizeof(struct iot_summary) == IOT_REC_SIZE, "summary record");
 _Static_assert(sizeof(struct iot_dev_entry) == 96, "device entry");
 _Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
 _Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
-_Static_assert(sizeof(struct iot_end) == 16, "end record");
+_Static_assert(sizeof(struct iot_end) == 24, "end record");
+_Static_assert(sizeof(struct iot_stop) == 48, "stop record");
 _Static_assert(__builtin_offsetof(struct iot_summary, type) ==
 		   __builtin_offsetof(struct iot_rec, type),
 	       "summary and event records share the type offset");

@@ -127,9 +127,17 @@ static int index_chunks(struct trace_reader *r)
 			r->meta = (const char *)(r->map + rc.offset);
 			r->meta_len = c.size;
 			break;
+		case IOT_CHUNK_STOP:
+			if (c.size >= sizeof(r->stop)) {
+				memcpy(&r->stop, r->map + rc.offset, sizeof(r->stop));
+				r->has_stop = true;
+			}
+			break;
 		case IOT_CHUNK_END:
-			if (c.size >= sizeof(r->end)) {
-				memcpy(&r->end, r->map + rc.offset, sizeof(r->end));
+			/* 16 bytes in 1.0, trailing fields added since */
+			if (c.size >= 16) {
+				memcpy(&r->end, r->map + rc.offset,
+				       c.size < sizeof(r->end) ? c.size : sizeof(r->end));
 				r->has_end = true;
 			}
 			break;
@@ -228,12 +236,13 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	}
 	r->nr_cpus = r->hdr.nr_cpus;
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
-	r->next_seq = calloc(r->nr_cpus, sizeof(*r->next_seq));
+	r->next_seq = malloc(r->nr_cpus * sizeof(*r->next_seq));
 	if (!r->cpus || !r->next_seq) {
 		err = -ENOMEM;
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto cleanup;
 	}
+	memset(r->next_seq, 0xff, r->nr_cpus * sizeof(*r->next_seq));
 	close(fd);
 	return 0;
 cleanup:
@@ -249,7 +258,7 @@ void trace_reader_rewind(struct trace_reader *r)
 		r->cpus[i].nr_spans = r->cpus[i].first_span = 0;
 		r->cpus[i].win_start = r->cpus[i].win_count = 0;
 	}
-	memset(r->next_seq, 0, r->nr_cpus * sizeof(*r->next_seq));
+	memset(r->next_seq, 0xff, r->nr_cpus * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
 	r->nr_gaps = 0;
@@ -291,7 +300,9 @@ static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 		const struct iot_rec *x = s->p;
 		unsigned int i = c->win_count;
 
-		if (x->seq != r->next_seq[cpu])
+		/* a gap before a CPU's first record is no loss: a ring
+		 * recording starts where the oldest kept record starts */
+		if (x->seq != r->next_seq[cpu] && r->next_seq[cpu] != UINT64_MAX)
 			r->nr_gaps +=
 			    x->seq > r->next_seq[cpu] ? x->seq - r->next_seq[cpu] : 0;
 		r->next_seq[cpu] = x->seq + 1;

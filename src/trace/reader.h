@@ -56,6 +56,8 @@ struct trace_reader {
 	size_t meta_len;
 	struct iot_end end;
 	bool has_end;
+	struct iot_stop stop; /* why the kernel side stopped (fill, trigger) */
+	bool has_stop;
 
 	uint64_t nr_records; /* records present in the file */
 	uint64_t nr_gaps;    /* sequence numbers missing between records */
