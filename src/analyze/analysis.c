@@ -349,16 +349,56 @@ static int finish_iosector(struct dev_result *d)
 	return 0;
 }
 
+void analysis_add_agg(struct analysis *a, uint32_t dev, unsigned int op,
+		      unsigned int metric, uint64_t sum, const uint64_t buckets[64])
+{
+	struct dev_result *d;
+	uint64_t count = 0;
+
+	for (int k = 0; k < 64; k++)
+		count += buckets[k];
+	if (metric >= IOT_AGG_SYSCALL) {
+		if (metric - IOT_AGG_SYSCALL < NR_SYSCALL_KINDS &&
+		    (a->analyzers & AN_SYSCALL))
+			metric_add_hist(&a->syscall[metric - IOT_AGG_SYSCALL], buckets,
+					sum);
+		a->syscalls_total += count;
+		return;
+	}
+	if (op >= NR_OPG) /* flushes and discards together: not split in the kernel */
+		return;
+	d = dev_get(a, dev);
+	if (!d)
+		return;
+	if (metric == IOT_AGG_SIZE) {
+		d->requests[op] += count;
+		d->sectors[op] += sum / 512;
+		a->requests_total += count;
+		return;
+	}
+	if (metric <= IOT_AGG_Q2C && (a->analyzers & AN_LATENCY))
+		metric_add_hist(&d->stage[metric][op], buckets, sum);
+	if (metric == IOT_AGG_Q2C && (a->analyzers & AN_BIOTIME))
+		metric_add_hist(&d->biotime, buckets, sum);
+	if (metric == IOT_AGG_I2D && (a->analyzers & AN_ELVTIME))
+		metric_add_hist(&d->elvtime, buckets, sum);
+}
+
 int analysis_finish(struct analysis *a)
 {
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		struct dev_result *d = &a->devs[i];
 
 		for (int s = 0; s < NR_STAGES; s++)
-			for (int o = 0; o < NR_OPG; o++)
+			for (int o = 0; o < NR_OPG; o++) {
 				for (size_t k = 0; k < d->stage[s][o].n; k++)
 					note_err(a, metric_add(&d->stage_all[s], 0,
 							       d->stage[s][o].v[k]));
+				if (d->stage[s][o].agg_n)
+					metric_add_hist(&d->stage_all[s],
+							d->stage[s][o].agg_b,
+							d->stage[s][o].agg_sum);
+			}
 		if (a->analyzers & AN_IOSECTOR)
 			note_err(a, finish_iosector(d));
 	}
@@ -394,7 +434,7 @@ size_t analysis_metrics(struct analysis *a, int an, struct metric **out, size_t 
 
 #define PUT(m)                                                                           \
 	do {                                                                             \
-		if ((m)->n && n < max)                                                   \
+		if (((m)->n || (m)->agg_n) && n < max)                                   \
 			out[n++] = (m);                                                  \
 	} while (0)
 	if (an == AN_SYSCALL) {

@@ -95,6 +95,9 @@ void analysis_init(struct analysis *a, unsigned int analyzers, bool keep_time,
 struct join_sink analysis_sink(struct analysis *a);
 /* After the last event: orders the sector sequence, derives seeks. */
 int analysis_finish(struct analysis *a);
+/* One histogram of an AGG chunk (--aggregate recordings). */
+void analysis_add_agg(struct analysis *a, uint32_t dev, unsigned int op,
+		      unsigned int metric, uint64_t sum, const uint64_t buckets[64]);
 void analysis_release(struct analysis *a);
 
 /* The metrics of one analyzer, for the generic views (stats, hist,

@@ -113,9 +113,60 @@ static uint64_t pct(const uint64_t *v, size_t n, double p)
 	return v[k - 1];
 }
 
+void metric_add_hist(struct metric *m, const uint64_t buckets[64], uint64_t sum)
+{
+	for (int k = 0; k < 64; k++) {
+		m->agg_b[k] += buckets[k];
+		m->agg_n += buckets[k];
+	}
+	m->agg_sum += sum;
+}
+
+static uint64_t bucket_hi(int k)
+{
+	return k >= 63 ? UINT64_MAX : (2ull << k) - 1;
+}
+
+/* The upper bound of the bucket holding the nearest-rank p. */
+static uint64_t hist_pct(const struct metric *m, double p)
+{
+	uint64_t rank = (uint64_t)(p * m->agg_n + 0.999999999), seen = 0;
+
+	if (rank < 1)
+		rank = 1;
+	for (int k = 0; k < 64; k++) {
+		seen += m->agg_b[k];
+		if (seen >= rank)
+			return bucket_hi(k);
+	}
+	return UINT64_MAX;
+}
+
+static void hist_stats(const struct metric *m, struct metric_stats *s)
+{
+	int lo = 0, hi = 63;
+
+	while (lo < 63 && !m->agg_b[lo])
+		lo++;
+	while (hi > 0 && !m->agg_b[hi])
+		hi--;
+	s->count = m->agg_n;
+	s->avg = (double)m->agg_sum / m->agg_n;
+	s->min = lo ? 1ull << lo : 0;
+	s->max = bucket_hi(hi);
+	s->p50 = hist_pct(m, 0.50);
+	s->p90 = hist_pct(m, 0.90);
+	s->p99 = hist_pct(m, 0.99);
+	s->p999 = hist_pct(m, 0.999);
+}
+
 void metric_stats(struct metric *m, struct metric_stats *s)
 {
 	memset(s, 0, sizeof(*s));
+	if (!m->n && m->agg_n) {
+		hist_stats(m, s);
+		return;
+	}
 	if (!m->n)
 		return;
 	if (!m->sorted) {
@@ -159,6 +210,17 @@ void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 		int k = x ? 63 - __builtin_clzll(x) : 0;
 
 		h->slot[k]++;
+		if (k > h->max_slot)
+			h->max_slot = k;
+	}
+	/* in-kernel buckets, re-bucketed by their lower bound */
+	for (int b = 0; b < 64; b++) {
+		uint64_t x = (b ? 1ull << b : 0) / (divisor ? divisor : 1);
+		int k = x ? 63 - __builtin_clzll(x) : 0;
+
+		if (!m->agg_b[b])
+			continue;
+		h->slot[k] += m->agg_b[b];
 		if (k > h->max_slot)
 			h->max_slot = k;
 	}

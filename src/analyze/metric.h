@@ -22,6 +22,11 @@ struct metric {
 	bool keep_time;
 	bool sorted; /* v sorted (t and sv then no longer paired) */
 	uint64_t sum;
+	/* from in-kernel aggregation (--aggregate): a log2 histogram instead of
+	 * samples; its statistics are exact for count and average, and bucket
+	 * bounds (within 2x) for min, max and percentiles */
+	uint64_t agg_b[64];
+	uint64_t agg_n, agg_sum;
 };
 
 struct metric_stats {
@@ -43,6 +48,8 @@ void metric_stats(struct metric *m, struct metric_stats *s);
 /* Histogram of value / divisor (1000 for microseconds). */
 void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h);
 void metric_release(struct metric *m);
+/* Adds an in-kernel log2 histogram (bucket k: [2^k, 2^(k+1)), 0..1 in 0). */
+void metric_add_hist(struct metric *m, const uint64_t buckets[64], uint64_t sum);
 
 /* Sorts n u64 values in place (LSD radix, 16-bit digits, skipping digits
  * that are equal in every value). 0 or -ENOMEM. */

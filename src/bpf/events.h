@@ -163,6 +163,31 @@ struct iot_stop {
 	__u32 pad;
 };
 
+/*
+ * --aggregate: log2 histograms in the kernel, in an mmap-able array with one
+ * region of IOT_AGG_PER_CPU u64 per CPU. A histogram is IOT_AGG_BUCKETS
+ * counters (bucket k: values in [2^k, 2^(k+1)), 0 and 1 in bucket 0) and its
+ * sum, for one (device slot, op group, metric). Device slot 0 is "no device"
+ * (system calls); the others are handed out in order of first sight
+ * ("agg_devs" map: dev_t -> slot).
+ */
+#define IOT_AGG_DEVS	16u
+#define IOT_AGG_OPS	3u /* read, write, other */
+#define IOT_AGG_METRICS 16u
+#define IOT_AGG_BUCKETS 64u
+#define IOT_AGG_HIST	(IOT_AGG_BUCKETS + 1u) /* buckets, then the sum */
+#define IOT_AGG_PER_CPU (IOT_AGG_DEVS * IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST)
+/* metrics: the five stages (ns), request size (bytes), syscalls (ns) */
+#define IOT_AGG_Q2G  0u
+#define IOT_AGG_G2I  1u
+#define IOT_AGG_I2D  2u
+#define IOT_AGG_D2C  3u
+#define IOT_AGG_Q2C  4u
+#define IOT_AGG_SIZE 5u
+#define IOT_AGG_SYSCALL                                                                  \
+	6u /* + syscall kind: read write pread64 pwrite64                                \
+	      readv writev preadv pwritev fsync fdatasync */
+
 #define IOT_REC_SIZE 64u
 #define IOT_MAX_CPUS 512u
 /* free slots kept back so that records of nested programs (interrupts on the

@@ -47,6 +47,9 @@ const volatile bool cfg_summary = false;     /* one record per request */
 const volatile __u64 cfg_trigger_ns = 0;
 const volatile bool cfg_trigger_error = false;
 #define TRIGGER_ON (cfg_trigger_ns || cfg_trigger_error)
+const volatile bool cfg_aggregate = false; /* histograms in the kernel only */
+/* the in-flight slot table serves --summary, --aggregate and --trigger */
+#define STATE_ON (cfg_summary || cfg_aggregate)
 
 /* Device filter (-d), fixed before load so it costs no map lookup: disk
  * dev_t and the sector range [start, end) selected on it. */
@@ -277,6 +280,123 @@ static __always_inline void sum_bio_queue(struct bio *bio)
 	sl->flags = iot_opf(KREAD1(bio, bi_opf));
 }
 
+/* ---- --aggregate ------------------------------------------------------------ */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1); /* set by user space: nr_cpus * IOT_AGG_PER_CPU */
+} agg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IOT_AGG_DEVS);
+	__type(key, __u32);
+	__type(value, __u32);
+} agg_devs SEC(".maps");
+
+__u64 agg_next_slot = 1; /* .bss: slot 0 is "no device" (64-bit: see iot_stop) */
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	return r;
+}
+
+/* The histogram slot of a disk, handed out at first sight; ~0 if full. */
+static __always_inline __u32 agg_dev_slot(__u32 dev)
+{
+	__u32 *v = bpf_map_lookup_elem(&agg_devs, &dev), slot;
+
+	if (v)
+		return *v;
+	slot = (__u32)__sync_fetch_and_add(&agg_next_slot, 1);
+	if (slot >= IOT_AGG_DEVS)
+		return ~0u;
+	if (bpf_map_update_elem(&agg_devs, &dev, &slot, BPF_NOEXIST)) {
+		v = bpf_map_lookup_elem(&agg_devs, &dev); /* another CPU won */
+		return v ? *v : ~0u;
+	}
+	return slot;
+}
+
+static __always_inline void agg_add(__u32 slot, __u32 op, __u32 metric, __u64 value)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 base =
+	    cpu * IOT_AGG_PER_CPU +
+	    ((slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS + metric) * IOT_AGG_HIST;
+	__u32 b = base + log2_u64(value), s = base + IOT_AGG_BUCKETS;
+	__u64 *p;
+
+	if (slot >= IOT_AGG_DEVS || op >= IOT_AGG_OPS || metric >= IOT_AGG_METRICS)
+		return;
+	p = bpf_map_lookup_elem(&agg, &b);
+	if (p)
+		__sync_fetch_and_add(p, 1); /* CPU-local: nested interrupts only */
+	p = bpf_map_lookup_elem(&agg, &s);
+	if (p)
+		__sync_fetch_and_add(p, value);
+}
+
+static __always_inline __u32 agg_op(__u32 flags)
+{
+	__u32 op = flags & IOT_OP_MASK;
+
+	return op == IOT_OP_READ ? 0 : op == IOT_OP_WRITE ? 1 : 2;
+}
+
+/* A completed request into the stage and size histograms. */
+static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64 g_ns)
+{
+	__u32 slot = agg_dev_slot(sl->dev), op = agg_op(sl->flags);
+	__u64 now = bpf_ktime_get_ns(), q = sl->q_ns;
+	__u64 i = sl->i_delta_ns ? q + sl->i_delta_ns : 0;
+	__u64 d = sl->d_delta_ns ? q + sl->d_delta_ns : 0;
+
+	if (slot == ~0u) {
+		count_nostate();
+		return;
+	}
+	if (g_ns < q)
+		g_ns = 0;
+	if (g_ns)
+		agg_add(slot, op, IOT_AGG_Q2G, g_ns - q);
+	if (g_ns && i >= g_ns)
+		agg_add(slot, op, IOT_AGG_G2I, i - g_ns);
+	if (i && d >= i)
+		agg_add(slot, op, IOT_AGG_I2D, d - i);
+	if (d)
+		agg_add(slot, op, IOT_AGG_D2C, now - d);
+	agg_add(slot, op, IOT_AGG_Q2C, now - q);
+	agg_add(slot, op, IOT_AGG_SIZE, (__u64)(nr ?: sl->nr) << 9);
+}
+
 static __always_inline __u32 delta32(__u64 from, __u64 to)
 {
 	__u64 d = to > from ? to - from : 0;
@@ -291,6 +411,11 @@ static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_
 	struct iot_summary *r;
 	__u64 seq;
 
+	if (cfg_aggregate) {
+		agg_request(sl, nr, g_ns);
+		sl->key = 0;
+		return;
+	}
 	/* begin() stamps ts (= c_ns), cpu and type at the shared offsets */
 	r = (struct iot_summary *)begin(IOT_EV_SUMMARY, &seq);
 	if (r) {
@@ -360,7 +485,7 @@ static __always_inline void trig_check(struct iot_sum_slot *sl, int error)
 TP(block_bio_queue)
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
-	if (cfg_summary) {
+	if (STATE_ON) {
 		sum_bio_queue(bio);
 		return 0;
 	}
@@ -384,12 +509,12 @@ int BPF_PROG(block_getrq_q, struct request_queue *q, struct bio *bio)
 TP(block_bio_backmerge)
 int BPF_PROG(block_bio_backmerge, struct bio *bio)
 {
-	if (cfg_summary || TRIGGER_ON) {
+	if (STATE_ON || TRIGGER_ON) {
 		struct iot_sum_slot *sl = sum_find((__u64)bio);
 
 		if (sl)
 			sl->key = 0;
-		if (cfg_summary)
+		if (STATE_ON)
 			return 0;
 	}
 	return emit_bio(IOT_EV_BIO_BACKMERGE, bio, 0);
@@ -418,7 +543,7 @@ int BPF_PROG(block_bio_frontmerge_q, struct request_queue *q, struct request *rq
 TP(block_bio_complete)
 int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	if (cfg_summary) {
+	if (STATE_ON) {
 		struct iot_sum_slot *sl;
 
 		/* On a request-based (blk-mq) device the request's completion
@@ -444,7 +569,7 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 TP(block_split)
 int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 {
-	if (cfg_summary) {
+	if (STATE_ON) {
 		sum_split(bio);
 		return 0;
 	}
@@ -505,7 +630,7 @@ static __always_inline void sum_rq_stage(struct request *rq, int stage)
 	TP(name)                                                                         \
 	int BPF_PROG(name, struct request *rq)                                           \
 	{                                                                                \
-		if (cfg_summary) {                                                       \
+		if (STATE_ON) {                                                          \
 			if (stage >= 0)                                                  \
 				sum_rq_stage(rq, stage);                                 \
 			return 0;                                                        \
@@ -515,7 +640,7 @@ static __always_inline void sum_rq_stage(struct request *rq, int stage)
 	TP(name)                                                                         \
 	int BPF_PROG(name##_q, struct request_queue *q, struct request *rq)              \
 	{                                                                                \
-		if (cfg_summary) {                                                       \
+		if (STATE_ON) {                                                          \
 			if (stage >= 0)                                                  \
 				sum_rq_stage(rq, stage);                                 \
 			return 0;                                                        \
@@ -543,7 +668,7 @@ int BPF_PROG(block_io_done, struct request *rq)
 TP(block_rq_complete)
 int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	if (cfg_summary) {
+	if (STATE_ON) {
 		/* partial completions: the request ends with its last bytes.
 		 * A data-less flush write completes here without I or D. */
 		if (nr_bytes >= KREAD1(rq, __data_len)) {
@@ -613,6 +738,34 @@ const volatile __u32 cfg_nr_read = 0, cfg_nr_write = 1, cfg_nr_pread64 = 17,
 		     cfg_nr_pwrite64 = 18, cfg_nr_readv = 19, cfg_nr_writev = 20,
 		     cfg_nr_preadv = 295, cfg_nr_pwritev = 296, cfg_nr_fsync = 74,
 		     cfg_nr_fdatasync = 75;
+
+/* --aggregate: when the current system call began, per task */
+struct sys_start {
+	__u64 ts_ns;
+	long id;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sys_start);
+} sys_starts SEC(".maps");
+
+/* 0..9 in the order of IOT_AGG_SYSCALL's kinds */
+static __always_inline __u32 syscall_kind(long id)
+{
+	return id == cfg_nr_read       ? 0
+	       : id == cfg_nr_write    ? 1
+	       : id == cfg_nr_pread64  ? 2
+	       : id == cfg_nr_pwrite64 ? 3
+	       : id == cfg_nr_readv    ? 4
+	       : id == cfg_nr_writev   ? 5
+	       : id == cfg_nr_preadv   ? 6
+	       : id == cfg_nr_pwritev  ? 7
+	       : id == cfg_nr_fsync    ? 8
+				       : 9;
+}
 
 static __always_inline bool traced_syscall(long id)
 {
@@ -722,6 +875,17 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary)
 		return 0;
+	if (cfg_aggregate) {
+		struct sys_start *st =
+		    bpf_task_storage_get(&sys_starts, bpf_get_current_task_btf(), 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+		if (st) {
+			st->ts_ns = bpf_ktime_get_ns();
+			st->id = id;
+		}
+		return 0;
+	}
 	fd = (unsigned int)SYSARG(regs, 1);
 	fd_file(fd, &fi);
 	if (id == cfg_nr_pread64 || id == cfg_nr_pwrite64 || id == cfg_nr_preadv ||
@@ -761,6 +925,17 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 #endif
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary)
 		return 0;
+	if (cfg_aggregate) {
+		struct sys_start *st =
+		    bpf_task_storage_get(&sys_starts, bpf_get_current_task_btf(), 0, 0);
+
+		if (st && st->ts_ns && st->id == id) {
+			agg_add(0, 0, IOT_AGG_SYSCALL + syscall_kind(id),
+				bpf_ktime_get_ns() - st->ts_ns);
+			st->ts_ns = 0;
+		}
+		return 0;
+	}
 	r = begin(IOT_EV_SYS_EXIT, &seq);
 	if (!r)
 		return 0;

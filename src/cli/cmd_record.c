@@ -37,6 +37,9 @@ static void record_usage(FILE *f)
 	    "                        or 'error' when one fails; both: 10ms,error\n"
 	    "  -x KEY=VALUE          bufpolicy, bufsize, switchrate, bufresize, as "
 	    "above\n"
+	    "      --aggregate       log2 histograms per device, op and stage (and per\n"
+	    "                        syscall) kept in the kernel; no per-event records\n"
+	    "      --interval TIME   --aggregate: write the histograms out every TIME\n"
 	    "\n"
 	    "Stops when COMMAND exits, TIME passes, or on SIGINT/SIGTERM.\n");
 }
@@ -71,9 +74,7 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 			return usage_error("bufresize=%s: not auto or manual", val);
 	} else if (!strcmp(key, "specsize") || !strcmp(key, "nspec") ||
 		   !strcmp(key, "aggsize")) {
-		return usage_error("%s: speculation and in-kernel aggregation are not "
-				   "implemented yet",
-				   key);
+		return usage_error("%s: speculation is not implemented yet", key);
 	} else {
 		return usage_error(
 		    "-x %s: unknown option (bufpolicy, bufsize, switchrate, "
@@ -113,6 +114,8 @@ int cmd_record(int argc, char **argv)
 	    {"bufpolicy", required_argument, NULL, 'P'},
 	    {"bufresize", required_argument, NULL, 'R'},
 	    {"trigger", required_argument, NULL, 'T'},
+	    {"aggregate", no_argument, NULL, 'G'},
+	    {"interval", required_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -168,6 +171,14 @@ int cmd_record(int argc, char **argv)
 			if (set_option(&o, "bufresize", optarg))
 				return 2;
 			break;
+		case 'G':
+			o.aggregate = true;
+			break;
+		case 'I':
+			if (parse_time(optarg, &o.interval_ns))
+				return usage_error(
+				    "--interval %s: not a time (try 1s, 500ms)", optarg);
+			break;
 		case 'T':
 			if (set_trigger(&o, optarg))
 				return 2;
@@ -210,6 +221,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if (o.aggregate && o.summary)
+		return usage_error("--aggregate and --summary: choose one");
+	if (o.interval_ns && !o.aggregate)
+		return usage_error("--interval: only with --aggregate");
 	if ((o.trigger_ns || o.trigger_error) && o.policy != IOT_POLICY_RING)
 		return usage_error(
 		    "--trigger: only with --bufpolicy ring (a flight recorder)");

@@ -180,6 +180,25 @@ int cmd_report(int argc, char **argv)
 			break;
 		}
 	}
+	/* --aggregate recordings: the kernel's histograms */
+	for (size_t i = 0; i < rd.nr_aggs; i++) {
+		const struct reader_chunk *ch = &rd.aggs[i];
+		struct iot_agg_header h;
+
+		if (ch->size < sizeof(h))
+			continue;
+		memcpy(&h, rd.map + ch->offset, sizeof(h));
+		for (uint32_t k = 0;
+		     k < h.nr_entries &&
+		     sizeof(h) + (k + 1) * sizeof(struct iot_agg_entry) <= ch->size;
+		     k++) {
+			struct iot_agg_entry e;
+
+			memcpy(&e, rd.map + ch->offset + sizeof(h) + k * sizeof(e),
+			       sizeof(e));
+			analysis_add_agg(&an, e.dev, e.op, e.metric, e.sum, e.buckets);
+		}
+	}
 	if (err < 0 || analysis_finish(&an)) {
 		fprintf(stderr, "iotrail: %s: out of memory\n", input);
 		goto cleanup;

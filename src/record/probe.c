@@ -55,7 +55,7 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 	       size_t vlen, char *missing, size_t mlen)
 {
 	typeof(skel->progs) *p = &skel->progs;
-	const bool ev = !po->summary, pf = po->pid_filter;
+	const bool ev = !po->summary && !po->aggregate, pf = po->pid_filter;
 	/* name, current, nargs, old layout, nargs, in --summary, per event */
 	const struct plan plans[] = {
 	    {"block_bio_queue", p->block_bio_queue, 1, NULL, 0, true, true},
@@ -96,6 +96,10 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
 		const struct plan *pl = &plans[i];
 		bool want = ev ? pl->in_events : pl->in_summary;
+
+		if (po->aggregate &&
+		    (!strcmp(pl->tp, "sys_enter") || !strcmp(pl->tp, "sys_exit")))
+			want = true;
 		int n = tp_nargs(btf, pl->tp);
 
 		bpf_program__set_autoload(pl->cur, false);

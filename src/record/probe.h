@@ -22,6 +22,7 @@ struct probe_opts {
 	bool pid_filter; /* -p or COMMAND */
 	bool dev_filter; /* -d: plug/unplug carry no device to filter on */
 	bool accounting; /* --accounting: block_io_start/done too */
+	bool aggregate;	 /* --aggregate: the --summary set plus the syscalls */
 };
 
 /* Sets autoload on every program. Writes "name:variant,..." into variant

@@ -53,9 +53,13 @@ struct recorder {
 	struct iot_sum_slot *sum; /* mmap of "inflight" (--summary) */
 	size_t sum_bytes;
 	uint64_t *reap_key, *reap_q; /* per slot: what the last reap saw */
-	uint64_t *written;	     /* records written per CPU */
-	uint64_t *torn;		     /* slots skipped: reserved, never committed */
-	uint64_t *stuck_seq;	     /* per CPU: uncommitted slot seen last drain */
+	uint64_t *agg;		     /* mmap of "agg" (--aggregate) */
+	size_t agg_bytes;
+	uint64_t *agg_prev; /* sums over CPUs at the last AGG chunk */
+	uint64_t agg_last_ns;
+	uint64_t *written;   /* records written per CPU */
+	uint64_t *torn;	     /* slots skipped: reserved, never committed */
+	uint64_t *stuck_seq; /* per CPU: uncommitted slot seen last drain */
 	unsigned int *stuck_rounds;
 	pid_t child;
 	int go_fd;   /* write end: releases the child */
@@ -172,7 +176,9 @@ static int write_meta(struct recorder *rc, const char *variant, const char *miss
 		     "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\n",
 		     host, u.sysname, u.release, u.machine,
 		     rc->o->cmdline ? rc->o->cmdline : "",
-		     rc->o->summary ? "summary" : "events",
+		     rc->o->aggregate ? "aggregate"
+		     : rc->o->summary ? "summary"
+				      : "events",
 		     rc->o->policy == IOT_POLICY_FILL	? "fill"
 		     : rc->o->policy == IOT_POLICY_RING ? "ring"
 							: "switch",
@@ -471,6 +477,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	    .pid_filter = o->nr_pids || o->argv,
 	    .dev_filter = o->nr_devs > 0,
 	    .accounting = o->accounting,
+	    .aggregate = o->aggregate,
 	};
 	int err;
 
@@ -495,6 +502,10 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_filter_pids = po.pid_filter;
 	rc->skel->rodata->cfg_summary = o->summary;
 	rc->skel->rodata->cfg_policy = o->policy;
+	rc->skel->rodata->cfg_aggregate = o->aggregate;
+	if (o->aggregate)
+		bpf_map__set_max_entries(rc->skel->maps.agg,
+					 rc->nr_cpus * IOT_AGG_PER_CPU);
 	rc->skel->rodata->cfg_trigger_ns = o->trigger_ns;
 	rc->skel->rodata->cfg_trigger_error = o->trigger_error;
 	bpf_map__set_max_entries(rc->skel->maps.buf, rc->nr_cpus * rc->nr_slots);
@@ -560,7 +571,75 @@ static int map_buffers(struct recorder *rc)
 	if (p == MAP_FAILED)
 		return -errno;
 	rc->sum = p;
-	return 0;
+	if (!rc->o->aggregate)
+		return 0;
+	rc->agg_bytes = (size_t)rc->nr_cpus * IOT_AGG_PER_CPU * sizeof(uint64_t);
+	rc->agg_bytes = (rc->agg_bytes + page - 1) / page * page;
+	p = mmap(NULL, rc->agg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(rc->skel->maps.agg), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	rc->agg = p;
+	rc->agg_prev = calloc(IOT_AGG_PER_CPU, sizeof(uint64_t));
+	return rc->agg_prev ? 0 : -ENOMEM;
+}
+
+/*
+ * --aggregate: one AGG chunk with what each histogram gained since the last
+ * one (summed over CPUs, read through the mmap), naming each device by the
+ * dev_t the kernel gave its slot.
+ */
+static int write_agg(struct recorder *rc, uint64_t now)
+{
+	const size_t hists = IOT_AGG_DEVS * IOT_AGG_OPS * IOT_AGG_METRICS;
+	struct iot_agg_header h = {.start_ns = rc->agg_last_ns, .end_ns = now};
+	uint32_t slot_dev[IOT_AGG_DEVS] = {0}, key, next, *prev = NULL, slot;
+	int fd = bpf_map__fd(rc->skel->maps.agg_devs), err;
+	struct iot_agg_entry *e;
+	size_t n = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &slot) == 0 && slot < IOT_AGG_DEVS)
+			slot_dev[slot] = key;
+	}
+	e = calloc(hists, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (size_t hi = 0; hi < hists; hi++) {
+		uint64_t cur[IOT_AGG_HIST] = {0}, count = 0;
+
+		for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+			const uint64_t *src =
+			    rc->agg + (size_t)cpu * IOT_AGG_PER_CPU + hi * IOT_AGG_HIST;
+
+			for (size_t b = 0; b < IOT_AGG_HIST; b++)
+				cur[b] += __atomic_load_n(&src[b], __ATOMIC_RELAXED);
+		}
+		for (size_t b = 0; b < IOT_AGG_HIST; b++) {
+			uint64_t d = cur[b] - rc->agg_prev[hi * IOT_AGG_HIST + b];
+
+			rc->agg_prev[hi * IOT_AGG_HIST + b] = cur[b];
+			cur[b] = d;
+			if (b < IOT_AGG_BUCKETS)
+				count += d;
+		}
+		if (!count)
+			continue;
+		e[n].dev = slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)];
+		e[n].op = (hi / IOT_AGG_METRICS) % IOT_AGG_OPS;
+		e[n].metric = hi % IOT_AGG_METRICS;
+		e[n].sum = cur[IOT_AGG_BUCKETS];
+		memcpy(e[n].buckets, cur, sizeof(e[n].buckets));
+		n++;
+	}
+	h.nr_entries = n;
+	err = trace_writer_chunk(&rc->w, IOT_CHUNK_AGG, 0, &h, sizeof(h), e,
+				 n * sizeof(*e));
+	free(e);
+	rc->agg_last_ns = now;
+	return err;
 }
 
 static void progress(struct recorder *rc, uint64_t start_ns, bool final)
@@ -670,7 +749,7 @@ int record_run(const struct record_opts *o)
 	struct iot_file_header hdr = {.magic = IOT_MAGIC};
 	char variant[1024], missing[512], msg[512] = "";
 	struct sigaction sa = {.sa_handler = on_signal};
-	uint64_t start_ns, next_progress, next_reap;
+	uint64_t start_ns, next_progress, next_reap, next_agg;
 	const char *attach_kind;
 	uint32_t reason = IOT_STOP_SIGNAL;
 	bool tty = isatty(STDERR_FILENO);
@@ -821,6 +900,8 @@ int record_run(const struct record_opts *o)
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	next_progress = start_ns + 1000000000ull;
 	next_reap = start_ns + 1000000000ull;
+	next_agg = o->interval_ns ? start_ns + o->interval_ns : UINT64_MAX;
+	rc.agg_last_ns = start_ns;
 	if (o->argv) {
 		err = release_child(&rc);
 		if (err) {
@@ -869,7 +950,17 @@ int record_run(const struct record_opts *o)
 			reason = IOT_STOP_DURATION;
 			break;
 		}
-		if (o->summary && t >= next_reap) {
+		if (o->aggregate && t >= next_agg) {
+			err = write_agg(&rc, t);
+			if (err) {
+				fprintf(stderr, "iotrail: %s: %s\n", o->output,
+					strerror(-err));
+				reason = IOT_STOP_ERROR;
+				goto finish;
+			}
+			next_agg = t + o->interval_ns;
+		}
+		if ((o->summary || o->aggregate) && t >= next_reap) {
 			reap_inflight(&rc, t);
 			next_reap = t + 1000000000ull;
 		}
@@ -894,6 +985,8 @@ finish:
 		} else {
 			e = drain_all(&rc);
 		}
+		if (!e && o->aggregate)
+			e = write_agg(&rc, now_ns(CLOCK_MONOTONIC));
 
 		if (e) {
 			fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-e));
@@ -968,6 +1061,9 @@ cleanup:
 		munmap(rc.ctl, rc.ctl_bytes);
 	if (rc.sum)
 		munmap(rc.sum, rc.sum_bytes);
+	if (rc.agg)
+		munmap(rc.agg, rc.agg_bytes);
+	free(rc.agg_prev);
 	iotrail_bpf__destroy(rc.skel);
 	devtab_release(&rc.devs);
 	task_table_release(&rc.tasks);

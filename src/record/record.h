@@ -22,6 +22,8 @@ struct record_opts {
 	bool bufresize_manual; /* fail rather than lower the buffer size */
 	uint64_t trigger_ns;   /* ring: stop when a request Q2C reaches it */
 	bool trigger_error;    /* ring: stop when a request fails */
+	bool aggregate;	       /* histograms in the kernel instead of records */
+	uint64_t interval_ns;  /* --aggregate: write them out this often, 0 = end */
 	char **argv;	       /* COMMAND, NULL-terminated, or NULL */
 	const char *cmdline;   /* the options as typed, stored in META */
 };

@@ -60,6 +60,11 @@ static void header(FILE *f, const struct report_info *ri)
 			fprintf(f, "# %" PRIu64 " drops on CPU %u\n", d,
 				ri->drops[i].cpu);
 	}
+	if (!strcmp(ri->mode, "aggregate"))
+		fprintf(
+		    f,
+		    "# in-kernel log2 histograms: count and average exact; min, max and "
+		    "percentiles are bucket bounds (within 2x)\n");
 	if (ri->kernel_misses)
 		fprintf(f,
 			"# %" PRIu64 " events missed by the kernel (nested runs of a "

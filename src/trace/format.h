@@ -46,6 +46,8 @@ enum iot_chunk_type {
 	IOT_CHUNK_TASKS = 5,   /* struct iot_task_entry[] */
 	IOT_CHUNK_DROPS = 6,   /* struct iot_drop_entry[], one per CPU */
 	IOT_CHUNK_END = 7,     /* struct iot_end: last chunk of a complete file */
+	IOT_CHUNK_AGG = 9,     /* struct iot_agg_header + iot_agg_entry[]: the
+				  --aggregate histograms of one interval; since 1.1 */
 	IOT_CHUNK_STOP = 8,    /* struct iot_stop: why the kernel side stopped
 				  (fill full, ring trigger); since 1.1 */
 };
@@ -114,6 +116,23 @@ struct iot_end {
 				   since 1.1 */
 };
 
+/* --aggregate: one AGG chunk per interval, the histograms' growth in it. */
+struct iot_agg_header {
+	uint64_t start_ns;   /* interval start, CLOCK_MONOTONIC ns */
+	uint64_t end_ns;     /* interval end */
+	uint32_t nr_entries; /* struct iot_agg_entry that follow */
+	uint32_t reserved;
+};
+
+struct iot_agg_entry {
+	uint32_t dev;	/* disk dev_t; 0 for system calls */
+	uint8_t op;	/* 0 read, 1 write, 2 other */
+	uint8_t metric; /* IOT_AGG_Q2G ... IOT_AGG_SYSCALL + kind */
+	uint16_t reserved;
+	uint64_t sum; /* of the values: ns, or bytes for IOT_AGG_SIZE */
+	uint64_t buckets[IOT_AGG_BUCKETS]; /* log2: [2^k, 2^(k+1)), 0..1 in 0 */
+};
+
 /* The sizes docs/FORMAT.md promises. */
 _Static_assert(sizeof(struct iot_file_header) == 64, "file header");
 _Static_assert(sizeof(struct iot_chunk) == 16, "chunk header");
@@ -124,6 +143,8 @@ _Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
 _Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
 _Static_assert(sizeof(struct iot_end) == 24, "end record");
 _Static_assert(sizeof(struct iot_stop) == 48, "stop record");
+_Static_assert(sizeof(struct iot_agg_header) == 24, "agg header");
+_Static_assert(sizeof(struct iot_agg_entry) == 528, "agg entry");
 _Static_assert(__builtin_offsetof(struct iot_summary, type) ==
 		   __builtin_offsetof(struct iot_rec, type),
 	       "summary and event records share the type offset");

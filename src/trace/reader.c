@@ -127,6 +127,17 @@ static int index_chunks(struct trace_reader *r)
 			r->meta = (const char *)(r->map + rc.offset);
 			r->meta_len = c.size;
 			break;
+		case IOT_CHUNK_AGG: {
+			struct reader_chunk *n =
+			    realloc(r->agg_list, (r->nr_aggs + 1) * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			r->agg_list = n;
+			r->agg_list[r->nr_aggs++] = rc;
+			r->aggs = r->agg_list;
+			break;
+		}
 		case IOT_CHUNK_STOP:
 			if (c.size >= sizeof(r->stop)) {
 				memcpy(&r->stop, r->map + rc.offset, sizeof(r->stop));
@@ -428,6 +439,7 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->cpus);
 	free(r->next_seq);
 	free(r->chunks);
+	free(r->agg_list);
 	free((void *)r->tasks);
 	free(r->path);
 	memset(r, 0, sizeof(*r));

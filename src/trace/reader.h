@@ -56,6 +56,9 @@ struct trace_reader {
 	size_t meta_len;
 	struct iot_end end;
 	bool has_end;
+	const struct reader_chunk *aggs; /* AGG chunks (--aggregate), in order */
+	size_t nr_aggs;
+	struct reader_chunk *agg_list;
 	struct iot_stop stop; /* why the kernel side stopped (fill, trigger) */
 	bool has_stop;
 

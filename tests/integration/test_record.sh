@@ -7,13 +7,17 @@ require_root
 # --- bio-based device: zram completes bios, no requests -------------------
 Z=$(make_zram 256M)
 dd if=/dev/zero of=$Z bs=1M count=32 oflag=direct status=none
-read -r r0 rs0 w0 ws0 < <(diskstats zram0)
-check "record on zram" "$IOTRAIL" record -o "$TMP/z.iot" -d zram0 -- \
-	dd if=$Z of=/dev/null bs=4k count=4000 iflag=direct status=none
-read -r r1 rs1 w1 ws1 < <(diskstats zram0)
-"$IOTRAIL" report -i "$TMP/z.iot" -f json >"$TMP/z.json"
-got=$(json_get "$TMP/z.json" "' '.join(str(x) for d in j['devices'] if d['name']=='zram0' for x in (d['read']['requests'], d['read']['sectors']))")
-expect_eq "zram bios equal diskstats deltas" "$got" "$((r1 - r0)) $((rs1 - rs0))"
+zram_run() {
+	local r0 rs0 w0 ws0 r1 rs1 w1 ws1 got
+	read -r r0 rs0 w0 ws0 < <(diskstats zram0)
+	"$IOTRAIL" record -o "$TMP/z.iot" -d zram0 -- \
+		dd if=$Z of=/dev/null bs=4k count=4000 iflag=direct status=none 2>/dev/null || { echo "record failed"; return 1; }
+	read -r r1 rs1 w1 ws1 < <(diskstats zram0)
+	"$IOTRAIL" report -i "$TMP/z.iot" -f json >"$TMP/z.json"
+	got=$(json_get "$TMP/z.json" "' '.join(str(x) for d in j['devices'] if d['name']=='zram0' for x in (d['read']['requests'], d['read']['sectors']))")
+	[ "$got" = "$((r1 - r0)) $((rs1 - rs0))" ] || { echo "got '$got', want '$((r1 - r0)) $((rs1 - rs0))'"; return 1; }
+}
+retry_once "zram bios equal diskstats deltas" zram_run
 st=$(json_get "$TMP/z.json" "[ (d['q2c']['count'], d['d2c']['count']) for d in j['devices'] if d['name']=='zram0'][0]")
 expect_eq "zram: Q2C for every bio, no device stage" "$st" "(4000, 0)"
 
@@ -90,10 +94,13 @@ expect_eq "SIGINT: stop reason" "$(json_get "$TMP/sig.json" "j['stop_reason']")"
 expect_eq "SIGINT: all reads kept" "$(json_get "$TMP/sig.json" "j['devices'][0]['read']['requests']")" 100
 
 # --- task table, views, windows -----------------------------------------------
-"$IOTRAIL" record -o "$TMP/v.iot" -d "$L3" -- dd if=$L3 of=/dev/null bs=4k count=2000 iflag=direct status=none 2>/dev/null
-"$IOTRAIL" report -i "$TMP/v.iot" -r >"$TMP/v.txt"
-dd_reqs=$(awk '$7=="dd"' "$TMP/v.txt" | wc -l)
-expect_eq "requests name their submitting task" "$dd_reqs" 2000
+v_run() {
+	"$IOTRAIL" record -o "$TMP/v.iot" -d "$L3" -- dd if=$L3 of=/dev/null bs=4k count=2000 iflag=direct status=none 2>/dev/null
+	"$IOTRAIL" report -i "$TMP/v.iot" -r >"$TMP/v.txt"
+	n=$(awk '$7=="dd"' "$TMP/v.txt" | wc -l)
+	[ "$n" = 2000 ] || { echo "$n of 2000 requests name dd"; return 1; }
+}
+retry_once "requests name their submitting task" v_run
 "$IOTRAIL" report -i "$TMP/v.iot" --view hist >"$TMP/h.txt"
 check "hist view in bcc's shape" grep -q "usecs *: count *distribution" "$TMP/h.txt"
 hist_total=$(awk '/q2c$/ {f=1; next} f && /->/ {s+=$4} /^$/ {f=0} END {print s}' "$TMP/h.txt")
