@@ -76,7 +76,7 @@ $(OUT)/floor.skel.h: $(OUT)/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
 $(OUT)/bench/percall: bench/percall.c $(OUT)/floor.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS) -lpthread
 
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done

@@ -51,8 +51,9 @@ run() { # VARIANT DEV -> IOPS
 	rm -f "$W/fio.json" "$W"/*.iot "$W/perf.data" "$W/blk.raw"
 	case $v in
 	untraced) $(fio_cmd $dev) ;;
-	iotrail) $IOTRAIL record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
-	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
+	iotrail) $IOTRAIL record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d ;;
+	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.summary ;;
+	iotrail-aggregate) $IOTRAIL record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
 	ftrace-blk)
 		echo blk >$T/current_tracer; echo bin >$T/trace_options; echo >$T/trace
 		cat $T/trace_pipe >$W/blk.raw & pid=$!
@@ -73,7 +74,7 @@ run() { # VARIANT DEV -> IOPS
 	iops
 }
 
-VARIANTS=(untraced iotrail iotrail-summary ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
+VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
 printf "# fio randread 4k direct psync 2 jobs, %ss per run, %s alternating repetitions, %s\n" "$SECS" "$REPS" "$(uname -r)"
 printf "%-8s %-18s %9s %9s %9s %8s %8s %8s\n" DEVICE VARIANT IOPS_MED IOPS_MIN IOPS_MAX KEPT_MED KEPT_MIN KEPT_MAX
 DEVS=()
@@ -102,4 +103,9 @@ print("%-8s %-18s %9d %9d %9d %7.1f%% %7.1f%% %7.1f%%" % (sys.argv[3].split('/')
 PY
 	done
 	unset res
+	for f in "$W"/drops.${dev#/dev/}*; do
+		[ -f "$f" ] || continue
+		n=$(sed -n 's/^iotrail: \([0-9]*\) drops on CPU.*/\1/p' "$f" | paste -sd+ | bc)
+		echo "# ${f##*/}: ${n:-0} records dropped over all repetitions"
+	done
 done

@@ -37,6 +37,8 @@ static void record_usage(FILE *f)
 	    "                        or 'error' when one fails; both: 10ms,error\n"
 	    "  -x KEY=VALUE          bufpolicy, bufsize, switchrate, bufresize, as "
 	    "above\n"
+	    "      --nice N          the recorder's priority (default -10; the command\n"
+	    "                        keeps its own): a late recorder drops records\n"
 	    "      --aggregate       log2 histograms per device, op and stage (and per\n"
 	    "                        syscall) kept in the kernel; no per-event records\n"
 	    "      --interval TIME   --aggregate: write the histograms out every TIME\n"
@@ -115,6 +117,7 @@ int cmd_record(int argc, char **argv)
 	    {"bufresize", required_argument, NULL, 'R'},
 	    {"trigger", required_argument, NULL, 'T'},
 	    {"aggregate", no_argument, NULL, 'G'},
+	    {"nice", required_argument, NULL, 'N'},
 	    {"interval", required_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -123,6 +126,7 @@ int cmd_record(int argc, char **argv)
 	    .output = "iotrail.iot",
 	    .bufsize = RECORD_DEFAULT_BUFSIZE,
 	    .switch_ns = RECORD_DEFAULT_SWITCH_NS,
+	    .nice = RECORD_DEFAULT_NICE,
 	};
 	const char *devs[64];
 	pid_t pids[64];
@@ -170,6 +174,13 @@ int cmd_record(int argc, char **argv)
 		case 'R':
 			if (set_option(&o, "bufresize", optarg))
 				return 2;
+			break;
+		case 'N':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < -20 || v > 19)
+				return usage_error(
+				    "--nice %s: not a priority from -20 to 19", optarg);
+			o.nice = (int)v;
 			break;
 		case 'G':
 			o.aggregate = true;

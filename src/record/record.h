@@ -24,6 +24,7 @@ struct record_opts {
 	bool trigger_error;    /* ring: stop when a request fails */
 	bool aggregate;	       /* histograms in the kernel instead of records */
 	uint64_t interval_ns;  /* --aggregate: write them out this often, 0 = end */
+	int nice;	       /* the recorder's own priority (the command's stays) */
 	char **argv;	       /* COMMAND, NULL-terminated, or NULL */
 	const char *cmdline;   /* the options as typed, stored in META */
 };
@@ -33,6 +34,7 @@ struct record_opts {
  * second per CPU) fills a 4 MB buffer in ~44 ms, so a drain every 20 ms keeps
  * it drop-free with twice the margin (bench/overhead.sh reports drops). */
 #define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000)
+#define RECORD_DEFAULT_NICE	 (-10)
 
 /* Runs a recording; returns the process exit status (0 on success). */
 int record_run(const struct record_opts *o);

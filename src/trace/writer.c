@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-#define WRITER_BUF_BYTES (1u << 20)
+#define WRITER_BUF_BYTES    (1u << 20)
+#define WRITER_DIRECT_BYTES (64u << 10)
 
 int trace_writer_open(struct trace_writer *w, const char *path,
 		      const struct iot_file_header *hdr)
@@ -44,17 +46,54 @@ cleanup:
 	return err;
 }
 
+/* writev() until everything is written; 0 or -errno */
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (n && (size_t)w >= iov->iov_len) {
+			w -= iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= w;
+		}
+	}
+	return 0;
+}
+
 int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
 		       const void *p1, size_t n1, const void *p2, size_t n2)
 {
 	struct iot_chunk c = {.type = type, .cpu = cpu, .size = n1 + n2};
+	int err;
 
 	if (!w->f)
 		return -EBADF;
-	if (fwrite(&c, sizeof(c), 1, w->f) != 1 ||
-	    (n1 && fwrite(p1, 1, n1, w->f) != n1) ||
-	    (n2 && fwrite(p2, 1, n2, w->f) != n2))
+	if (n1 + n2 >= WRITER_DIRECT_BYTES) {
+		/* large payloads (a CPU's drained records) go straight from
+		 * where they are, without a copy through the stdio buffer */
+		struct iovec iov[3] = {
+		    {&c, sizeof(c)}, {(void *)p1, n1}, {(void *)p2, n2}};
+
+		if (fflush(w->f) != 0)
+			return -errno ?: -EIO;
+		err = write_all(fileno(w->f), iov, n2 ? 3 : 2);
+		if (err)
+			return err;
+	} else if (fwrite(&c, sizeof(c), 1, w->f) != 1 ||
+		   (n1 && fwrite(p1, 1, n1, w->f) != n1) ||
+		   (n2 && fwrite(p2, 1, n2, w->f) != n2)) {
 		return -errno ?: -EIO;
+	}
 	w->offset += sizeof(c) + n1 + n2;
 	return 0;
 }

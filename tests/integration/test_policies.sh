@@ -25,15 +25,18 @@ expect_eq "switch: no gap in what was kept" "$(json_get "$TMP/sw.json" "j['gaps'
 expect_eq "switch: recording went on to the end" "$(json_get "$TMP/sw.json" "j['stop_reason']")" command
 
 # --- fill: stops at the first full CPU, ends with its STOP record ----------
-"$IOTRAIL" record -b 4k --bufpolicy fill -o "$TMP/fill.iot" -d "$D" -- $READS 2>"$TMP/fill.err"
+# 64k = 1024 slots per CPU; nothing is read before the first CPU is full
+"$IOTRAIL" record -b 64k --bufpolicy fill --switchrate 1000hz -o "$TMP/fill.iot" -d "$D" -- $READS 2>"$TMP/fill.err"
 expect_eq "fill: exits 0" "$?" 0
 "$IOTRAIL" report -i "$TMP/fill.iot" -f json >"$TMP/fill.json"
 expect_eq "fill: reads back cleanly" "$?" 0
 expect_eq "fill: stop reason" "$(json_get "$TMP/fill.json" "j['stop_reason']")" fill
 full_cpu=$(json_get "$TMP/fill.json" "j['stop']['cpu']")
-# 4k = 64 slots: 16 kept for nested interrupts, 1 for the STOP record
+# 16 slots kept for nested interrupts, 1 for the STOP record
 expect_eq "fill: the full CPU holds its capacity plus the STOP record" \
-	"$(json_get "$TMP/fill.json" "[c['records'] for c in j['drops'] if c['cpu']==$full_cpu][0]")" 48
+	"$(json_get "$TMP/fill.json" "[c['records'] for c in j['drops'] if c['cpu']==$full_cpu][0]")" 1008
+expect_eq "fill: no CPU holds more than its buffer" \
+	"$(json_get "$TMP/fill.json" "max(c['records'] for c in j['drops']) <= 1024")" True
 check "fill: says why it stopped" grep -q "iotrail: buffer of CPU $full_cpu full: tracing stopped (bufpolicy=fill)" "$TMP/fill.err"
 "$IOTRAIL" script -i "$TMP/fill.iot" >"$TMP/fill.txt"
 last_on_cpu=$(awk -v c="$full_cpu" '$2==c' "$TMP/fill.txt" | tail -1 | awk '{print $5}')
