@@ -68,20 +68,20 @@ static __always_inline void put(void *ctx, long a)
 		return;
 	}
 	{
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id() & 3, idx;
-	__u32 *p = bpf_map_lookup_elem(&fpos, &zero);
-	struct rec32 *r;
+		__u32 zero = 0, cpu = bpf_get_smp_processor_id() & 3, idx;
+		__u32 *p = bpf_map_lookup_elem(&fpos, &zero);
+		struct rec32 *r;
 
-	if (!p)
-		return;
-	idx = cpu * SLOTS + ((*p)++ & (SLOTS - 1));
-	r = bpf_map_lookup_elem(&fbuf, &idx);
-	if (!r)
-		return;
-	r->ts = bpf_ktime_get_ns();
-	r->pid_tgid = bpf_get_current_pid_tgid();
-	r->a = a;
-	r->b = 0;
+		if (!p)
+			return;
+		idx = cpu * SLOTS + ((*p)++ & (SLOTS - 1));
+		r = bpf_map_lookup_elem(&fbuf, &idx);
+		if (!r)
+			return;
+		r->ts = bpf_ktime_get_ns();
+		r->pid_tgid = bpf_get_current_pid_tgid();
+		r->a = a;
+		r->b = 0;
 	}
 }
 

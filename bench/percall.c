@@ -47,9 +47,7 @@ static int on_rb(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void on_pb(void *ctx, int cpu, void *data, __u32 len)
-{
-}
+static void on_pb(void *ctx, int cpu, void *data, __u32 len) {}
 
 struct consumer {
 	struct ring_buffer *rb;
@@ -89,11 +87,11 @@ int main(int argc, char **argv)
 	if (argc > i + 1 && !strcmp(argv[i], "--floor")) {
 		const char *k = argv[i + 1];
 
-		kind = !strcmp(k, "array")		? 0
-		       : !strcmp(k, "ringbuf")		? 1
+		kind = !strcmp(k, "array")	      ? 0
+		       : !strcmp(k, "ringbuf")	      ? 1
 		       : !strcmp(k, "ringbuf-wakeup") ? 2
-		       : !strcmp(k, "perfbuf")		? 3
-							: -2;
+		       : !strcmp(k, "perfbuf")	      ? 3
+						      : -2;
 		if (kind < 0) {
 			fprintf(stderr, "percall: --floor %s: unknown kind\n", k);
 			return 2;
@@ -113,10 +111,11 @@ int main(int argc, char **argv)
 		}
 		c.no_wakeup = kind == 1;
 		if (kind == 1 || kind == 2)
-			c.rb = ring_buffer__new(bpf_map__fd(skel->maps.frb), on_rb, NULL, NULL);
+			c.rb = ring_buffer__new(bpf_map__fd(skel->maps.frb), on_rb, NULL,
+						NULL);
 		if (kind == 3)
-			c.pb = perf_buffer__new(bpf_map__fd(skel->maps.fpb), 64, on_pb, NULL,
-						NULL, NULL);
+			c.pb = perf_buffer__new(bpf_map__fd(skel->maps.fpb), 64, on_pb,
+						NULL, NULL, NULL);
 	}
 	pthread_create(&th, NULL, consume, &c);
 	pin(0);

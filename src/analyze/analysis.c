@@ -349,6 +349,14 @@ static int finish_iosector(struct dev_result *d)
 	return 0;
 }
 
+const char *analysis_dev_name(const struct analysis *a, uint32_t dev)
+{
+	for (size_t k = 0; k < a->nr_devs; k++)
+		if (a->devs[k].dev == dev)
+			return a->devs[k].name;
+	return "?";
+}
+
 void analysis_add_agg(struct analysis *a, uint32_t dev, unsigned int op,
 		      unsigned int metric, uint64_t sum, const uint64_t buckets[64])
 {

@@ -95,6 +95,8 @@ void analysis_init(struct analysis *a, unsigned int analyzers, bool keep_time,
 struct join_sink analysis_sink(struct analysis *a);
 /* After the last event: orders the sector sequence, derives seeks. */
 int analysis_finish(struct analysis *a);
+/* The name of a device of the result, "?" if it has none. */
+const char *analysis_dev_name(const struct analysis *a, uint32_t dev);
 /* One histogram of an AGG chunk (--aggregate recordings). */
 void analysis_add_agg(struct analysis *a, uint32_t dev, unsigned int op,
 		      unsigned int metric, uint64_t sum, const uint64_t buckets[64]);

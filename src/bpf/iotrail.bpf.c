@@ -140,7 +140,12 @@ static __always_inline struct iot_rec *begin(__u16 type, __u64 *seq)
 
 /* ---- block layer: bio events --------------------------------------------- */
 
-static __always_inline int emit_bio(__u16 type, struct bio *bio, __u64 id2)
+/* One bio event. flags: IOT_FLAGS_FROM_OPF to translate the bio's op, or
+ * what the type puts there instead (a remap's old dev_t). */
+#define IOT_FLAGS_FROM_OPF 0xffffffffu
+
+static __always_inline int emit_bio_flags(__u16 type, struct bio *bio, __u64 id2,
+					  __u32 flags)
 {
 	struct iot_rec *r;
 	__u64 seq, sector;
@@ -158,9 +163,14 @@ static __always_inline int emit_bio(__u16 type, struct bio *bio, __u64 id2)
 	r->sector = sector;
 	r->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
 	r->dev = dev;
-	r->flags = iot_opf(KREAD1(bio, bi_opf));
+	r->flags = flags == IOT_FLAGS_FROM_OPF ? iot_opf(KREAD1(bio, bi_opf)) : flags;
 	iot_commit(r, seq);
 	return 0;
+}
+
+static __always_inline int emit_bio(__u16 type, struct bio *bio, __u64 id2)
+{
+	return emit_bio_flags(type, bio, id2, IOT_FLAGS_FROM_OPF);
 }
 
 static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2, __u32 nr)
@@ -581,26 +591,8 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 TP(block_bio_remap)
 int BPF_PROG(block_bio_remap, struct bio *bio, dev_t old_dev, sector_t from)
 {
-	struct iot_rec *r;
-	__u64 seq, sector;
-	__u32 dev;
-
-	dev = disk_devt(KREAD2(bio, bi_bdev, bd_disk));
-	sector = KREAD1(bio, bi_iter.bi_sector);
-	if (!dev_wanted(dev, sector))
-		return 0;
-	r = begin(IOT_EV_BIO_REMAP, &seq);
-	if (!r)
-		return 0;
-	r->id = (__u64)bio;
-	r->id2 = from;
-	r->sector = sector;
-	r->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
-	r->dev = dev;
-	/* the old device replaces the op flags: remaps carry no new op */
-	r->flags = old_dev;
-	iot_commit(r, seq);
-	return 0;
+	/* the old device in place of the op flags: a remap carries no new op */
+	return emit_bio_flags(IOT_EV_BIO_REMAP, bio, from, old_dev);
 }
 
 TP(block_rq_remap)

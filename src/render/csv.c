@@ -105,12 +105,9 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 			   "ns,i_ns,d_ns,c_ns,nr_bios,error\n");
 		for (size_t i = 0; i < a->nr_reqs; i++) {
 			const struct join_request *r = &a->reqs[i];
-			const char *name = "?";
+			const char *name = analysis_dev_name(a, r->dev);
 			char rwbs[8];
 
-			for (size_t k = 0; k < a->nr_devs; k++)
-				if (a->devs[k].dev == r->dev)
-					name = a->devs[k].name;
 			render_rwbs(r->flags, rwbs);
 			fprintf(f,
 				"%.9f,%s,%s,%" PRIu64 ",%u,%u,%u,%s,%" PRIu64 ",%" PRIu64

@@ -206,12 +206,9 @@ static void requests(FILE *f, const struct report_info *ri, struct analysis *a)
 		"G2I_US", "I2D_US", "D2C_US", "Q2C_US");
 	for (size_t i = 0; i < a->nr_reqs; i++) {
 		const struct join_request *r = &a->reqs[i];
-		const char *name = "?";
+		const char *name = analysis_dev_name(a, r->dev);
 		char rwbs[8];
 
-		for (size_t k = 0; k < a->nr_devs; k++)
-			if (a->devs[k].dev == r->dev)
-				name = a->devs[k].name;
 		render_rwbs(r->flags, rwbs);
 #define D(x, y) ((x) && (y) >= (x) ? us((y) - (x)) : -1.0)
 		fprintf(f,
