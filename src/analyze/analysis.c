@@ -397,16 +397,18 @@ int analysis_finish(struct analysis *a)
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		struct dev_result *d = &a->devs[i];
 
-		for (int s = 0; s < NR_STAGES; s++)
-			for (int o = 0; o < NR_OPG; o++) {
-				for (size_t k = 0; k < d->stage[s][o].n; k++)
-					note_err(a, metric_add(&d->stage_all[s], 0,
-							       d->stage[s][o].v[k]));
-				if (d->stage[s][o].agg_n)
-					metric_add_hist(&d->stage_all[s],
-							d->stage[s][o].agg_b,
-							d->stage[s][o].agg_sum);
-			}
+		if (a->want_stage_all)
+			for (int s = 0; s < NR_STAGES; s++)
+				for (int o = 0; o < NR_OPG; o++) {
+					for (size_t k = 0; k < d->stage[s][o].n; k++)
+						note_err(a,
+							 metric_add(&d->stage_all[s], 0,
+								    d->stage[s][o].v[k]));
+					if (d->stage[s][o].agg_n)
+						metric_add_hist(&d->stage_all[s],
+								d->stage[s][o].agg_b,
+								d->stage[s][o].agg_sum);
+				}
 		if (a->analyzers & AN_IOSECTOR)
 			note_err(a, finish_iosector(d));
 	}

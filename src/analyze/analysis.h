@@ -83,6 +83,7 @@ struct analysis {
 	struct join_request *reqs; /* --requests: every request, completion order */
 	size_t nr_reqs, cap_reqs;
 	bool keep_requests;
+	bool want_stage_all; /* fill stage_all (read and write together): JSON */
 
 	uint64_t requests_total, bios_total, syscalls_total;
 	int err; /* first allocation failure */

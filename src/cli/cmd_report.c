@@ -169,6 +169,7 @@ int cmd_report(int argc, char **argv)
 	names.r = &rd;
 	analysis_init(&an, ro.analyzers, ro.view == VIEW_SERIES, rd.hdr.start_mono_ns,
 		      window_ns, ro.requests, dev_name, &names);
+	an.want_stage_all = ro.format == FMT_JSON;
 	sink = analysis_sink(&an);
 	if (join_init(&jn, &sink, is_bio_based, &names)) {
 		fprintf(stderr, "iotrail: out of memory\n");
