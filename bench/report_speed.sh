@@ -63,7 +63,9 @@ for r in $(seq "$REPS"); do
 	timed iotrail build/iotrail report -i "$W/big.iot"
 	timed iotrail_all build/iotrail report -i "$W/big.iot" -a latency,syscall,biotime,correlate --window 100ms
 	timed blkparse blkparse -q -i "$W/t" -o /dev/null
+	pushd "$W" >/dev/null # btt writes *_fp.dat into its working directory
 	timed btt btt -i "$W/t.bin" -o "$W/btt"
+	popd >/dev/null
 done
 python3 - "$ev_iot" "$ev_blk" "${t[iotrail]}" "${t[iotrail_all]}" "${t[blkparse]}" "${t[btt]}" <<'PY'
 import statistics as st, sys

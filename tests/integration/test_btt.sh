@@ -36,7 +36,7 @@ kill $PIPE 2>/dev/null
 wait $PIPE 2>/dev/null
 check "split blk tracer output per CPU" "$TOOLS/blksplit" "$TMP/blk.raw" "$TMP/t"
 check "blkparse" blkparse -q -i "$TMP/t" -D / -d "$TMP/t.bin" -O
-btt -i "$TMP/t.bin" >"$TMP/btt.txt" 2>&1
+(cd "$TMP" && btt -i "$TMP/t.bin" >"$TMP/btt.txt" 2>&1) # btt writes *_fp.dat into its working directory
 "$IOTRAIL" report -i "$TMP/bt.iot" -f json >"$TMP/bt.json"
 
 # btt prints seconds: "Q2C   MIN AVG MAX N"
