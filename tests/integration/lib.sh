@@ -11,7 +11,6 @@ IOTRAIL=${IOTRAIL:-$ROOT/build/iotrail}
 TOOLS=$ROOT/build/tools
 TMP=$(mktemp -d /dev/shm/iotrail-test.XXXXXX)
 MOUNTS=()
-ZRAM_USED=0
 BLK_TRACER_DEV=""
 FAILED=0
 
@@ -29,7 +28,8 @@ cleanup() {
 		echo local >/sys/kernel/tracing/trace_clock 2>/dev/null
 		pkill -f "cat /sys/kernel/tracing/trace_pipe" 2>/dev/null
 	fi
-	if [ "$ZRAM_USED" = 1 ]; then echo 1 >/sys/block/zram0/reset 2>/dev/null; fi
+	# make_zram runs in a command substitution: it leaves a marker file
+	if [ -e "$TMP/zram0.ours" ]; then echo 1 >/sys/block/zram0/reset 2>/dev/null; fi
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -67,7 +67,7 @@ make_loop() {
 }
 
 make_zram() {
-	ZRAM_USED=1
+	: >"$TMP/zram0.ours"
 	echo 1 >/sys/block/zram0/reset 2>/dev/null
 	echo "$1" >/sys/block/zram0/disksize
 	echo /dev/zram0
