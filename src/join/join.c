@@ -42,7 +42,7 @@
 
 struct join_bio_st {
 	uint64_t ptr;
-	uint64_t q_ns, g_ns;
+	uint64_t q_ns;
 	uint64_t sector;
 	uint32_t nr;
 	uint32_t dev;
@@ -298,7 +298,6 @@ static int on_getrq(struct join *j, const struct iot_rec *r)
 	rs->r.tid = j->bios[b].tid;
 	rs->r.q_ns = j->bios[b].q_ns;
 	rs->r.g_ns = r->ts_ns;
-	j->bios[b].g_ns = r->ts_ns;
 	req_append(j, ri, b, false);
 	return req_remerge(j, ri);
 }

@@ -87,11 +87,10 @@ static uint64_t now_ns(clockid_t clk)
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_WARN && getenv("IOTRAIL_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_DEBUG)
+	/* libbpf's warnings and info only under IOTRAIL_DEBUG, never its debug */
+	if (level == LIBBPF_DEBUG || !getenv("IOTRAIL_DEBUG"))
 		return 0;
-	return getenv("IOTRAIL_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+	return vfprintf(stderr, fmt, ap);
 }
 
 /* Is argv0 something execvp can run? Checked before anything is set up, so
@@ -549,41 +548,43 @@ static void reap_inflight(struct recorder *rc, uint64_t now)
 	}
 }
 
-static int map_buffers(struct recorder *rc)
+/* Maps a BPF_F_MMAPABLE map of `bytes` (rounded up to pages) into *out;
+ * *len gets the mapped length for munmap. 0 or -errno. */
+static int map_shared(const struct bpf_map *map, size_t bytes, void **out, size_t *len)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 
-	rc->buf_bytes = (size_t)rc->nr_cpus * rc->nr_slots * IOT_REC_SIZE;
-	rc->buf_bytes = (rc->buf_bytes + page - 1) / page * page;
-	p = mmap(NULL, rc->buf_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(rc->skel->maps.buf), 0);
+	*len = (bytes + page - 1) / page * page;
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	rc->buf = p;
-	rc->ctl_bytes = (size_t)rc->nr_cpus * sizeof(struct iot_ctl);
-	rc->ctl_bytes = (rc->ctl_bytes + page - 1) / page * page;
-	p = mmap(NULL, rc->ctl_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(rc->skel->maps.ctl), 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	rc->ctl = p;
-	rc->sum_bytes = (size_t)IOT_SUM_SETS * IOT_SUM_WAYS * sizeof(*rc->sum);
-	rc->sum_bytes = (rc->sum_bytes + page - 1) / page * page;
-	p = mmap(NULL, rc->sum_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(rc->skel->maps.inflight), 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	rc->sum = p;
-	if (!rc->o->aggregate)
-		return 0;
-	rc->agg_bytes = (size_t)rc->nr_cpus * IOT_AGG_PER_CPU * sizeof(uint64_t);
-	rc->agg_bytes = (rc->agg_bytes + page - 1) / page * page;
-	p = mmap(NULL, rc->agg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(rc->skel->maps.agg), 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	rc->agg = p;
+	*out = p;
+	return 0;
+}
+
+static int map_buffers(struct recorder *rc)
+{
+	int err;
+
+	err = map_shared(rc->skel->maps.buf,
+			 (size_t)rc->nr_cpus * rc->nr_slots * IOT_REC_SIZE,
+			 (void **)&rc->buf, &rc->buf_bytes);
+	if (!err)
+		err = map_shared(rc->skel->maps.ctl,
+				 (size_t)rc->nr_cpus * sizeof(struct iot_ctl),
+				 (void **)&rc->ctl, &rc->ctl_bytes);
+	if (!err)
+		err = map_shared(rc->skel->maps.inflight,
+				 (size_t)IOT_SUM_SETS * IOT_SUM_WAYS * sizeof(*rc->sum),
+				 (void **)&rc->sum, &rc->sum_bytes);
+	if (err || !rc->o->aggregate)
+		return err;
+	err = map_shared(rc->skel->maps.agg,
+			 (size_t)rc->nr_cpus * IOT_AGG_PER_CPU * sizeof(uint64_t),
+			 (void **)&rc->agg, &rc->agg_bytes);
+	if (err)
+		return err;
 	rc->agg_prev = calloc(IOT_AGG_PER_CPU, sizeof(uint64_t));
 	return rc->agg_prev ? 0 : -ENOMEM;
 }
