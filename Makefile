@@ -32,7 +32,7 @@ $(OUT)/vmlinux.h:
 # The BPF programs, built twice from one source (see src/bpf/iotrail.bpf.c):
 # typed tp_btf programs first, untyped raw_tp programs as the fallback. Both
 # skeletons are named iotrail_bpf so the recorder drives either.
-BPF_DEPS := src/bpf/iotrail.bpf.c src/bpf/emit.bpf.h src/bpf/events.h $(OUT)/vmlinux.h
+BPF_DEPS := src/bpf/iotrail.bpf.c src/bpf/emit.bpf.h src/bpf/speculate.bpf.h src/bpf/events.h $(OUT)/vmlinux.h
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Isrc/bpf
 
 $(OUT)/iotrail_btf.bpf.o: $(BPF_DEPS)

@@ -120,16 +120,22 @@ struct iot_ctl {
 	__u64 head;	     /* next sequence number to reserve */
 	__u64 drops_full;    /* records dropped: buffer full */
 	__u64 drops_nostate; /* --summary: no free way for a request's state */
-	__u64 pad0[5];
+	__u64 spec_unavail;  /* --speculate: every speculation buffer busy */
+	__u64 spec_drops;    /* --speculate: records over specsize, dropped */
+	__u64 spec_commits;  /* --speculate: requests committed (slow or failed) */
+	__u64 spec_discards; /* --speculate: requests discarded (fast) */
+	__u64 pad0[1];
 	__u64 tail; /* first sequence number not yet consumed */
 	__u64 pad1[7];
 };
 
 /*
- * --summary's in-flight state: a 4-way set-associative table in an
- * mmap-able array, IOT_SUM_SETS sets of IOT_SUM_WAYS slots, indexed by a
- * hash of the head bio's address. key 0 = free; a slot is claimed with a
- * compare-and-swap on key and freed by storing 0.
+ * The in-flight state of --summary, --aggregate, --trigger and --speculate:
+ * a 4-way set-associative table in an mmap-able array, IOT_SUM_SETS sets of
+ * IOT_SUM_WAYS slots, indexed by a hash of the bio's address. key 0 = free;
+ * a slot is claimed with a compare-and-swap on key and freed by storing 0.
+ * spec (--speculate) is taken with an atomic exchange by whoever frees the
+ * buffer (the completion, or the recorder's reaper), so it is freed once.
  */
 struct iot_sum_slot {
 	__u64 key;  /* bio address, 0 when free */
@@ -137,6 +143,8 @@ struct iot_sum_slot {
 	__u64 sector;
 	__u32 i_delta_ns, d_delta_ns;
 	__u32 nr, dev, tid, flags;
+	__u64 spec; /* --speculate: speculation buffer + 1, 0 = none */
+	__u64 c_ns; /* --speculate: the completion record's time */
 };
 #define IOT_SUM_SETS 16384u
 #define IOT_SUM_WAYS 4u
@@ -187,6 +195,10 @@ struct iot_stop {
 #define IOT_AGG_SYSCALL                                                                  \
 	6u /* + syscall kind: read write pread64 pwrite64                                \
 	      readv writev preadv pwritev fsync fdatasync */
+
+/* --speculate: bios of one request whose speculations a completion closes
+ * (the head bio and the bios merged into it, following bi_next) */
+#define IOT_SPEC_CHAIN 64u
 
 #define IOT_REC_SIZE 64u
 #define IOT_MAX_CPUS 512u

@@ -50,6 +50,12 @@ const volatile bool cfg_trigger_error = false;
 const volatile bool cfg_aggregate = false; /* histograms in the kernel only */
 /* the in-flight slot table serves --summary, --aggregate and --trigger */
 #define STATE_ON (cfg_summary || cfg_aggregate)
+/* --speculate: a request's records wait in a speculation buffer until its
+ * completion commits them (Q2C >= cfg_spec_ns, or an error) or drops them */
+const volatile bool cfg_speculate = false;
+const volatile __u64 cfg_spec_ns = 0;
+const volatile __u32 cfg_spec_nrec = 16; /* records per speculation buffer */
+#define SPEC_ON cfg_speculate
 
 /* Device filter (-d), fixed before load so it costs no map lookup: disk
  * dev_t and the sector range [start, end) selected on it. */
@@ -138,6 +144,20 @@ static __always_inline struct iot_rec *begin(__u16 type, __u64 *seq)
 	return r;
 }
 
+static __always_inline struct iot_rec *spec_record(__u64 key, __u16 type);
+
+/* A record about the bio or request whose state is under key: into the
+ * principal buffer, or under --speculate into that request's speculation
+ * buffer (*seq is then ~0: a speculative record is no committed slot). */
+static __always_inline struct iot_rec *begin_for(__u64 key, __u16 type, __u64 *seq)
+{
+	if (SPEC_ON) {
+		*seq = ~0ull;
+		return spec_record(key, type);
+	}
+	return begin(type, seq);
+}
+
 /* ---- block layer: bio events --------------------------------------------- */
 
 /* One bio event. flags: IOT_FLAGS_FROM_OPF to translate the bio's op, or
@@ -155,7 +175,7 @@ static __always_inline int emit_bio_flags(__u16 type, struct bio *bio, __u64 id2
 	sector = KREAD1(bio, bi_iter.bi_sector);
 	if (!dev_wanted(dev, sector))
 		return 0;
-	r = begin(type, &seq);
+	r = begin_for((__u64)bio, type, &seq);
 	if (!r)
 		return 0;
 	r->id = (__u64)bio;
@@ -183,7 +203,7 @@ static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2, __
 	sector = KREAD1(rq, __sector);
 	if (!dev_wanted(dev, sector))
 		return 0;
-	r = begin(type, &seq);
+	r = begin_for(SPEC_ON ? (__u64)KREAD1(rq, bio) : 0, type, &seq);
 	if (!r)
 		return 0;
 	r->id = (__u64)rq;
@@ -267,18 +287,18 @@ static __always_inline void count_nostate(void)
 		__sync_fetch_and_add(&c->drops_nostate, 1);
 }
 
-static __always_inline void sum_bio_queue(struct bio *bio)
+static __always_inline struct iot_sum_slot *sum_bio_queue(struct bio *bio)
 {
 	__u64 key = (__u64)bio, sector = KREAD1(bio, bi_iter.bi_sector);
 	__u32 dev = disk_devt(KREAD2(bio, bi_bdev, bd_disk));
 	struct iot_sum_slot *sl;
 
 	if (!dev_wanted(dev, sector))
-		return;
+		return NULL;
 	sl = sum_claim(key);
 	if (!sl) {
 		count_nostate();
-		return;
+		return NULL;
 	}
 	sl->q_ns = bpf_ktime_get_ns();
 	sl->sector = sector;
@@ -288,6 +308,7 @@ static __always_inline void sum_bio_queue(struct bio *bio)
 	sl->dev = dev;
 	sl->tid = (__u32)bpf_get_current_pid_tgid();
 	sl->flags = iot_opf(KREAD1(bio, bi_opf));
+	return sl;
 }
 
 /* ---- --aggregate ------------------------------------------------------------ */
@@ -308,6 +329,9 @@ struct {
 } agg_devs SEC(".maps");
 
 __u64 agg_next_slot = 1; /* .bss: slot 0 is "no device" (64-bit: see iot_stop) */
+/* aggsize: device slots (slot 0 included) per CPU, at most IOT_AGG_DEVS */
+const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
+#define AGG_PER_CPU (cfg_agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST)
 
 static __always_inline __u32 log2_u64(__u64 v)
 {
@@ -346,7 +370,7 @@ static __always_inline __u32 agg_dev_slot(__u32 dev)
 	if (v)
 		return *v;
 	slot = (__u32)__sync_fetch_and_add(&agg_next_slot, 1);
-	if (slot >= IOT_AGG_DEVS)
+	if (slot >= cfg_agg_devs)
 		return ~0u;
 	if (bpf_map_update_elem(&agg_devs, &dev, &slot, BPF_NOEXIST)) {
 		v = bpf_map_lookup_elem(&agg_devs, &dev); /* another CPU won */
@@ -359,12 +383,12 @@ static __always_inline void agg_add(__u32 slot, __u32 op, __u32 metric, __u64 va
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 base =
-	    cpu * IOT_AGG_PER_CPU +
+	    cpu * AGG_PER_CPU +
 	    ((slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS + metric) * IOT_AGG_HIST;
 	__u32 b = base + log2_u64(value), s = base + IOT_AGG_BUCKETS;
 	__u64 *p;
 
-	if (slot >= IOT_AGG_DEVS || op >= IOT_AGG_OPS || metric >= IOT_AGG_METRICS)
+	if (slot >= cfg_agg_devs || op >= IOT_AGG_OPS || metric >= IOT_AGG_METRICS)
 		return;
 	p = bpf_map_lookup_elem(&agg, &b);
 	if (p)
@@ -444,17 +468,17 @@ static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_
 }
 
 /* The split-off front part inherits its parent's state (see block_split). */
-static __always_inline void sum_split(struct bio *bio)
+static __always_inline struct iot_sum_slot *sum_split(struct bio *bio)
 {
 	struct iot_sum_slot *ps = sum_find((__u64)KREAD1(bio, bi_private));
 	struct iot_sum_slot *sl;
 
 	if (!ps)
-		return;
+		return NULL;
 	sl = sum_claim((__u64)bio);
 	if (!sl) {
 		count_nostate();
-		return;
+		return NULL;
 	}
 	sl->q_ns = ps->q_ns;
 	sl->sector = KREAD1(bio, bi_iter.bi_sector);
@@ -464,7 +488,10 @@ static __always_inline void sum_split(struct bio *bio)
 	sl->dev = ps->dev;
 	sl->tid = ps->tid;
 	sl->flags = ps->flags;
+	return sl;
 }
+
+#include "speculate.bpf.h"
 
 /* --trigger: at a request's completion, its Q2C against the threshold. The
  * first request to reach it stops tracing on every CPU: the ring then holds
@@ -495,12 +522,19 @@ static __always_inline void trig_check(struct iot_sum_slot *sl, int error)
 TP(block_bio_queue)
 int BPF_PROG(block_bio_queue, struct bio *bio)
 {
+	struct iot_sum_slot *sl;
+
 	if (STATE_ON) {
 		sum_bio_queue(bio);
 		return 0;
 	}
-	if (TRIGGER_ON)
+	if (SPEC_ON) {
+		sl = sum_bio_queue(bio);
+		if (sl)
+			spec_attach(sl);
+	} else if (TRIGGER_ON) {
 		sum_bio_queue(bio);
+	}
 	return emit_bio(IOT_EV_BIO_QUEUE, bio, 0);
 }
 
@@ -519,7 +553,9 @@ int BPF_PROG(block_getrq_q, struct request_queue *q, struct bio *bio)
 TP(block_bio_backmerge)
 int BPF_PROG(block_bio_backmerge, struct bio *bio)
 {
-	if (STATE_ON || TRIGGER_ON) {
+	/* --speculate keeps the merged bio's state: the request's completion
+	 * finds it on the request's bio chain */
+	if (STATE_ON || (TRIGGER_ON && !SPEC_ON)) {
 		struct iot_sum_slot *sl = sum_find((__u64)bio);
 
 		if (sl)
@@ -568,6 +604,11 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 		return 0;
 	}
 	emit_bio(IOT_EV_BIO_COMPLETE, bio, KREAD1(bio, bi_status));
+	if (SPEC_ON) {
+		if (!KREAD1(q, mq_ops))
+			spec_complete_bio(bio, KREAD1(bio, bi_status));
+		return 0;
+	}
 	if (TRIGGER_ON && !KREAD1(q, mq_ops))
 		trig_check(sum_find((__u64)bio), KREAD1(bio, bi_status));
 	return 0;
@@ -579,12 +620,19 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 TP(block_split)
 int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 {
+	struct iot_sum_slot *sl;
+
 	if (STATE_ON) {
 		sum_split(bio);
 		return 0;
 	}
-	if (TRIGGER_ON)
+	if (SPEC_ON) {
+		sl = sum_split(bio);
+		if (sl)
+			spec_attach(sl);
+	} else if (TRIGGER_ON) {
 		sum_split(bio);
+	}
 	return emit_bio(IOT_EV_SPLIT, bio, new_sector);
 }
 
@@ -675,6 +723,11 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 	 * half) and the error (low half): the reader knows when it is done */
 	emit_rq(IOT_EV_RQ_COMPLETE, rq, ((__u64)rq_sectors(rq) << 32) | (__u32)error,
 		nr_bytes >> 9);
+	if (SPEC_ON) {
+		if (nr_bytes >= KREAD1(rq, __data_len))
+			spec_complete_rq(rq, error);
+		return 0;
+	}
 	if (TRIGGER_ON && nr_bytes >= KREAD1(rq, __data_len))
 		trig_check(sum_find((__u64)KREAD1(rq, bio)), error);
 	return 0;
@@ -686,7 +739,7 @@ int BPF_PROG(block_plug, struct request_queue *q)
 	struct iot_rec *r;
 	__u64 seq;
 
-	if (cfg_nr_devs)
+	if (cfg_nr_devs || SPEC_ON)
 		return 0;
 	r = begin(IOT_EV_PLUG, &seq);
 	if (!r)
@@ -707,7 +760,7 @@ int BPF_PROG(block_unplug, struct request_queue *q, unsigned int depth, bool exp
 	struct iot_rec *r;
 	__u64 seq;
 
-	if (cfg_nr_devs)
+	if (cfg_nr_devs || SPEC_ON)
 		return 0;
 	r = begin(IOT_EV_UNPLUG, &seq);
 	if (!r)
@@ -865,7 +918,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	__u64 seq, pos = ~0ull;
 	unsigned int fd;
 
-	if (!traced_syscall(id) || !task_wanted() || cfg_summary)
+	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
 	if (cfg_aggregate) {
 		struct sys_start *st =
@@ -915,7 +968,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 #else
 	id = -1;
 #endif
-	if (!traced_syscall(id) || !task_wanted() || cfg_summary)
+	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
 	if (cfg_aggregate) {
 		struct sys_start *st =

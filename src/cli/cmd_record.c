@@ -36,12 +36,19 @@ static void record_usage(FILE *f)
 	    "      --trigger T       ring: stop when a request's Q2C reaches T (10ms),\n"
 	    "                        or 'error' when one fails; both: 10ms,error\n"
 	    "  -x KEY=VALUE          bufpolicy, bufsize, switchrate, bufresize, as "
-	    "above\n"
+	    "above;\n"
+	    "                        specsize (default 1k per speculation), nspec "
+	    "(4096),\n"
+	    "                        aggsize (histogram bytes per CPU, default 390k)\n"
 	    "      --nice N          the recorder's priority (default -10; the command\n"
 	    "                        keeps its own): a late recorder drops records\n"
 	    "      --aggregate       log2 histograms per device, op and stage (and per\n"
 	    "                        syscall) kept in the kernel; no per-event records\n"
 	    "      --interval TIME   --aggregate: write the histograms out every TIME\n"
+	    "      --speculate T     keep every record of the requests whose Q2C "
+	    "reaches\n"
+	    "                        T (or that fail), drop the others' (specsize, "
+	    "nspec)\n"
 	    "\n"
 	    "Stops when COMMAND exits, TIME passes, or on SIGINT/SIGTERM.\n");
 }
@@ -74,13 +81,32 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 			o->bufresize_manual = true;
 		else
 			return usage_error("bufresize=%s: not auto or manual", val);
-	} else if (!strcmp(key, "specsize") || !strcmp(key, "nspec") ||
-		   !strcmp(key, "aggsize")) {
-		return usage_error("%s: speculation is not implemented yet", key);
+	} else if (!strcmp(key, "specsize")) {
+		if (parse_size(val, &o->specsize))
+			return usage_error("specsize=%s: not a size (try 1k, 4k)", val);
+		if (o->specsize < IOT_REC_SIZE || o->specsize > 64 * 1024)
+			return usage_error(
+			    "specsize=%s: from %u bytes (one record) to 64k", val,
+			    IOT_REC_SIZE);
+	} else if (!strcmp(key, "nspec")) {
+		uint64_t n;
+
+		if (parse_count(val, &n) || !n || n > 1u << 20)
+			return usage_error("nspec=%s: not a count from 1 to 1048576",
+					   val);
+		o->nspec = (uint32_t)n;
+	} else if (!strcmp(key, "aggsize")) {
+		if (parse_size(val, &o->aggsize))
+			return usage_error("aggsize=%s: not a size (try 390k, 1m)", val);
+		if (o->aggsize < 2 * RECORD_AGG_DEV_BYTES)
+			return usage_error(
+			    "aggsize=%s: smaller than the histograms of one device and "
+			    "the system calls (%llu bytes per CPU)",
+			    val, (unsigned long long)(2 * RECORD_AGG_DEV_BYTES));
 	} else {
 		return usage_error(
 		    "-x %s: unknown option (bufpolicy, bufsize, switchrate, "
-		    "bufresize)",
+		    "bufresize, specsize, nspec, aggsize)",
 		    key);
 	}
 	return 0;
@@ -119,6 +145,7 @@ int cmd_record(int argc, char **argv)
 	    {"aggregate", no_argument, NULL, 'G'},
 	    {"nice", required_argument, NULL, 'N'},
 	    {"interval", required_argument, NULL, 'I'},
+	    {"speculate", required_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -127,6 +154,8 @@ int cmd_record(int argc, char **argv)
 	    .bufsize = RECORD_DEFAULT_BUFSIZE,
 	    .switch_ns = RECORD_DEFAULT_SWITCH_NS,
 	    .nice = RECORD_DEFAULT_NICE,
+	    .specsize = RECORD_DEFAULT_SPECSIZE,
+	    .nspec = RECORD_DEFAULT_NSPEC,
 	};
 	const char *devs[64];
 	pid_t pids[64];
@@ -194,6 +223,12 @@ int cmd_record(int argc, char **argv)
 			if (set_trigger(&o, optarg))
 				return 2;
 			break;
+		case 'C':
+			if (parse_time(optarg, &o.speculate_ns) || !o.speculate_ns)
+				return usage_error(
+				    "--speculate %s: not a latency (try 10ms, 500us)",
+				    optarg);
+			break;
 		case 'x': {
 			char key[64];
 			const char *eq = strchr(optarg, '=');
@@ -236,6 +271,14 @@ int cmd_record(int argc, char **argv)
 		return usage_error("--aggregate and --summary: choose one");
 	if (o.interval_ns && !o.aggregate)
 		return usage_error("--interval: only with --aggregate");
+	if (o.speculate_ns && (o.summary || o.aggregate))
+		return usage_error("--speculate: not with --%s (it keeps every record of "
+				   "the slow requests)",
+				   o.summary ? "summary" : "aggregate");
+	if (o.speculate_ns && (o.trigger_ns || o.trigger_error))
+		return usage_error("--speculate and --trigger: choose one");
+	if (o.aggsize && !o.aggregate)
+		return usage_error("aggsize: only with --aggregate");
 	if ((o.trigger_ns || o.trigger_error) && o.policy != IOT_POLICY_RING)
 		return usage_error(
 		    "--trigger: only with --bufpolicy ring (a flight recorder)");

@@ -230,6 +230,7 @@ int cmd_report(int argc, char **argv)
 				     ? reasons[rd.end.reason]
 				     : "unknown";
 		ri.stop = rd.has_stop ? &rd.stop : NULL;
+		ri.spec = rd.has_spec ? &rd.spec : NULL;
 	}
 	ri.drops = rd.drops;
 	ri.nr_drops = rd.nr_drops;

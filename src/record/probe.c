@@ -100,6 +100,10 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 		if (po->aggregate &&
 		    (!strcmp(pl->tp, "sys_enter") || !strcmp(pl->tp, "sys_exit")))
 			want = true;
+		if (po->speculate &&
+		    (!strcmp(pl->tp, "sys_enter") || !strcmp(pl->tp, "sys_exit") ||
+		     !strcmp(pl->tp, "block_plug") || !strcmp(pl->tp, "block_unplug")))
+			want = false;
 		int n = tp_nargs(btf, pl->tp);
 
 		bpf_program__set_autoload(pl->cur, false);

@@ -23,6 +23,8 @@ struct probe_opts {
 	bool dev_filter; /* -d: plug/unplug carry no device to filter on */
 	bool accounting; /* --accounting: block_io_start/done too */
 	bool aggregate;	 /* --aggregate: the --summary set plus the syscalls */
+	bool speculate;	 /* --speculate: the per-event block set, no plug,
+			    unplug or syscalls (they belong to no request) */
 };
 
 /* Sets autoload on every program. Writes "name:variant,..." into variant

@@ -37,6 +37,7 @@
 #include "iotrail_btf.skel.h"
 #include "probe.h"
 #include "skel.h"
+#include "spec.h"
 #include "tasks.h"
 
 struct recorder {
@@ -56,6 +57,8 @@ struct recorder {
 	uint64_t *reap_key, *reap_q; /* per slot: what the last reap saw */
 	uint64_t *agg;		     /* mmap of "agg" (--aggregate) */
 	size_t agg_bytes;
+	uint32_t agg_devs;  /* device slots per CPU (aggsize) */
+	uint32_t spec_nrec; /* --speculate: records per buffer */
 	uint64_t *agg_prev; /* sums over CPUs at the last AGG chunk */
 	uint64_t agg_last_ns;
 	uint64_t *written;   /* records written per CPU */
@@ -175,13 +178,15 @@ static int write_meta(struct recorder *rc, const char *variant, const char *miss
 	gethostname(host, sizeof(host) - 1);
 	n = snprintf(meta, sizeof(meta),
 		     "tool=iotrail\nhost=%s\nkernel=%s %s\narch=%s\n"
-		     "cmdline=%s\nmode=%s\nbufpolicy=%s\nbufresize=%s\nbufsize=%llu\n"
+		     "cmdline=%s\nmode=%s\nspeculate_ns=%llu\nbufpolicy=%s\nbufresize=%"
+		     "s\nbufsize=%llu\n"
 		     "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\n",
 		     host, u.sysname, u.release, u.machine,
 		     rc->o->cmdline ? rc->o->cmdline : "",
 		     rc->o->aggregate ? "aggregate"
 		     : rc->o->summary ? "summary"
 				      : "events",
+		     (unsigned long long)rc->o->speculate_ns,
 		     rc->o->policy == IOT_POLICY_FILL	? "fill"
 		     : rc->o->policy == IOT_POLICY_RING ? "ring"
 							: "switch",
@@ -405,6 +410,17 @@ static int write_tables(struct recorder *rc, uint32_t reason)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS, 0, d,
 					 rc->nr_cpus * sizeof(*d), NULL, 0);
 	free(d);
+	if (!err && rc->o->speculate_ns) {
+		struct iot_spec_info si = {
+		    .threshold_ns = rc->o->speculate_ns,
+		    .nspec = rc->o->nspec,
+		    .specsize = rc->spec_nrec * IOT_REC_SIZE,
+		};
+
+		spec_summarize(rc->ctl, rc->nr_cpus, &si);
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_SPEC, 0, &si, sizeof(si), NULL,
+					 0);
+	}
 	if (!err && kernel_stop(rc))
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_STOP, 0, &rc->skel->bss->stop,
 					 sizeof(rc->skel->bss->stop), NULL, 0);
@@ -481,6 +497,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	    .dev_filter = o->nr_devs > 0,
 	    .accounting = o->accounting,
 	    .aggregate = o->aggregate,
+	    .speculate = o->speculate_ns != 0,
 	};
 	int err;
 
@@ -506,9 +523,20 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_summary = o->summary;
 	rc->skel->rodata->cfg_policy = o->policy;
 	rc->skel->rodata->cfg_aggregate = o->aggregate;
+	rc->skel->rodata->cfg_agg_devs = rc->agg_devs;
 	if (o->aggregate)
 		bpf_map__set_max_entries(rc->skel->maps.agg,
-					 rc->nr_cpus * IOT_AGG_PER_CPU);
+					 rc->nr_cpus * rc->agg_devs * IOT_AGG_OPS *
+					     IOT_AGG_METRICS * IOT_AGG_HIST);
+	rc->skel->rodata->cfg_speculate = o->speculate_ns != 0;
+	rc->skel->rodata->cfg_spec_ns = o->speculate_ns;
+	rc->skel->rodata->cfg_spec_nrec = rc->spec_nrec;
+	if (o->speculate_ns) {
+		bpf_map__set_max_entries(rc->skel->maps.spec_buf,
+					 o->nspec * rc->spec_nrec);
+		bpf_map__set_max_entries(rc->skel->maps.spec_len, o->nspec);
+		bpf_map__set_max_entries(rc->skel->maps.spec_free, o->nspec);
+	}
 	rc->skel->rodata->cfg_trigger_ns = o->trigger_ns;
 	rc->skel->rodata->cfg_trigger_error = o->trigger_error;
 	bpf_map__set_max_entries(rc->skel->maps.buf, rc->nr_cpus * rc->nr_slots);
@@ -540,9 +568,11 @@ static void reap_inflight(struct recorder *rc, uint64_t now)
 			rc->reap_key[i] = 0;
 			continue;
 		}
-		if (rc->reap_key[i] == key && rc->reap_q[i] == q)
-			__atomic_compare_exchange_n(&sl->key, &key, 0, false,
-						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		if (rc->reap_key[i] == key && rc->reap_q[i] == q &&
+		    __atomic_compare_exchange_n(&sl->key, &key, 0, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED) &&
+		    rc->o->speculate_ns)
+			spec_release_slot(rc->skel->maps.spec_free, sl);
 		rc->reap_key[i] = key;
 		rc->reap_q[i] = q;
 	}
@@ -563,6 +593,12 @@ static int map_shared(const struct bpf_map *map, size_t bytes, void **out, size_
 	return 0;
 }
 
+/* u64 counters of --aggregate per CPU, for aggsize's device slots */
+static size_t agg_per_cpu(const struct recorder *rc)
+{
+	return (size_t)rc->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST;
+}
+
 static int map_buffers(struct recorder *rc)
 {
 	int err;
@@ -581,11 +617,11 @@ static int map_buffers(struct recorder *rc)
 	if (err || !rc->o->aggregate)
 		return err;
 	err = map_shared(rc->skel->maps.agg,
-			 (size_t)rc->nr_cpus * IOT_AGG_PER_CPU * sizeof(uint64_t),
+			 (size_t)rc->nr_cpus * agg_per_cpu(rc) * sizeof(uint64_t),
 			 (void **)&rc->agg, &rc->agg_bytes);
 	if (err)
 		return err;
-	rc->agg_prev = calloc(IOT_AGG_PER_CPU, sizeof(uint64_t));
+	rc->agg_prev = calloc(agg_per_cpu(rc), sizeof(uint64_t));
 	return rc->agg_prev ? 0 : -ENOMEM;
 }
 
@@ -596,7 +632,7 @@ static int map_buffers(struct recorder *rc)
  */
 static int write_agg(struct recorder *rc, uint64_t now)
 {
-	const size_t hists = IOT_AGG_DEVS * IOT_AGG_OPS * IOT_AGG_METRICS;
+	const size_t hists = (size_t)rc->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
 	struct iot_agg_header h = {.start_ns = rc->agg_last_ns, .end_ns = now};
 	uint32_t slot_dev[IOT_AGG_DEVS] = {0}, key, next, *prev = NULL, slot;
 	int fd = bpf_map__fd(rc->skel->maps.agg_devs), err;
@@ -606,7 +642,7 @@ static int write_agg(struct recorder *rc, uint64_t now)
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &slot) == 0 && slot < IOT_AGG_DEVS)
+		if (bpf_map_lookup_elem(fd, &key, &slot) == 0 && slot < rc->agg_devs)
 			slot_dev[slot] = key;
 	}
 	e = calloc(hists, sizeof(*e));
@@ -617,7 +653,7 @@ static int write_agg(struct recorder *rc, uint64_t now)
 
 		for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
 			const uint64_t *src =
-			    rc->agg + (size_t)cpu * IOT_AGG_PER_CPU + hi * IOT_AGG_HIST;
+			    rc->agg + (size_t)cpu * agg_per_cpu(rc) + hi * IOT_AGG_HIST;
 
 			for (size_t b = 0; b < IOT_AGG_HIST; b++)
 				cur[b] += __atomic_load_n(&src[b], __ATOMIC_RELAXED);
@@ -785,6 +821,10 @@ int record_run(const struct record_opts *o)
 		return 1;
 	}
 	rc.nr_cpus = ncpu;
+	rc.agg_devs = IOT_AGG_DEVS;
+	if (o->aggsize && o->aggsize / RECORD_AGG_DEV_BYTES < IOT_AGG_DEVS)
+		rc.agg_devs = (uint32_t)(o->aggsize / RECORD_AGG_DEV_BYTES);
+	rc.spec_nrec = (uint32_t)(o->specsize / IOT_REC_SIZE);
 	ret = size_buffers(&rc);
 	if (ret)
 		return ret;
@@ -863,6 +903,14 @@ int record_run(const struct record_opts *o)
 	if (err) {
 		fprintf(stderr, "iotrail: could not map buffers: %s\n", strerror(-err));
 		goto cleanup;
+	}
+	if (o->speculate_ns) {
+		err = spec_fill_free(rc.skel->maps.spec_free, o->nspec);
+		if (err) {
+			fprintf(stderr, "iotrail: speculation buffers: %s\n",
+				strerror(-err));
+			goto cleanup;
+		}
 	}
 	/*
 	 * A recorder that is late loses records: under a load that keeps every
@@ -988,7 +1036,7 @@ int record_run(const struct record_opts *o)
 			}
 			next_agg = t + o->interval_ns;
 		}
-		if ((o->summary || o->aggregate) && t >= next_reap) {
+		if ((o->summary || o->aggregate || o->speculate_ns) && t >= next_reap) {
 			reap_inflight(&rc, t);
 			next_reap = t + 1000000000ull;
 		}

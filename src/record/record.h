@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../bpf/events.h"
+
 struct record_opts {
 	const char *output; /* trace file path */
 	const char **devs;  /* -d arguments */
@@ -24,6 +26,10 @@ struct record_opts {
 	bool trigger_error;    /* ring: stop when a request fails */
 	bool aggregate;	       /* histograms in the kernel instead of records */
 	uint64_t interval_ns;  /* --aggregate: write them out this often, 0 = end */
+	uint64_t aggsize;      /* --aggregate: histogram bytes per CPU, 0 = default */
+	uint64_t speculate_ns; /* --speculate: commit requests with Q2C >= it */
+	uint64_t specsize;     /* bytes per speculation buffer */
+	uint32_t nspec;	       /* speculation buffers */
 	int nice;	       /* the recorder's own priority (the command's stays) */
 	char **argv;	       /* COMMAND, NULL-terminated, or NULL */
 	const char *cmdline;   /* the options as typed, stored in META */
@@ -35,6 +41,13 @@ struct record_opts {
  * it drop-free with twice the margin (bench/overhead.sh reports drops). */
 #define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000)
 #define RECORD_DEFAULT_NICE	 (-10)
+/* --speculate: 16 records hold a request's Q G I D C with room for
+ * requeues; 4096 buffers cover the deepest queues seen here (4 MB) */
+#define RECORD_DEFAULT_SPECSIZE (16u * IOT_REC_SIZE)
+#define RECORD_DEFAULT_NSPEC	4096u
+/* --aggregate: one device slot's histograms (3 ops x 16 metrics) */
+#define RECORD_AGG_DEV_BYTES                                                             \
+	((uint64_t)IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST * sizeof(uint64_t))
 
 /* Runs a recording; returns the process exit status (0 on success). */
 int record_run(const struct record_opts *o);

@@ -88,6 +88,18 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 		}
 		jw_end_object(&w);
 	}
+	if (ri->spec) {
+		jw_name(&w, "speculation");
+		jw_start_object(&w);
+		jw_uint_field(&w, "threshold_ns", ri->spec->threshold_ns);
+		jw_uint_field(&w, "nspec", ri->spec->nspec);
+		jw_uint_field(&w, "specsize", ri->spec->specsize);
+		jw_uint_field(&w, "committed", ri->spec->committed);
+		jw_uint_field(&w, "discarded", ri->spec->discarded);
+		jw_uint_field(&w, "unavailable", ri->spec->unavailable);
+		jw_uint_field(&w, "drops", ri->spec->drops);
+		jw_end_object(&w);
+	}
 	jw_name(&w, "drops");
 	jw_start_array(&w);
 	for (size_t i = 0; i < ri->nr_drops; i++) {

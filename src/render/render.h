@@ -27,7 +27,8 @@ struct report_info {
 	uint64_t duration_ns;
 	uint64_t t0_ns;		 /* recording start, CLOCK_MONOTONIC */
 	const char *stop_reason; /* "command", "duration", "signal", "error", "unknown" */
-	const struct iot_stop *stop; /* fill/trigger details, or NULL */
+	const struct iot_stop *stop;	  /* fill/trigger details, or NULL */
+	const struct iot_spec_info *spec; /* --speculate, or NULL */
 	const struct iot_drop_entry *drops;
 	size_t nr_drops;
 	struct join_stats join;

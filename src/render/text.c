@@ -60,6 +60,15 @@ static void header(FILE *f, const struct report_info *ri)
 			fprintf(f, "# %" PRIu64 " drops on CPU %u\n", d,
 				ri->drops[i].cpu);
 	}
+	if (ri->spec)
+		fprintf(f,
+			"# speculative: only requests with Q2C >= %.3f ms or an error; "
+			"%" PRIu64 " bio speculations committed, %" PRIu64
+			" discarded, %" PRIu64 " unavailable (all %u busy), %" PRIu64
+			" records over specsize (%u bytes)\n",
+			ri->spec->threshold_ns / 1e6, ri->spec->committed,
+			ri->spec->discarded, ri->spec->unavailable, ri->spec->nspec,
+			ri->spec->drops, ri->spec->specsize);
 	if (!strcmp(ri->mode, "aggregate"))
 		fprintf(
 		    f,

@@ -21,7 +21,7 @@
 
 #define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
-#define IOT_VERSION_MINOR 1
+#define IOT_VERSION_MINOR 2
 
 struct iot_file_header {
 	char magic[8];		    /* "IOTRAIL\0" */
@@ -50,6 +50,10 @@ enum iot_chunk_type {
 				  --aggregate histograms of one interval; since 1.1 */
 	IOT_CHUNK_STOP = 8,    /* struct iot_stop: why the kernel side stopped
 				  (fill full, ring trigger); since 1.1 */
+	IOT_CHUNK_SPEC = 10,   /* struct iot_spec_info: --speculate's setting
+				  and counts; since 1.2. Its presence says the
+				  EVENTS are committed speculations, in
+				  completion order rather than time order */
 };
 
 struct iot_chunk {
@@ -116,6 +120,17 @@ struct iot_end {
 				   since 1.1 */
 };
 
+/* --speculate: what was asked and what came of it (sums over CPUs). */
+struct iot_spec_info {
+	uint64_t threshold_ns; /* commit when Q2C >= this (or on an error) */
+	uint32_t nspec;	       /* speculation buffers */
+	uint32_t specsize;     /* bytes per speculation buffer */
+	uint64_t committed;    /* bio speculations committed */
+	uint64_t discarded;    /* bio speculations discarded */
+	uint64_t unavailable;  /* bios not traced: every buffer busy at Q */
+	uint64_t drops;	       /* records lost: a buffer full (specsize) */
+};
+
 /* --aggregate: one AGG chunk per interval, the histograms' growth in it. */
 struct iot_agg_header {
 	uint64_t start_ns;   /* interval start, CLOCK_MONOTONIC ns */
@@ -144,6 +159,7 @@ _Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
 _Static_assert(sizeof(struct iot_end) == 24, "end record");
 _Static_assert(sizeof(struct iot_stop) == 48, "stop record");
 _Static_assert(sizeof(struct iot_agg_header) == 24, "agg header");
+_Static_assert(sizeof(struct iot_spec_info) == 48, "spec info");
 _Static_assert(sizeof(struct iot_agg_entry) == 528, "agg entry");
 _Static_assert(__builtin_offsetof(struct iot_summary, type) ==
 		   __builtin_offsetof(struct iot_rec, type),

@@ -15,6 +15,12 @@
  * stream, records are in reservation order; an interrupt nesting between
  * reservation and timestamp can invert neighbours, which a sorted window of
  * READER_REORDER records per CPU undoes.
+ *
+ * A speculative trace (SPEC chunk) breaks the round invariant on purpose:
+ * a request's records reach the buffer when it completes, with the older
+ * timestamps of its Q, I and D. Such files hold only the committed
+ * requests, so they are read through an index of every record sorted by
+ * time (8 bytes per record) instead.
  */
 #include "reader.h"
 
@@ -138,6 +144,12 @@ static int index_chunks(struct trace_reader *r)
 			r->aggs = r->agg_list;
 			break;
 		}
+		case IOT_CHUNK_SPEC:
+			if (c.size >= sizeof(r->spec)) {
+				memcpy(&r->spec, r->map + rc.offset, sizeof(r->spec));
+				r->has_spec = true;
+			}
+			break;
 		case IOT_CHUNK_STOP:
 			if (c.size >= sizeof(r->stop)) {
 				memcpy(&r->stop, r->map + rc.offset, sizeof(r->stop));
@@ -274,7 +286,50 @@ void trace_reader_rewind(struct trace_reader *r)
 	memset(r->next_seq, 0xff, r->nr_cpus * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
-	r->nr_gaps = 0;
+	if (!r->sorted) /* the sorted index counted them once and for all */
+		r->nr_gaps = 0;
+	r->next_sorted = 0;
+}
+
+static int cmp_rec_ptr(const void *a, const void *b)
+{
+	const struct iot_rec *x = *(const struct iot_rec *const *)a;
+	const struct iot_rec *y = *(const struct iot_rec *const *)b;
+
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return (x > y) - (x < y); /* file order: stable */
+}
+
+/* The sorted index of a speculative trace, gaps counted per CPU as the
+ * merge would. Built once; a rewind keeps it. */
+static int build_sorted(struct trace_reader *r)
+{
+	uint64_t n = 0, gaps = 0;
+
+	r->sorted = malloc((r->nr_records ?: 1) * sizeof(*r->sorted));
+	if (!r->sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_chunks; i++) {
+		const struct reader_chunk *ch = &r->chunks[i];
+		const struct iot_rec *p = (const void *)(r->map + ch->offset);
+
+		if (ch->type != IOT_CHUNK_EVENTS)
+			continue;
+		for (uint64_t k = 0; k < ch->size / IOT_REC_SIZE && n < r->nr_records;
+		     k++) {
+			uint64_t *next = &r->next_seq[ch->cpu];
+
+			if (*next != UINT64_MAX && p[k].seq > *next)
+				gaps += p[k].seq - *next;
+			*next = p[k].seq + 1;
+			r->sorted[n++] = &p[k];
+		}
+	}
+	qsort(r->sorted, n, sizeof(*r->sorted), cmp_rec_ptr);
+	r->nr_sorted = n;
+	r->nr_gaps = gaps;
+	return 0;
 }
 
 static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
@@ -338,6 +393,14 @@ static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 {
+	if (r->has_spec) {
+		if (!r->sorted && build_sorted(r))
+			return -ENOMEM;
+		if (r->next_sorted >= r->nr_sorted)
+			return 0;
+		*rec = r->sorted[r->next_sorted++];
+		return 1;
+	}
 	for (;;) {
 		const struct iot_rec *best = NULL;
 		struct reader_cpu *bc = NULL;
@@ -442,6 +505,7 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->next_seq);
 	free(r->chunks);
 	free(r->agg_list);
+	free(r->sorted);
 	free((void *)r->tasks);
 	free(r->path);
 	memset(r, 0, sizeof(*r));

@@ -61,6 +61,8 @@ struct trace_reader {
 	struct reader_chunk *agg_list;
 	struct iot_stop stop; /* why the kernel side stopped (fill, trigger) */
 	bool has_stop;
+	struct iot_spec_info spec; /* --speculate */
+	bool has_spec;
 
 	uint64_t nr_records; /* records present in the file */
 	uint64_t nr_gaps;    /* sequence numbers missing between records */
@@ -72,6 +74,9 @@ struct trace_reader {
 	size_t next_chunk;
 	uint64_t limit_ns, prev_mark_ns;
 	uint64_t *next_seq; /* per CPU, for gap counting */
+	/* a speculative trace (has_spec) is read through a sorted index */
+	const struct iot_rec **sorted;
+	uint64_t nr_sorted, next_sorted;
 };
 
 /* Opens and indexes path. 0, or -errno with a message in errbuf. */

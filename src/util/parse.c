@@ -101,3 +101,21 @@ int parse_rate(const char *s, uint64_t *period_ns)
 	}
 	return parse_time(s, period_ns);
 }
+
+int parse_count(const char *s, uint64_t *n)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		uint64_t d = (uint64_t)(*s - '0');
+
+		if (*s < '0' || *s > '9' || v > UINT64_MAX / 10 ||
+		    (v == UINT64_MAX / 10 && d > UINT64_MAX % 10))
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*n = v;
+	return 0;
+}

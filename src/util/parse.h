@@ -10,6 +10,8 @@ int parse_size(const char *s, uint64_t *bytes);
 /* "10", "10s", "100ms", "250us", "5000ns", "2m" (minutes), "1h"; a bare
  * number is seconds. 0 or -EINVAL. */
 int parse_time(const char *s, uint64_t *ns);
+/* A plain decimal count, "4096" (no sign, no suffix). 0 or -EINVAL. */
+int parse_count(const char *s, uint64_t *n);
 /* A period given as a rate ("10hz") or a time ("100ms"). 0 or -EINVAL. */
 int parse_rate(const char *s, uint64_t *period_ns);
 

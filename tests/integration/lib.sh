@@ -10,6 +10,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 IOTRAIL=${IOTRAIL:-$ROOT/build/iotrail}
 TOOLS=$ROOT/build/tools
 TMP=$(mktemp -d /dev/shm/iotrail-test.XXXXXX)
+# on the disk, for loop devices whose reads must really wait for a device
+DISKTMP=$(mktemp -d /var/tmp/iotrail-test.XXXXXX)
 MOUNTS=()
 BLK_TRACER_DEV=""
 FAILED=0
@@ -19,7 +21,7 @@ cleanup() {
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
 	# every loop device backed by a file in our directory, by name (make_loop
 	# runs in command substitutions, so no list of ours would see them)
-	for l in $(losetup -a 2>/dev/null | grep -F "$TMP/" | cut -d: -f1); do losetup -d "$l"; done
+	for l in $(losetup -a 2>/dev/null | grep -F -e "$TMP/" -e "$DISKTMP/" | cut -d: -f1); do losetup -d "$l"; done
 	if [ -n "$BLK_TRACER_DEV" ]; then
 		echo 0 >/sys/kernel/tracing/tracing_on 2>/dev/null
 		echo 0 >"/sys/block/$BLK_TRACER_DEV/trace/enable" 2>/dev/null
@@ -30,7 +32,7 @@ cleanup() {
 	fi
 	# make_zram runs in a command substitution: it leaves a marker file
 	if [ -e "$TMP/zram0.ours" ]; then echo 1 >/sys/block/zram0/reset 2>/dev/null; fi
-	rm -rf "$TMP"
+	rm -rf "$TMP" "$DISKTMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -63,6 +65,19 @@ make_loop() {
 	truncate -s "$1" "$f"
 	dev=$(losetup -f --show "$f") || return 1
 	echo "${2:-mq-deadline}" >"/sys/block/${dev#/dev/}/queue/scheduler"
+	echo "$dev"
+}
+
+# make_disk_loop SIZE DATA_MB: a direct-I/O loop device over a sparse file
+# on the disk whose first DATA_MB are written: reads there wait for the
+# disk, reads of the holes return at once (two latency populations)
+make_disk_loop() {
+	local f dev
+	f=$(mktemp "$DISKTMP/loop.XXXXXX")
+	truncate -s "$1" "$f"
+	dd if=/dev/urandom of="$f" bs=1M count="$2" conv=notrunc,fsync status=none
+	dev=$(losetup -f --show --direct-io=on "$f") || return 1
+	echo mq-deadline >"/sys/block/${dev#/dev/}/queue/scheduler"
 	echo "$dev"
 }
 

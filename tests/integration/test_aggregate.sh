@@ -53,6 +53,15 @@ check "record per event" "$IOTRAIL" record -o "$TMP/ev.iot" -d "$D" -- bash "$TM
 expect_eq "aggregate and per-event recordings count the same dd reads" \
 	"$(json_get "$TMP/agg.json" "[m['count'] for m in j['metrics'] if m['metric']=='pread64' or m['metric']=='read'][0]")" \
 	"$(json_get "$TMP/ev.json" "[m['count'] for m in j['metrics'] if m['metric']=='pread64' or m['metric']=='read'][0]")"
+# aggsize: room for the system calls and one device only; a second device
+# (zram0) finds no histogram slot and is counted, not mixed in
+Z=$(make_zram 64M)
+"$IOTRAIL" record --aggregate -x aggsize=49920 -d "$D" -d zram0 -o "$TMP/small.iot" -- \
+	bash -c "dd if=$LOOP of=/dev/null bs=4k count=200 iflag=direct status=none; dd if=$Z of=/dev/null bs=4k count=100 iflag=direct status=none" 2>/dev/null
+"$IOTRAIL" report -i "$TMP/small.iot" -f json >"$TMP/small.json"
+expect_eq "aggsize=49920: the first device's 200 reads, the second's 100 counted as lost" \
+	"$(json_get "$TMP/small.json" "([m['count'] for m in j['metrics'] if m['metric']=='q2c' and m['scope']=='$D read'], sum(c['drops_nostate'] for c in j['drops']) >= 100)")" \
+	"([200], True)"
 "$IOTRAIL" report -i "$TMP/agg.iot" --view hist >"$TMP/h.txt"
 check "aggregate: bcc-style histograms" grep -q "usecs *: count *distribution" "$TMP/h.txt"
 check "aggregate: says its percentiles are bucket bounds" grep -q "percentiles are bucket bounds" "$TMP/h.txt"

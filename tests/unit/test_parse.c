@@ -73,12 +73,29 @@ static void rates(void **state)
 	assert_int_equal(parse_rate("10khz", &ns), -EINVAL);
 }
 
+static void counts(void **state)
+{
+	uint64_t n;
+
+	assert_int_equal(parse_count("4096", &n), 0);
+	assert_int_equal(n, 4096);
+	assert_int_equal(parse_count("0", &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(parse_count("18446744073709551615", &n), 0);
+	assert_true(n == UINT64_MAX);
+	assert_int_equal(parse_count("18446744073709551616", &n), -EINVAL);
+	assert_int_equal(parse_count("", &n), -EINVAL);
+	assert_int_equal(parse_count("-1", &n), -EINVAL);
+	assert_int_equal(parse_count("4k", &n), -EINVAL);
+	assert_int_equal(parse_count(" 4", &n), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(sizes), cmocka_unit_test(bad_sizes),
 	    cmocka_unit_test(times), cmocka_unit_test(bad_times),
-	    cmocka_unit_test(rates),
+	    cmocka_unit_test(rates), cmocka_unit_test(counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,6 +154,55 @@ static void inversion_and_gap(void **state)
 	trace_reader_release(&r);
 }
 
+/* A speculative trace: records committed at completion carry older stamps
+ * than records already written, across rounds and CPUs; the reader sorts. */
+static void speculative_sorted(void **state)
+{
+	struct iot_spec_info si = {.threshold_ns = 50, .nspec = 4, .specsize = 1024};
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	struct iot_rec c0[4], c1[2];
+	char err[256];
+	uint64_t want[] = {5, 10, 20, 25, 30, 100};
+	int n = 0;
+
+	header(&h, 2);
+	c0[0] = mkrec(IOT_EV_BIO_QUEUE, 20, 1, 0, 0, 8);
+	c0[1] = mkrec(IOT_EV_RQ_COMPLETE, 100, 1, 0, 0, 8);
+	c0[2] = mkrec(IOT_EV_BIO_QUEUE, 10, 2, 0, 0, 8); /* committed later */
+	c0[3] = mkrec(IOT_EV_RQ_COMPLETE, 30, 2, 0, 0, 8);
+	c1[0] = mkrec(IOT_EV_BIO_QUEUE, 5, 3, 0, 0, 8);
+	c1[1] = mkrec(IOT_EV_RQ_COMPLETE, 25, 3, 0, 0, 8);
+	for (int i = 0; i < 4; i++)
+		c0[i].seq = i;
+	c1[0].seq = 0, c1[1].seq = 2; /* 1 lost */
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0, 2 * 64, NULL, 0);
+	round_mark(&w, 200);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0 + 2, 2 * 64, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 1, c1, 2 * 64, NULL, 0);
+	round_mark(&w, 300);
+	trace_writer_chunk(&w, IOT_CHUNK_SPEC, 0, &si, sizeof(si), NULL, 0);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_true(r.has_spec);
+	assert_int_equal(r.spec.threshold_ns, 50);
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		while (trace_reader_next(&r, &rec) == 1) {
+			assert_true(n < 6);
+			assert_int_equal(rec->ts_ns, want[n++]);
+		}
+		assert_int_equal(n, 6);
+		assert_int_equal(r.nr_gaps, 1);
+		trace_reader_rewind(&r);
+	}
+	trace_reader_release(&r);
+}
+
 static void truncated(void **state)
 {
 	struct trace_reader r;
@@ -257,6 +306,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(merge_order),
 	    cmocka_unit_test(inversion_and_gap),
+	    cmocka_unit_test(speculative_sorted),
 	    cmocka_unit_test(truncated),
 	    cmocka_unit_test(not_a_trace),
 	    cmocka_unit_test(newer_major_refused),
