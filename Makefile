@@ -10,10 +10,10 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS     += -I$(OUT) -Isrc -D_GNU_SOURCE
-LDLIBS     := -lbpf -lelf -lz -lm
+LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err
 
 APP_SRCS   := $(wildcard src/cli/*.c)
-LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c)
+LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/frag/*.c)
 REC_SRCS   := $(wildcard src/record/*.c)
 LIB_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 REC_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(REC_SRCS))
@@ -90,7 +90,7 @@ format:
 check: $(OUT)/iotrail
 	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \
 		--suppress=missingIncludeSystem -Isrc -I$(OUT) --std=c11 \
-		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/cli src/record
+		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/cli src/record src/frag
 
 clean:
 	rm -rf $(OUT)

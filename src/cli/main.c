@@ -14,6 +14,7 @@ static const struct {
     {"record", cmd_record, "trace I/O requests from syscall to device into a file"},
     {"report", cmd_report, "analyze a trace: latency by layer, histograms, windows"},
     {"script", cmd_script, "print every event of a trace in time order"},
+    {"frag", cmd_frag, "file fragmentation and filesystem layout (FIEMAP, libext2fs)"},
     {"demo", cmd_demo, "record a built-in workload on a loop device and report"},
 };
 

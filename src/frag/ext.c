@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A whole ext2/3/4 filesystem read with libext2fs, read-only (scan.h):
+ *   1. every group's superblock copy, group descriptors, bitmaps and inode
+ *      table, as system blocks
+ *   2. one pass over the inode tables (lazy: unused inodes of a group are
+ *      skipped): regular files get their extents and mapping blocks
+ *      (extent tree nodes, or indirect blocks of block-mapped files), the
+ *      journal and directories become system blocks
+ *   3. the directory tree from the root names the files
+ *   4. the block bitmap gives free-space fragmentation
+ */
+#include "scan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <et/com_err.h>
+#include <ext2fs/ext2fs.h>
+#include <ext2fs/ext3_extents.h>
+
+#include "../join/u64map.h"
+
+struct ext_ctx {
+	ext2_filsys fs;
+	struct frag_scan *s;
+	struct u64map files; /* ino -> index in s->files + 1 */
+	struct u64map dirs;  /* directory inodes seen */
+	struct frag_file *cur;
+	struct frag_file sysfile; /* a journal's or a directory's blocks */
+	size_t cap_ext, cap_meta;
+	char path[4096];
+	int depth;
+};
+
+static int push_ext(struct ext_ctx *c, uint64_t logical, uint64_t physical, uint64_t len,
+		    uint32_t flags)
+{
+	struct frag_file *f = c->cur;
+	struct frag_extent *e;
+
+	if (f->nr_ext) { /* block-mapped files come block by block: merge runs */
+		e = &f->ext[f->nr_ext - 1];
+		if (e->flags == flags && e->logical + e->len == logical &&
+		    e->physical + e->len == physical) {
+			e->len += len;
+			return 0;
+		}
+	}
+	if (f->nr_ext == c->cap_ext) {
+		c->cap_ext = c->cap_ext ? c->cap_ext * 2 : 8;
+		e = realloc(f->ext, c->cap_ext * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		f->ext = e;
+	}
+	f->ext[f->nr_ext++] = (struct frag_extent){logical, physical, len, flags};
+	return 0;
+}
+
+static int push_meta(struct ext_ctx *c, uint64_t blk)
+{
+	struct frag_file *f = c->cur;
+
+	if (f->nr_meta == c->cap_meta) {
+		uint64_t *m;
+
+		c->cap_meta = c->cap_meta ? c->cap_meta * 2 : 4;
+		m = realloc(f->meta, c->cap_meta * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		f->meta = m;
+	}
+	f->meta[f->nr_meta++] = blk;
+	return 0;
+}
+
+static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref,
+		    int ref_offset, void *priv)
+{
+	struct ext_ctx *c = priv;
+	int err = blockcnt < 0 ? push_meta(c, *blocknr) : push_ext(c, blockcnt, *blocknr, 1, 0);
+
+	return err ? BLOCK_ABORT : 0;
+}
+
+/* The current file's extents: extent tree, inline data, or block map. */
+static errcode_t map_inode(struct ext_ctx *c, ext2_ino_t ino, struct ext2_inode *inode)
+{
+	ext2_extent_handle_t h;
+	struct ext2fs_extent x;
+	errcode_t err;
+	int op = EXT2_EXTENT_ROOT;
+
+	c->cap_ext = c->cap_meta = 0;
+	if (inode->i_flags & EXT4_INLINE_DATA_FL)
+		return push_ext(c, 0, 0, 0, FRAG_INLINE) ? ENOMEM : 0;
+	if (!(inode->i_flags & EXT4_EXTENTS_FL))
+		return ext2fs_block_iterate3(c->fs, ino, BLOCK_FLAG_READ_ONLY, NULL,
+					     block_cb, c);
+	{
+		/* the common case, every extent in the inode itself (depth 0):
+		 * read them in place, without an extent handle */
+		const struct ext3_extent_header *eh = (const void *)inode->i_block;
+		const struct ext3_extent *ee = (const void *)(eh + 1);
+
+		if (ext2fs_le16_to_cpu(eh->eh_magic) == EXT3_EXT_MAGIC && !eh->eh_depth &&
+		    ext2fs_le16_to_cpu(eh->eh_entries) <= 4) {
+			for (int i = 0; i < ext2fs_le16_to_cpu(eh->eh_entries); i++) {
+				uint32_t len = ext2fs_le16_to_cpu(ee[i].ee_len);
+				uint32_t flags = 0;
+
+				if (len > EXT_INIT_MAX_LEN) {
+					len -= EXT_INIT_MAX_LEN;
+					flags = FRAG_UNWRITTEN;
+				}
+				if (push_ext(c, ext2fs_le32_to_cpu(ee[i].ee_block),
+					     ((uint64_t)ext2fs_le16_to_cpu(ee[i].ee_start_hi)
+					      << 32) | ext2fs_le32_to_cpu(ee[i].ee_start),
+					     len, flags))
+					return ENOMEM;
+			}
+			return 0;
+		}
+	}
+	err = ext2fs_extent_open2(c->fs, ino, inode, &h);
+	if (err)
+		return err;
+	for (;;) {
+		err = ext2fs_extent_get(h, op, &x);
+		op = EXT2_EXTENT_NEXT;
+		if (err == EXT2_ET_EXTENT_NO_NEXT || err == EXT2_ET_NO_CURRENT_NODE) {
+			err = 0;
+			break;
+		}
+		if (err)
+			break;
+		if (x.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
+			continue;
+		if (x.e_flags & EXT2_EXTENT_FLAGS_LEAF)
+			err = push_ext(c, x.e_lblk, x.e_pblk, x.e_len,
+				       (x.e_flags & EXT2_EXTENT_FLAGS_UNINIT) ? FRAG_UNWRITTEN
+									      : 0);
+		else
+			err = push_meta(c, x.e_pblk); /* the node below this index */
+		if (err)
+			break;
+	}
+	ext2fs_extent_free(h);
+	return err;
+}
+
+static void add_groups(struct ext_ctx *c)
+{
+	ext2_filsys fs = c->fs;
+	struct frag_fs *ffs = &c->s->fs;
+
+	for (dgrp_t g = 0; g < fs->group_desc_count; g++) {
+		blk64_t super = 0, old_desc = 0, new_desc = 0;
+		blk_t used = 0;
+
+		ext2fs_super_and_bgd_loc2(fs, g, &super, &old_desc, &new_desc, &used);
+		if (super || g == 0)
+			frag_fs_add_sys(ffs, super ? super : fs->super->s_first_data_block, 1,
+					FRAG_SYS_SUPER);
+		if (old_desc && used > 1)
+			frag_fs_add_sys(ffs, old_desc, used - 1, FRAG_SYS_SUPER);
+		if (new_desc)
+			frag_fs_add_sys(ffs, new_desc, 1, FRAG_SYS_SUPER);
+		frag_fs_add_sys(ffs, ext2fs_block_bitmap_loc(fs, g), 1, FRAG_SYS_BITMAP);
+		frag_fs_add_sys(ffs, ext2fs_inode_bitmap_loc(fs, g), 1, FRAG_SYS_BITMAP);
+		frag_fs_add_sys(ffs, ext2fs_inode_table_loc(fs, g), fs->inode_blocks_per_group,
+				FRAG_SYS_ITABLE);
+	}
+}
+
+/* The blocks of a non-file inode (journal, directory) as system blocks. */
+static void add_inode_sys(struct ext_ctx *c, ext2_ino_t ino, struct ext2_inode *inode,
+			  uint32_t kind)
+{
+	struct frag_file *tmp = &c->sysfile;
+
+	c->cur = tmp;
+	tmp->nr_ext = tmp->nr_meta = 0;
+	if (map_inode(c, ino, inode) == 0) {
+		for (size_t i = 0; i < tmp->nr_ext; i++)
+			if (!(tmp->ext[i].flags & FRAG_INLINE))
+				frag_fs_add_sys(&c->s->fs, tmp->ext[i].physical,
+						tmp->ext[i].len, kind);
+		for (size_t i = 0; i < tmp->nr_meta; i++)
+			frag_fs_add_sys(&c->s->fs, tmp->meta[i], 1, kind);
+	}
+	free(tmp->ext);
+	free(tmp->meta);
+	tmp->ext = NULL;
+	tmp->meta = NULL;
+}
+
+static int dir_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int offset,
+		  int blocksize, char *buf, void *priv)
+{
+	struct ext_ctx *c = priv;
+	int n = ext2fs_dirent_name_len(de);
+	size_t len = strlen(c->path);
+	uint32_t *idx;
+
+	if (entry == DIRENT_DOT_FILE || entry == DIRENT_DOT_DOT_FILE || !de->inode)
+		return 0;
+	if (n == 0 || len + 1 + n >= sizeof(c->path))
+		return 0;
+	c->path[len] = '/';
+	memcpy(c->path + len + 1, de->name, n);
+	c->path[len + 1 + n] = 0;
+	idx = u64map_get(&c->files, de->inode);
+	if (idx && !c->s->files[*idx - 1].path) {
+		char *p = strdup(c->path);
+
+		if (p) {
+			free(c->s->files[*idx - 1].path);
+			c->s->files[*idx - 1].path = p;
+		}
+	} else if (u64map_get(&c->dirs, de->inode) && c->depth < 256) {
+		u64map_del(&c->dirs, de->inode); /* each directory once */
+		c->depth++;
+		ext2fs_dir_iterate2(c->fs, de->inode, 0, NULL, dir_cb, c);
+		c->depth--;
+	}
+	c->path[len] = 0;
+	return 0;
+}
+
+static void free_space(struct ext_ctx *c)
+{
+	ext2_filsys fs = c->fs;
+	struct frag_fs *ffs = &c->s->fs;
+	blk64_t start = fs->super->s_first_data_block, end = ext2fs_blocks_count(fs->super) - 1;
+
+	if (ext2fs_read_block_bitmap(fs))
+		return;
+	while (start <= end) {
+		blk64_t zero, set;
+		uint64_t len;
+		int b = 0;
+
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start, end, &zero))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, end, &set))
+			set = end + 1;
+		len = set - zero;
+		ffs->free_blocks += len;
+		ffs->free_extents++;
+		if (len > ffs->free_largest)
+			ffs->free_largest = len;
+		while ((len >> (b + 1)) && b < 31)
+			b++;
+		ffs->free_hist[b]++;
+		start = set;
+	}
+}
+
+bool frag_is_ext(const char *path)
+{
+	unsigned char m[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = pread(fd, m, 2, 1080) == 2 && m[0] == 0x53 && m[1] == 0xef;
+	close(fd);
+	return ok;
+}
+
+int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
+{
+	struct ext_ctx c = {.s = s};
+	struct ext2_inode_large inode;
+	ext2_inode_scan scan = NULL;
+	ext2_ino_t ino;
+	errcode_t err;
+	int ret = 2;
+
+	s->method = "libext2fs";
+	s->has_fs = 1;
+	if (!frag_is_ext(dev)) {
+		fprintf(stderr,
+			"iotrail: %s: not an ext2/ext3/ext4 filesystem (no superblock magic "
+			"at byte 1080)\n",
+			dev);
+		return 2;
+	}
+	err = ext2fs_open2(dev, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
+			   unix_io_manager, &c.fs);
+	if (err) {
+		fprintf(stderr, "iotrail: %s: cannot open the filesystem: %s\n", dev,
+			error_message(err));
+		return 2;
+	}
+	if (u64map_init(&c.files, 2 * (c.fs->super->s_inodes_count -
+					c.fs->super->s_free_inodes_count)) ||
+	    u64map_init(&c.dirs, 256)) {
+		fprintf(stderr, "iotrail: out of memory\n");
+		goto cleanup;
+	}
+	s->block_size = s->fs.block_size = c.fs->blocksize;
+	s->fs.blocks = ext2fs_blocks_count(c.fs->super);
+	snprintf(s->fs.type, sizeof(s->fs.type), "%s",
+		 ext2fs_has_feature_extents(c.fs->super)      ? "ext4"
+		 : ext2fs_has_feature_journal(c.fs->super) ? "ext3"
+							   : "ext2");
+	add_groups(&c);
+	/* 4 MB of inode table a read; groups (or their tails) the kernel never
+	 * initialised are skipped (lazy) */
+	err = ext2fs_open_inode_scan(c.fs, (4 << 20) / c.fs->blocksize, &scan);
+	if (err) {
+		fprintf(stderr, "iotrail: %s: inode scan: %s\n", dev, error_message(err));
+		goto cleanup;
+	}
+	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE | EXT2_SF_DO_LAZY, 0);
+	for (;;) {
+		struct ext2_inode *in = (struct ext2_inode *)&inode;
+
+		err = ext2fs_get_next_inode_full(scan, &ino, in, sizeof(inode));
+		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
+			continue;
+		if (err) {
+			fprintf(stderr,
+				"iotrail: %s: inode table unreadable after inode %u: %s; "
+				"the scan stops there\n",
+				dev, ino, error_message(err));
+			s->errors++;
+			break;
+		}
+		if (!ino)
+			break;
+		s->fs.inodes_scanned++;
+		if (!in->i_links_count || in->i_dtime)
+			continue;
+		if (ino == EXT2_JOURNAL_INO) {
+			add_inode_sys(&c, ino, in, FRAG_SYS_JOURNAL);
+		} else if (ino < EXT2_FIRST_INODE(c.fs->super) && ino != EXT2_ROOT_INO) {
+			if (ino == EXT2_RESIZE_INO)
+				add_inode_sys(&c, ino, in, FRAG_SYS_SUPER);
+		} else if (LINUX_S_ISDIR(in->i_mode)) {
+			add_inode_sys(&c, ino, in, FRAG_SYS_DIR);
+			if (u64map_put(&c.dirs, ino, 1))
+				goto cleanup;
+		} else if (LINUX_S_ISREG(in->i_mode)) {
+			struct frag_file *f = frag_scan_add(s, NULL); /* named later */
+
+			if (!f || u64map_put(&c.files, ino, (uint32_t)s->nr_files))
+				goto cleanup;
+			f->ino = ino;
+			f->size_bytes = EXT2_I_SIZE(in);
+			c.cur = f;
+			err = map_inode(&c, ino, in);
+			if (err) {
+				fprintf(stderr, "iotrail: %s: inode %u: block map: %s\n", dev,
+					ino, error_message(err));
+				s->errors++;
+			}
+			frag_stats(f->ext, f->nr_ext, &f->st);
+		}
+	}
+	/* names, from the root down */
+	snprintf(c.path, sizeof(c.path), "%s", prefix);
+	while (strlen(c.path) > 0 && c.path[strlen(c.path) - 1] == '/')
+		c.path[strlen(c.path) - 1] = 0;
+	ext2fs_dir_iterate2(c.fs, EXT2_ROOT_INO, 0, NULL, dir_cb, &c);
+	for (size_t i = 0; i < s->nr_files; i++) {
+		if (!s->files[i].path) {
+			char name[64];
+			char *p;
+
+			snprintf(name, sizeof(name), "<inode %llu>",
+				 (unsigned long long)s->files[i].ino);
+			p = strdup(name);
+			if (p) {
+				free(s->files[i].path);
+				s->files[i].path = p;
+			}
+		}
+	}
+	free_space(&c);
+	ret = 0;
+cleanup:
+	if (scan)
+		ext2fs_close_inode_scan(scan);
+	u64map_release(&c.files);
+	u64map_release(&c.dirs);
+	ext2fs_close_free(&c.fs);
+	return ret;
+}

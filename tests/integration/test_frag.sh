@@ -1,0 +1,160 @@
+#!/bin/bash
+# iotrail frag (issue "Fragmentation analysis"): on the seed's write
+# experiment (patterns A to E) on ext3, ext4 and ext4 without delayed
+# allocation, per-file extent and fragment counts agree with filefrag, and
+# the unmounted libext2fs scan agrees with the mounted FIEMAP one; bad
+# inputs get clear messages and the rest of the scan completes.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+MB=2 # per file: 16 files x 5 patterns x 2 MB = 160 MB per filesystem
+
+# frag_fs NAME MKFS MOUNTOPTS: write the experiment, compare, unmount
+frag_fs() {
+	local name=$1 mkfs=$2 opts=$3 img="$TMP/$1.img" mnt="$TMP/$1.mnt" dev
+	truncate -s 256M "$img"
+	$mkfs -q -F -b 4096 "$img" >/dev/null
+	dev=$(losetup -f --show "$img")
+	mkdir -p "$mnt"
+	mount -o "$opts" "$dev" "$mnt" && MOUNTS+=("$mnt")
+	"$ROOT/scripts/seed-write.sh" "$mnt" "$MB"
+	"$IOTRAIL" frag --method fiemap -f tsv "$mnt" >"$TMP/$name.fiemap.tsv"
+	expect_eq "$name: mounted FIEMAP scan exits 0" "$?" 0
+	"$IOTRAIL" frag -f tsv "$mnt" >"$TMP/$name.mnt.tsv" 2>"$TMP/$name.mnt.err"
+	expect_eq "$name: mounted libext2fs scan (mount point) exits 0" "$?" 0
+	# filefrag, one process over all files: "N extents found", and its -v
+	# table has one line per extent
+	(cd "$mnt" && filefrag */f*) >"$TMP/$name.ff"
+	(cd "$mnt" && filefrag -v */f*) >"$TMP/$name.ffv"
+	umount "$mnt"
+	"$IOTRAIL" frag -f tsv "$dev" >"$TMP/$name.dev.tsv"
+	expect_eq "$name: unmounted scan of the device exits 0" "$?" 0
+	"$IOTRAIL" frag -f json --fs "$img" >"$TMP/$name.img.json"
+	expect_eq "$name: unmounted scan of the image exits 0" "$?" 0
+	losetup -d "$dev"
+	python3 - "$TMP" "$name" "$mnt" <<'PY' >"$TMP/$name.cmp"
+import json, re, sys
+tmp, name, mnt = sys.argv[1:]
+def tsv(p, strip):
+    rows = {}
+    for l in list(open(p))[1:]:
+        f = l.rstrip('\n').split('\t')
+        rows[f[0][len(strip):].lstrip('/')] = (int(f[3]), int(f[4]), int(f[5]))  # blocks extents fragments
+    return rows
+fiemap = tsv("%s/%s.fiemap.tsv" % (tmp, name), mnt)
+mounted = tsv("%s/%s.mnt.tsv" % (tmp, name), mnt)
+dev = tsv("%s/%s.dev.tsv" % (tmp, name), "")
+img = {f['path'].lstrip('/'): (f['blocks'], f['extents'], f['fragments'])
+       for f in json.load(open("%s/%s.img.json" % (tmp, name)))['files']}
+ff = {}
+for l in open("%s/%s.ff" % (tmp, name)):
+    m = re.match(r'(\S+): (\d+) extents? found', l)
+    if m:
+        ff[m.group(1)] = int(m.group(2))
+ffv, cur = {}, None
+for l in open("%s/%s.ffv" % (tmp, name)):
+    m = re.match(r'File size of (\S+) is', l)
+    if m:
+        cur = m.group(1)
+        ffv[cur] = 0
+    elif cur and re.match(r'\s*\d+:\s+\d+\.\.', l):
+        ffv[cur] += 1
+bad = []
+if len(ff) != 80:
+    bad.append("filefrag listed %d files, want 80" % len(ff))
+for path, n in ff.items():
+    if path not in fiemap:
+        bad.append("%s: missing from the FIEMAP scan" % path)
+        continue
+    if fiemap[path][2] != n:
+        bad.append("%s: %d fragments, filefrag %d" % (path, fiemap[path][2], n))
+    if fiemap[path][1] != ffv.get(path):
+        bad.append("%s: %d extents, filefrag -v %s" % (path, fiemap[path][1], ffv.get(path)))
+for other, label in ((mounted, "mount point via libext2fs"), (dev, "unmounted device"), (img, "unmounted image")):
+    for path in ff:
+        if other.get(path) != fiemap.get(path):
+            bad.append("%s: %s %s, FIEMAP %s" % (path, label, other.get(path), fiemap.get(path)))
+frags = {p: sum(fiemap[k][2] for k in fiemap if k.startswith(p + '/')) / 16 for p in "ABCDE"}
+print("fragments per file " + " ".join("%s %.1f" % (p, frags[p]) for p in "ABCDE"))
+for b in bad[:8]:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+	if [ $? = 0 ]; then
+		ok "$name: 80 files agree with filefrag (extents and fragments), unmounted = mounted ($(head -1 "$TMP/$name.cmp"))"
+	else
+		not_ok "$name: agreement" "$(tr '\n' ';' <"$TMP/$name.cmp")"
+	fi
+}
+frag_fs ext3 mkfs.ext3 defaults
+frag_fs ext4 mkfs.ext4 defaults
+frag_fs ext4-nodelalloc mkfs.ext4 nodelalloc
+
+# --- views --------------------------------------------------------------------
+"$IOTRAIL" frag --fs "$TMP/ext3.img" --svg "$TMP/map.svg" --html "$TMP/map.html" --file /E/f00 >/dev/null
+expect_eq "svg: written" "$?" 0
+check "svg: says what a cell is" grep -q "1 cell = 1 block " "$TMP/map.svg"
+check "svg: legend names system blocks" grep -q "inode tables" "$TMP/map.svg"
+check "svg: the file-order view of /E/f00" grep -q "File order: /E/f00" "$TMP/map.svg"
+check "svg: parses as XML" python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$TMP/map.svg"
+check "html: embeds the map" grep -q "<svg" "$TMP/map.html"
+truncate -s 1T "$TMP/big.img"
+mkfs.ext4 -q -F "$TMP/big.img"
+"$IOTRAIL" frag --fs "$TMP/big.img" --svg "$TMP/big.svg" >/dev/null
+check "svg: a 1 TB filesystem is aggregated (4096 blocks a cell)" grep -q "1 cell = 4096 blocks" "$TMP/big.svg"
+rm -f "$TMP/big.img"
+
+# --- bad inputs -----------------------------------------------------------------
+run() { "$IOTRAIL" frag "$@" >"$TMP/o" 2>"$TMP/e"; echo "$?"; }
+head -c 1M /dev/urandom >"$TMP/noise.img"
+expect_eq "non-ext image: exit 2" "$(run --fs "$TMP/noise.img")" 2
+check "non-ext image: says so, naming the file" grep -q "noise.img: not an ext2/ext3/ext4 filesystem (no superblock magic at byte 1080)" "$TMP/e"
+cp "$TMP/ext3.img" "$TMP/badsb.img"
+# s_log_block_size (offset 24 in the superblock) = 200: magic intact, sizes absurd
+printf '\xc8' | dd of="$TMP/badsb.img" bs=1 seek=$((1024 + 24)) conv=notrunc status=none
+expect_eq "corrupt superblock: exit 2" "$(run --fs "$TMP/badsb.img")" 2
+check "corrupt superblock: libext2fs's reason, naming the file" grep -q "badsb.img: cannot open the filesystem: " "$TMP/e"
+head -c 40M "$TMP/ext3.img" >"$TMP/trunc.img"
+expect_eq "truncated image: exit 1 (scanned what it could)" "$(run -f tsv --fs "$TMP/trunc.img")" 1
+check "truncated image: says where it stopped" grep -q "trunc.img: inode table unreadable after inode" "$TMP/e"
+rm -f "$TMP/trunc.img" "$TMP/badsb.img"
+# the per-file cases on a small mounted ext4 (FIEMAP: tmpfs has none)
+truncate -s 64M "$TMP/misc.img"
+mkfs.ext4 -q -F "$TMP/misc.img"
+MISC="$TMP/misc"
+mkdir -p "$MISC"
+MDEV=$(losetup -f --show "$TMP/misc.img")
+mount "$MDEV" "$MISC" && MOUNTS+=("$MISC")
+# a directory without permission, as an unprivileged user
+mkdir -p "$MISC/perm/open" "$MISC/perm/closed"
+echo data >"$MISC/perm/open/a"
+echo data >"$MISC/perm/closed/b"
+chmod 755 "$TMP" "$MISC" "$MISC/perm" "$MISC/perm/open"
+chmod 000 "$MISC/perm/closed"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTRAIL" frag -f tsv "$MISC/perm" >"$TMP/o" 2>"$TMP/e"
+expect_eq "no permission: exit 1" "$?" 1
+expect_eq "no permission: one message, naming the directory" "$(cat "$TMP/e")" "iotrail: $MISC/perm/closed: Permission denied"
+check "no permission: the rest is scanned" grep -q "perm/open/a" "$TMP/o"
+chmod 700 "$MISC/perm/closed" "$TMP"
+# a file that vanishes between the directory listing and its open: strace
+# makes the open of f3, and only it, fail with ENOENT (which openat call
+# that is, a first traced run says: the sequence is the same every run)
+mkdir -p "$MISC/vanish"
+for i in 1 2 3 4 5; do echo "$i" >"$MISC/vanish/f$i"; done
+strace -f -o "$TMP/strace.out" -e trace=openat "$IOTRAIL" frag -f tsv "$MISC/vanish" >/dev/null 2>&1
+n=$(grep -n '"f3"' "$TMP/strace.out" | head -1 | cut -d: -f1)
+strace -f -o /dev/null -e trace=openat -e inject=openat:error=ENOENT:when="${n:-1}" \
+	"$IOTRAIL" frag -f tsv "$MISC/vanish" >"$TMP/o" 2>"$TMP/e"
+expect_eq "vanished file: exit 1" "$?" 1
+expect_eq "vanished file: says so, naming it" "$(cat "$TMP/e")" "iotrail: $MISC/vanish/f3: vanished during the scan"
+expect_eq "vanished file: the other four are scanned" "$(tail -n +2 "$TMP/o" | wc -l)" 4
+umount "$MISC"
+losetup -d "$MDEV"
+mkfifo "$TMP/fifo"
+expect_eq "special file: exit 2" "$(run "$TMP/fifo")" 2
+check "special file: says what it is" grep -q "fifo: not a regular file or directory (a fifo)" "$TMP/e"
+expect_eq "missing path: exit 2" "$(run "$TMP/nothing")" 2
+check "missing path: names it" grep -q "nothing: No such file or directory" "$TMP/e"
+expect_eq "bad --format" "$(run -f xml "$TMP/vanish")" 2
+expect_eq "--method libext2fs on a plain directory" "$(run --method libext2fs "$TMP/vanish")" 2
+finish
