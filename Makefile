@@ -10,7 +10,7 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS     += -I$(OUT) -Isrc -D_GNU_SOURCE
-LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err
+LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson
 
 APP_SRCS   := $(wildcard src/cli/*.c)
 LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/frag/*.c)

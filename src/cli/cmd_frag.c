@@ -23,21 +23,24 @@
 
 static void frag_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: iotrail frag [-f text|tsv|json] [--fs] [--method auto|fiemap|libext2fs]\n"
-		"                    [--svg FILE] [--html FILE] [--file PATH] [-s] [-v] PATH...\n"
-		"\n"
-		"  PATH                 a file, a directory (every file under it), a block\n"
-		"                       device, a mount point, or an image with --fs\n"
-		"  -f, --format FMT     text (default), tsv, json (what overlay reads)\n"
-		"      --fs             PATH is a filesystem image (ext2/ext3/ext4)\n"
-		"      --method M       auto: libext2fs for devices, images and ext mount\n"
-		"                       points, FIEMAP otherwise; or force one\n"
-		"      --svg FILE       the block map (and --file's view) as SVG\n"
-		"      --html FILE      the same in a self-contained HTML page\n"
-		"      --file PATH      add the file-order view of this file\n"
-		"  -s, --sync           FIEMAP: sync each file first (as filefrag -s)\n"
-		"  -v, --verbose        text: every extent\n");
+	fprintf(
+	    f,
+	    "usage: iotrail frag [-f text|tsv|json] [--fs] [--method "
+	    "auto|fiemap|libext2fs]\n"
+	    "                    [--svg FILE] [--html FILE] [--file PATH] [-s] [-v] "
+	    "PATH...\n"
+	    "\n"
+	    "  PATH                 a file, a directory (every file under it), a block\n"
+	    "                       device, a mount point, or an image with --fs\n"
+	    "  -f, --format FMT     text (default), tsv, json (what overlay reads)\n"
+	    "      --fs             PATH is a filesystem image (ext2/ext3/ext4)\n"
+	    "      --method M       auto: libext2fs for devices, images and ext mount\n"
+	    "                       points, FIEMAP otherwise; or force one\n"
+	    "      --svg FILE       the block map (and --file's view) as SVG\n"
+	    "      --html FILE      the same in a self-contained HTML page\n"
+	    "      --file PATH      add the file-order view of this file\n"
+	    "  -s, --sync           FIEMAP: sync each file first (as filefrag -s)\n"
+	    "  -v, --verbose        text: every extent\n");
 }
 
 static double now_s(void)
@@ -89,8 +92,9 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 	}
 	if (S_ISBLK(st.st_mode) || (fs_flag && S_ISREG(st.st_mode))) {
 		if (!strcmp(method, "fiemap")) {
-			fprintf(stderr, "iotrail: %s: --method fiemap needs a mounted file or "
-					"directory\n",
+			fprintf(stderr,
+				"iotrail: %s: --method fiemap needs a mounted file or "
+				"directory\n",
 				path);
 			return 2;
 		}
@@ -99,7 +103,8 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 		return frag_ext_scan(path, "", s);
 	}
 	if (fs_flag) {
-		fprintf(stderr, "iotrail: %s: --fs wants a block device or an image file\n",
+		fprintf(stderr,
+			"iotrail: %s: --fs wants a block device or an image file\n",
 			path);
 		return 2;
 	}
@@ -109,7 +114,8 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 
 		if (strncmp(type, "ext", 3)) {
 			if (!strcmp(method, "libext2fs")) {
-				fprintf(stderr, "iotrail: %s: a %s filesystem, not ext2/3/4\n",
+				fprintf(stderr,
+					"iotrail: %s: a %s filesystem, not ext2/3/4\n",
 					path, type);
 				return 2;
 			}
@@ -125,10 +131,11 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 		}
 	}
 	if (!strcmp(method, "libext2fs")) {
-		fprintf(stderr,
-			"iotrail: %s: --method libext2fs needs a device, an image (--fs) or "
-			"an ext mount point\n",
-			path);
+		fprintf(
+		    stderr,
+		    "iotrail: %s: --method libext2fs needs a device, an image (--fs) or "
+		    "an ext mount point\n",
+		    path);
 		return 2;
 	}
 	snprintf(how, howlen, "%s", "mounted, per file");
@@ -138,11 +145,16 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 int cmd_frag(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"fs", no_argument, NULL, 'F'},
-	    {"method", required_argument, NULL, 'm'}, {"svg", required_argument, NULL, 'S'},
-	    {"html", required_argument, NULL, 'H'},   {"file", required_argument, NULL, 'V'},
-	    {"sync", no_argument, NULL, 's'},	      {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},	      {0},
+	    {"format", required_argument, NULL, 'f'},
+	    {"fs", no_argument, NULL, 'F'},
+	    {"method", required_argument, NULL, 'm'},
+	    {"svg", required_argument, NULL, 'S'},
+	    {"html", required_argument, NULL, 'H'},
+	    {"file", required_argument, NULL, 'V'},
+	    {"sync", no_argument, NULL, 's'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	const char *format = "text", *method = "auto", *svg = NULL, *html = NULL,
 		   *view = NULL;
@@ -202,7 +214,8 @@ int cmd_frag(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct stat st;
 
-		if (i > optind && (s.has_fs || (stat(argv[i], &st) == 0 && S_ISBLK(st.st_mode)))) {
+		if (i > optind &&
+		    (s.has_fs || (stat(argv[i], &st) == 0 && S_ISBLK(st.st_mode)))) {
 			ret = usage_error("frag: a whole filesystem is scanned alone");
 			goto cleanup;
 		}
@@ -226,7 +239,8 @@ int cmd_frag(int argc, char **argv)
 			if (!strcmp(s.files[i].path, view))
 				vf = &s.files[i];
 		if (view && !vf) {
-			fprintf(stderr, "iotrail: --file %s: not among the scanned files\n",
+			fprintf(stderr,
+				"iotrail: --file %s: not among the scanned files\n",
 				view);
 			ret = 2;
 			goto cleanup;
@@ -239,7 +253,8 @@ int cmd_frag(int argc, char **argv)
 				continue;
 			f = fopen(out, "we");
 			if (!f) {
-				fprintf(stderr, "iotrail: %s: %s\n", out, strerror(errno));
+				fprintf(stderr, "iotrail: %s: %s\n", out,
+					strerror(errno));
 				ret = 1;
 				goto cleanup;
 			}
@@ -248,7 +263,8 @@ int cmd_frag(int argc, char **argv)
 			else
 				frag_write_svg(f, &s, vf);
 			if (fclose(f)) {
-				fprintf(stderr, "iotrail: %s: %s\n", out, strerror(errno));
+				fprintf(stderr, "iotrail: %s: %s\n", out,
+					strerror(errno));
 				ret = 1;
 			}
 		}

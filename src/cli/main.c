@@ -15,6 +15,7 @@ static const struct {
     {"report", cmd_report, "analyze a trace: latency by layer, histograms, windows"},
     {"script", cmd_script, "print every event of a trace in time order"},
     {"frag", cmd_frag, "file fragmentation and filesystem layout (FIEMAP, libext2fs)"},
+    {"overlay", cmd_overlay, "a trace's reads of one file against its layout"},
     {"demo", cmd_demo, "record a built-in workload on a loop device and report"},
 };
 

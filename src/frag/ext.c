@@ -83,7 +83,8 @@ static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk6
 		    int ref_offset, void *priv)
 {
 	struct ext_ctx *c = priv;
-	int err = blockcnt < 0 ? push_meta(c, *blocknr) : push_ext(c, blockcnt, *blocknr, 1, 0);
+	int err =
+	    blockcnt < 0 ? push_meta(c, *blocknr) : push_ext(c, blockcnt, *blocknr, 1, 0);
 
 	return err ? BLOCK_ABORT : 0;
 }
@@ -118,10 +119,12 @@ static errcode_t map_inode(struct ext_ctx *c, ext2_ino_t ino, struct ext2_inode 
 					len -= EXT_INIT_MAX_LEN;
 					flags = FRAG_UNWRITTEN;
 				}
-				if (push_ext(c, ext2fs_le32_to_cpu(ee[i].ee_block),
-					     ((uint64_t)ext2fs_le16_to_cpu(ee[i].ee_start_hi)
-					      << 32) | ext2fs_le32_to_cpu(ee[i].ee_start),
-					     len, flags))
+				if (push_ext(
+					c, ext2fs_le32_to_cpu(ee[i].ee_block),
+					((uint64_t)ext2fs_le16_to_cpu(ee[i].ee_start_hi)
+					 << 32) |
+					    ext2fs_le32_to_cpu(ee[i].ee_start),
+					len, flags))
 					return ENOMEM;
 			}
 			return 0;
@@ -142,9 +145,9 @@ static errcode_t map_inode(struct ext_ctx *c, ext2_ino_t ino, struct ext2_inode 
 		if (x.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
 			continue;
 		if (x.e_flags & EXT2_EXTENT_FLAGS_LEAF)
-			err = push_ext(c, x.e_lblk, x.e_pblk, x.e_len,
-				       (x.e_flags & EXT2_EXTENT_FLAGS_UNINIT) ? FRAG_UNWRITTEN
-									      : 0);
+			err = push_ext(
+			    c, x.e_lblk, x.e_pblk, x.e_len,
+			    (x.e_flags & EXT2_EXTENT_FLAGS_UNINIT) ? FRAG_UNWRITTEN : 0);
 		else
 			err = push_meta(c, x.e_pblk); /* the node below this index */
 		if (err)
@@ -165,7 +168,8 @@ static void add_groups(struct ext_ctx *c)
 
 		ext2fs_super_and_bgd_loc2(fs, g, &super, &old_desc, &new_desc, &used);
 		if (super || g == 0)
-			frag_fs_add_sys(ffs, super ? super : fs->super->s_first_data_block, 1,
+			frag_fs_add_sys(ffs,
+					super ? super : fs->super->s_first_data_block, 1,
 					FRAG_SYS_SUPER);
 		if (old_desc && used > 1)
 			frag_fs_add_sys(ffs, old_desc, used - 1, FRAG_SYS_SUPER);
@@ -173,8 +177,8 @@ static void add_groups(struct ext_ctx *c)
 			frag_fs_add_sys(ffs, new_desc, 1, FRAG_SYS_SUPER);
 		frag_fs_add_sys(ffs, ext2fs_block_bitmap_loc(fs, g), 1, FRAG_SYS_BITMAP);
 		frag_fs_add_sys(ffs, ext2fs_inode_bitmap_loc(fs, g), 1, FRAG_SYS_BITMAP);
-		frag_fs_add_sys(ffs, ext2fs_inode_table_loc(fs, g), fs->inode_blocks_per_group,
-				FRAG_SYS_ITABLE);
+		frag_fs_add_sys(ffs, ext2fs_inode_table_loc(fs, g),
+				fs->inode_blocks_per_group, FRAG_SYS_ITABLE);
 	}
 }
 
@@ -237,7 +241,8 @@ static void free_space(struct ext_ctx *c)
 {
 	ext2_filsys fs = c->fs;
 	struct frag_fs *ffs = &c->s->fs;
-	blk64_t start = fs->super->s_first_data_block, end = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t start = fs->super->s_first_data_block,
+		end = ext2fs_blocks_count(fs->super) - 1;
 
 	if (ext2fs_read_block_bitmap(fs))
 		return;
@@ -246,7 +251,8 @@ static void free_space(struct ext_ctx *c)
 		uint64_t len;
 		int b = 0;
 
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start, end, &zero))
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start, end,
+							 &zero))
 			break;
 		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero, end, &set))
 			set = end + 1;
@@ -287,21 +293,22 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 	s->method = "libext2fs";
 	s->has_fs = 1;
 	if (!frag_is_ext(dev)) {
-		fprintf(stderr,
-			"iotrail: %s: not an ext2/ext3/ext4 filesystem (no superblock magic "
-			"at byte 1080)\n",
-			dev);
+		fprintf(
+		    stderr,
+		    "iotrail: %s: not an ext2/ext3/ext4 filesystem (no superblock magic "
+		    "at byte 1080)\n",
+		    dev);
 		return 2;
 	}
-	err = ext2fs_open2(dev, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			   unix_io_manager, &c.fs);
+	err = ext2fs_open2(dev, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0,
+			   0, unix_io_manager, &c.fs);
 	if (err) {
 		fprintf(stderr, "iotrail: %s: cannot open the filesystem: %s\n", dev,
 			error_message(err));
 		return 2;
 	}
 	if (u64map_init(&c.files, 2 * (c.fs->super->s_inodes_count -
-					c.fs->super->s_free_inodes_count)) ||
+				       c.fs->super->s_free_inodes_count)) ||
 	    u64map_init(&c.dirs, 256)) {
 		fprintf(stderr, "iotrail: out of memory\n");
 		goto cleanup;
@@ -309,7 +316,7 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 	s->block_size = s->fs.block_size = c.fs->blocksize;
 	s->fs.blocks = ext2fs_blocks_count(c.fs->super);
 	snprintf(s->fs.type, sizeof(s->fs.type), "%s",
-		 ext2fs_has_feature_extents(c.fs->super)      ? "ext4"
+		 ext2fs_has_feature_extents(c.fs->super)   ? "ext4"
 		 : ext2fs_has_feature_journal(c.fs->super) ? "ext3"
 							   : "ext2");
 	add_groups(&c);
@@ -359,8 +366,8 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 			c.cur = f;
 			err = map_inode(&c, ino, in);
 			if (err) {
-				fprintf(stderr, "iotrail: %s: inode %u: block map: %s\n", dev,
-					ino, error_message(err));
+				fprintf(stderr, "iotrail: %s: inode %u: block map: %s\n",
+					dev, ino, error_message(err));
 				s->errors++;
 			}
 			frag_stats(f->ext, f->nr_ext, &f->st);

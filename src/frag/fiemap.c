@@ -19,7 +19,8 @@ int frag_fiemap_fd(int fd, uint32_t block_size, bool sync, struct frag_file *f)
 {
 	union {
 		struct fiemap fm;
-		char raw[sizeof(struct fiemap) + FIEMAP_BATCH * sizeof(struct fiemap_extent)];
+		char raw[sizeof(struct fiemap) +
+			 FIEMAP_BATCH * sizeof(struct fiemap_extent)];
 	} u;
 	size_t cap = 0;
 	uint64_t start = 0;
@@ -55,7 +56,8 @@ int frag_fiemap_fd(int fd, uint32_t block_size, bool sync, struct frag_file *f)
 				e->flags |= FRAG_UNWRITTEN;
 			if (x->fe_flags & FIEMAP_EXTENT_DATA_INLINE)
 				e->flags |= FRAG_INLINE;
-			if (x->fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
+			if (x->fe_flags &
+			    (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
 				e->flags |= FRAG_DELALLOC;
 			if (x->fe_flags & FIEMAP_EXTENT_LAST)
 				last = true;

@@ -30,14 +30,14 @@ struct frag_extent {
 };
 
 struct frag_stats {
-	uint64_t extents;	  /* extents as the filesystem maps them */
-	uint64_t fragments;	  /* physically contiguous runs (filefrag's count) */
-	uint64_t gaps;		  /* boundaries jumping forward */
-	uint64_t reverse;	  /* boundaries placed before the previous extent */
-	uint64_t blocks;	  /* data blocks mapped */
-	uint64_t largest_blocks;  /* largest fragment */
-	double avg_blocks;	  /* blocks per fragment */
-	double contiguity;	  /* 1 - (fragments - 1) / (blocks - 1): 1 = one run */
+	uint64_t extents;	 /* extents as the filesystem maps them */
+	uint64_t fragments;	 /* physically contiguous runs (filefrag's count) */
+	uint64_t gaps;		 /* boundaries jumping forward */
+	uint64_t reverse;	 /* boundaries placed before the previous extent */
+	uint64_t blocks;	 /* data blocks mapped */
+	uint64_t largest_blocks; /* largest fragment */
+	double avg_blocks;	 /* blocks per fragment */
+	double contiguity;	 /* 1 - (fragments - 1) / (blocks - 1): 1 = one run */
 };
 
 struct frag_file {

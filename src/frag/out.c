@@ -37,7 +37,8 @@ static void dist_label(size_t d, char *buf, size_t len)
 	else if (dist_lo[d + 1] - dist_lo[d] == 1)
 		snprintf(buf, len, "%" PRIu64, dist_lo[d]);
 	else
-		snprintf(buf, len, "%" PRIu64 "-%" PRIu64, dist_lo[d], dist_lo[d + 1] - 1);
+		snprintf(buf, len, "%" PRIu64 "-%" PRIu64, dist_lo[d],
+			 dist_lo[d + 1] - 1);
 }
 
 void frag_print_text(FILE *f, const struct frag_scan *s, const struct frag_out_opts *o)
@@ -46,8 +47,8 @@ void frag_print_text(FILE *f, const struct frag_scan *s, const struct frag_out_o
 
 	summarize(s, &m);
 	fprintf(f, "# %s: %s%s%s, %u-byte blocks; %s (%s), %.3f s", o->scope,
-		s->has_fs ? s->fs.type : "files", s->has_fs ? " filesystem" : "",
-		"", s->block_size, s->method, o->how, o->seconds);
+		s->has_fs ? s->fs.type : "files", s->has_fs ? " filesystem" : "", "",
+		s->block_size, s->method, o->how, o->seconds);
 	if (s->has_fs)
 		fprintf(f, ", %" PRIu64 " inodes (%.0f/s)", s->fs.inodes_scanned,
 			o->seconds > 0 ? s->fs.inodes_scanned / o->seconds : 0.0);
@@ -58,8 +59,9 @@ void frag_print_text(FILE *f, const struct frag_scan *s, const struct frag_out_o
 		const struct frag_file *x = &s->files[i];
 
 		fprintf(f,
-			"%-40s %9" PRIu64 " %12" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64
-			" %5" PRIu64 " %7" PRIu64 " %9" PRIu64 " %9.1f %6.3f\n",
+			"%-40s %9" PRIu64 " %12" PRIu64 " %9" PRIu64 " %7" PRIu64
+			" %6" PRIu64 " %5" PRIu64 " %7" PRIu64 " %9" PRIu64
+			" %9.1f %6.3f\n",
 			x->path, x->ino, x->size_bytes, x->st.blocks, x->st.extents,
 			x->st.fragments, x->st.gaps, x->st.reverse, x->st.largest_blocks,
 			x->st.avg_blocks, x->st.contiguity);
@@ -72,7 +74,8 @@ void frag_print_text(FILE *f, const struct frag_scan *s, const struct frag_out_o
 				x->ext[k].flags & FRAG_INLINE ? " inline" : "");
 	}
 	fprintf(f,
-		"# %" PRIu64 " files, %" PRIu64 " fragmented (%.1f%%), %.2f fragments per "
+		"# %" PRIu64 " files, %" PRIu64
+		" fragmented (%.1f%%), %.2f fragments per "
 		"file\n# fragments per file:",
 		m.files, m.fragmented, m.files ? 100.0 * m.fragmented / m.files : 0.0,
 		m.files ? (double)m.fragments / m.files : 0.0);
@@ -90,8 +93,9 @@ void frag_print_text(FILE *f, const struct frag_scan *s, const struct frag_out_o
 			" runs, largest %" PRIu64 ", average %.1f\n",
 			s->fs.free_blocks, s->fs.blocks, s->fs.free_extents,
 			s->fs.free_largest,
-			s->fs.free_extents ? (double)s->fs.free_blocks / s->fs.free_extents
-					   : 0.0);
+			s->fs.free_extents
+			    ? (double)s->fs.free_blocks / s->fs.free_extents
+			    : 0.0);
 	if (s->errors)
 		fprintf(f, "# %" PRIu64 " files could not be scanned (said on stderr)\n",
 			s->errors);
@@ -127,8 +131,8 @@ void frag_print_tsv(FILE *f, const struct frag_scan *s)
 			"%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 			"\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n",
 			x->path, x->ino, x->size_bytes, x->st.blocks, x->st.extents,
-			x->st.fragments, x->st.gaps, x->st.reverse, x->st.largest_blocks, avg,
-			contig);
+			x->st.fragments, x->st.gaps, x->st.reverse, x->st.largest_blocks,
+			avg, contig);
 	}
 }
 
@@ -176,7 +180,8 @@ void frag_print_json(FILE *f, const struct frag_scan *s, const struct frag_out_o
 	jw_start_object(&w);
 	jw_uint_field(&w, "files", m.files);
 	jw_uint_field(&w, "fragmented", m.fragmented);
-	jw_float_field(&w, "fragments_per_file", m.files ? (double)m.fragments / m.files : 0);
+	jw_float_field(&w, "fragments_per_file",
+		       m.files ? (double)m.fragments / m.files : 0);
 	jw_uint_field(&w, "errors", s->errors);
 	jw_name(&w, "fragments_distribution");
 	jw_start_object(&w);

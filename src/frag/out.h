@@ -10,10 +10,10 @@
 #include "layout.h"
 
 struct frag_out_opts {
-	const char *scope;   /* what was scanned, as given */
-	const char *how;     /* "unmounted", "mounted, read after sync", ... */
-	double seconds;	     /* scan time */
-	bool verbose;	     /* text: every extent */
+	const char *scope; /* what was scanned, as given */
+	const char *how;   /* "unmounted", "mounted, read after sync", ... */
+	double seconds;	   /* scan time */
+	bool verbose;	   /* text: every extent */
 };
 
 void frag_print_text(FILE *f, const struct frag_scan *s, const struct frag_out_opts *o);

@@ -39,9 +39,10 @@ void frag_stats(const struct frag_extent *e, size_t n, struct frag_stats *st)
 	if (run > st->largest_blocks)
 		st->largest_blocks = run;
 	st->avg_blocks = st->fragments ? (double)st->blocks / st->fragments : 0;
-	st->contiguity = st->blocks > 1 && st->fragments
-			     ? 1.0 - (double)(st->fragments - 1) / (double)(st->blocks - 1)
-			     : 1.0;
+	st->contiguity =
+	    st->blocks > 1 && st->fragments
+		? 1.0 - (double)(st->fragments - 1) / (double)(st->blocks - 1)
+		: 1.0;
 }
 
 struct frag_file *frag_scan_add(struct frag_scan *s, const char *path)

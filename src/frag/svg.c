@@ -16,13 +16,13 @@
 
 #include "out.h"
 
-#define COLS	   256
-#define MAX_CELLS  (COLS * 256)
-#define CELL_PX	   4
-#define NONE	   (-1)
-#define MIXED	   (-2)
-#define SYS_BASE   (-10) /* SYS_BASE - kind */
-#define MAPPING	   (-3)
+#define COLS	  256
+#define MAX_CELLS (COLS * 256)
+#define CELL_PX	  4
+#define NONE	  (-1)
+#define MIXED	  (-2)
+#define SYS_BASE  (-10) /* SYS_BASE - kind */
+#define MAPPING	  (-3)
 
 static const char *sys_color(uint32_t kind)
 {
@@ -45,7 +45,8 @@ static const char *sys_color(uint32_t kind)
 static void file_color(size_t idx, char *buf, size_t len)
 {
 	/* golden-angle hues: neighbours in the scan differ */
-	snprintf(buf, len, "hsl(%.0f,70%%,55%%)", (double)((idx * 137508) % 360000) / 1000.0);
+	snprintf(buf, len, "hsl(%.0f,70%%,55%%)",
+		 (double)((idx * 137508) % 360000) / 1000.0);
 }
 
 struct grid {
@@ -79,7 +80,8 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 	for (size_t i = 0; !s->has_fs && i < s->nr_files; i++)
 		for (size_t k = 0; k < s->files[i].nr_ext; k++)
 			if (s->files[i].ext[k].physical + s->files[i].ext[k].len > blocks)
-				blocks = s->files[i].ext[k].physical + s->files[i].ext[k].len;
+				blocks =
+				    s->files[i].ext[k].physical + s->files[i].ext[k].len;
 	if (!blocks)
 		blocks = 1;
 	g.bpc = (blocks + MAX_CELLS - 1) / MAX_CELLS;
@@ -104,9 +106,10 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 			if (e->flags & (FRAG_INLINE | FRAG_DELALLOC))
 				continue;
 			own(&g, e->physical, e->len, (int32_t)i);
-			if (k && e->physical != x->ext[k - 1].physical + x->ext[k - 1].len &&
-			    e->physical !=
-				x->ext[k - 1].physical + (e->logical - x->ext[k - 1].logical) &&
+			if (k &&
+			    e->physical != x->ext[k - 1].physical + x->ext[k - 1].len &&
+			    e->physical != x->ext[k - 1].physical +
+					       (e->logical - x->ext[k - 1].logical) &&
 			    e->physical / g.bpc < g.cells)
 				g.mark[e->physical / g.bpc] = 1;
 		}
@@ -116,12 +119,13 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 	for (size_t i = 0; s->has_fs && i < s->fs.nr_sys; i++)
 		own(&g, s->fs.sys[i].start, s->fs.sys[i].len,
 		    SYS_BASE - (int32_t)s->fs.sys[i].kind);
-	fprintf(f,
-		"<text x=\"10\" y=\"%.0f\" font-size=\"14\">Block map, block order: %" PRIu64
-		" blocks of %u bytes; 1 cell = %" PRIu64 " block%s (%" PRIu64
-		" KiB), %d cells a row</text>\n",
-		y0 + 14, blocks, s->block_size, g.bpc, g.bpc > 1 ? "s" : "",
-		g.bpc * s->block_size / 1024, COLS);
+	fprintf(
+	    f,
+	    "<text x=\"10\" y=\"%.0f\" font-size=\"14\">Block map, block order: %" PRIu64
+	    " blocks of %u bytes; 1 cell = %" PRIu64 " block%s (%" PRIu64
+	    " KiB), %d cells a row</text>\n",
+	    y0 + 14, blocks, s->block_size, g.bpc, g.bpc > 1 ? "s" : "",
+	    g.bpc * s->block_size / 1024, COLS);
 	y0 += 24;
 	for (uint64_t c = 0; c < g.cells; c++) {
 		int32_t o = g.owner[c];
@@ -139,15 +143,18 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 		}
 		if (o == NONE && !s->has_fs)
 			continue;
-		fprintf(f, "<rect x=\"%" PRIu64 "\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"%s\"/>",
-			10 + (c % COLS) * CELL_PX, y0 + (double)(c / COLS) * CELL_PX, CELL_PX,
-			CELL_PX, fill);
+		fprintf(f,
+			"<rect x=\"%" PRIu64
+			"\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"%s\"/>",
+			10 + (c % COLS) * CELL_PX, y0 + (double)(c / COLS) * CELL_PX,
+			CELL_PX, CELL_PX, fill);
 		if (g.mark[c])
 			fprintf(f,
-				"<rect x=\"%" PRIu64 "\" y=\"%.0f\" width=\"1\" height=\"%d\" "
+				"<rect x=\"%" PRIu64
+				"\" y=\"%.0f\" width=\"1\" height=\"%d\" "
 				"fill=\"#e00000\"/>",
-				10 + (c % COLS) * CELL_PX, y0 + (double)(c / COLS) * CELL_PX,
-				CELL_PX);
+				10 + (c % COLS) * CELL_PX,
+				y0 + (double)(c / COLS) * CELL_PX, CELL_PX);
 		if (c % COLS == COLS - 1)
 			fputc('\n', f);
 	}
@@ -173,7 +180,8 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 
 			fprintf(f,
 				"<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" "
-				"fill=\"%s\" stroke=\"#333\" stroke-width=\"0.5\"/><text x=\"%.0f\" "
+				"fill=\"%s\" stroke=\"#333\" stroke-width=\"0.5\"/><text "
+				"x=\"%.0f\" "
 				"y=\"%.0f\" font-size=\"12\">%s</text>\n",
 				x, y, legend[i].color, x + 18, y + 11, legend[i].label);
 		}
@@ -222,30 +230,33 @@ static void file_order(FILE *f, const struct frag_file *x, double y0)
 	}
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" font-size=\"14\">File order: ", y0 + 14);
 	xml_text(f, x->path);
-	fprintf(f,
-		" (%" PRIu64 " fragments, %" PRIu64 " gaps, %" PRIu64
-		" reverse)</text>\n",
-		x->st.fragments, x->st.gaps, x->st.reverse);
+	fprintf(
+	    f, " (%" PRIu64 " fragments, %" PRIu64 " gaps, %" PRIu64 " reverse)</text>\n",
+	    x->st.fragments, x->st.gaps, x->st.reverse);
 	y0 += 24;
+	fprintf(
+	    f,
+	    "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+	    "stroke=\"#333\"/>\n",
+	    L, y0, W, H);
+	fprintf(
+	    f,
+	    "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\">logical "
+	    "block in the file (0 to %" PRIu64 ")</text>\n",
+	    L + W / 2, y0 + H + 28, lmax);
 	fprintf(f,
-		"<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-		"stroke=\"#333\"/>\n",
-		L, y0, W, H);
-	fprintf(f,
-		"<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\">logical "
-		"block in the file (0 to %" PRIu64 ")</text>\n",
-		L + W / 2, y0 + H + 28, lmax);
-	fprintf(f,
-		"<text x=\"14\" y=\"%.0f\" font-size=\"12\" transform=\"rotate(-90 14 %.0f)\" "
+		"<text x=\"14\" y=\"%.0f\" font-size=\"12\" transform=\"rotate(-90 14 "
+		"%.0f)\" "
 		"text-anchor=\"middle\">physical block</text>\n",
 		y0 + H / 2, y0 + H / 2);
-	fprintf(f,
-		"<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%" PRIu64
-		"</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" "
-		"text-anchor=\"end\">%" PRIu64 "</text>\n",
-		L - 4, y0 + H, pmin, L - 4, y0 + 10, pmax);
+	fprintf(
+	    f,
+	    "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%" PRIu64
+	    "</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" "
+	    "text-anchor=\"end\">%" PRIu64 "</text>\n",
+	    L - 4, y0 + H, pmin, L - 4, y0 + 10, pmax);
 #define PX(l) (L + W * (double)(l) / (double)lmax)
-#define PY(p) (y0 + H - H * (double)((p) - pmin) / (double)(pmax - pmin))
+#define PY(p) (y0 + H - H * (double)((p)-pmin) / (double)(pmax - pmin))
 	for (size_t k = 0; k < x->nr_ext; k++) {
 		const struct frag_extent *e = &x->ext[k];
 
@@ -255,10 +266,12 @@ static void file_order(FILE *f, const struct frag_file *x, double y0)
 			fprintf(f,
 				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 				"stroke=\"#e00000\" stroke-dasharray=\"3,3\"/>",
-				PX(e->logical), PY(x->ext[k - 1].physical + x->ext[k - 1].len),
+				PX(e->logical),
+				PY(x->ext[k - 1].physical + x->ext[k - 1].len),
 				PX(e->logical), PY(e->physical));
 		fprintf(f,
-			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f5fbf\" "
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"#1f5fbf\" "
 			"stroke-width=\"2\"/>\n",
 			PX(e->logical), PY(e->physical), PX(e->logical + e->len),
 			PY(e->physical + e->len));
@@ -278,7 +291,8 @@ int frag_write_svg(FILE *f, const struct frag_scan *s, const struct frag_file *f
 	for (size_t i = 0; !s->has_fs && i < s->nr_files; i++)
 		for (size_t k = 0; k < s->files[i].nr_ext; k++)
 			if (s->files[i].ext[k].physical + s->files[i].ext[k].len > blocks)
-				blocks = s->files[i].ext[k].physical + s->files[i].ext[k].len;
+				blocks =
+				    s->files[i].ext[k].physical + s->files[i].ext[k].len;
 	if (!blocks)
 		blocks = 1;
 	bpc = (blocks + MAX_CELLS - 1) / MAX_CELLS;
@@ -302,10 +316,11 @@ int frag_write_html(FILE *f, const struct frag_scan *s, const struct frag_file *
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>iotrail "
 		   "frag: ");
 	xml_text(f, o->scope);
-	fprintf(f, "</title>\n<style>body{font-family:sans-serif;margin:20px}"
-		   "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px "
-		   "solid #ddd;text-align:right}td:first-child{text-align:left}</style>"
-		   "</head><body>\n<h1>Layout of ");
+	fprintf(f,
+		"</title>\n<style>body{font-family:sans-serif;margin:20px}"
+		"table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px "
+		"solid #ddd;text-align:right}td:first-child{text-align:left}</style>"
+		"</head><body>\n<h1>Layout of ");
 	xml_text(f, o->scope);
 	fprintf(f, "</h1>\n<p>%s, %s; %zu files.</p>\n", s->method, o->how, s->nr_files);
 	frag_write_svg(f, s, file);
@@ -321,8 +336,8 @@ int frag_write_html(FILE *f, const struct frag_scan *s, const struct frag_file *
 			"</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64
 			"</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64
 			"</td><td>%.3f</td></tr>\n",
-			x->size_bytes, x->st.blocks, x->st.extents, x->st.fragments, x->st.gaps,
-			x->st.reverse, x->st.contiguity);
+			x->size_bytes, x->st.blocks, x->st.extents, x->st.fragments,
+			x->st.gaps, x->st.reverse, x->st.contiguity);
 	}
 	fprintf(f, "</table>%s\n</body></html>\n",
 		s->nr_files > 1000 ? "<p>(first 1000 files; the TSV has all)</p>" : "");

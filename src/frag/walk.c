@@ -50,9 +50,9 @@ static void scan_file(struct walk *w, int dirfd, const char *name, const char *p
 	if (err) {
 		fprintf(stderr, "iotrail: %s: FIEMAP: %s\n", path, strerror(-err));
 		w->s->errors++;
-	} else if (fstat(fd, &st2) == 0 &&
-		   (st2.st_size != st.st_size || st2.st_mtim.tv_sec != st.st_mtim.tv_sec ||
-		    st2.st_mtim.tv_nsec != st.st_mtim.tv_nsec)) {
+	} else if (fstat(fd, &st2) == 0 && (st2.st_size != st.st_size ||
+					    st2.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+					    st2.st_mtim.tv_nsec != st.st_mtim.tv_nsec)) {
 		fprintf(stderr,
 			"iotrail: %s: changed during the scan (size %lld -> %lld); its "
 			"layout may be stale\n",
@@ -142,15 +142,16 @@ int frag_walk(const char *root, bool sync, struct frag_scan *s)
 		return 0;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr,
-			"iotrail: %s: not a regular file or directory (a %s); give a block "
-			"device or image with --fs\n",
-			root,
-			S_ISBLK(st.st_mode)    ? "block device"
-			: S_ISLNK(st.st_mode)  ? "symbolic link"
-			: S_ISFIFO(st.st_mode) ? "fifo"
-			: S_ISCHR(st.st_mode)  ? "character device"
-					       : "socket");
+		fprintf(
+		    stderr,
+		    "iotrail: %s: not a regular file or directory (a %s); give a block "
+		    "device or image with --fs\n",
+		    root,
+		    S_ISBLK(st.st_mode)	   ? "block device"
+		    : S_ISLNK(st.st_mode)  ? "symbolic link"
+		    : S_ISFIFO(st.st_mode) ? "fifo"
+		    : S_ISCHR(st.st_mode)  ? "character device"
+					   : "socket");
 		return -EINVAL;
 	}
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -164,8 +165,9 @@ int frag_walk(const char *root, bool sync, struct frag_scan *s)
 		path[strlen(path) - 1] = 0;
 	walk_dir(&w, fd, path, strlen(path));
 	if (w.special || w.links)
-		fprintf(stderr,
-			"iotrail: %s: skipped %llu special files and %llu symbolic links\n",
-			root, (unsigned long long)w.special, (unsigned long long)w.links);
+		fprintf(
+		    stderr,
+		    "iotrail: %s: skipped %llu special files and %llu symbolic links\n",
+		    root, (unsigned long long)w.special, (unsigned long long)w.links);
 	return 0;
 }

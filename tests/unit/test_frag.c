@@ -82,8 +82,10 @@ static void inline_and_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(contiguous_and_dense), cmocka_unit_test(holes_are_not_fragments),
-	    cmocka_unit_test(gaps_and_reverse),	    cmocka_unit_test(indirect_block_breaks),
+	    cmocka_unit_test(contiguous_and_dense),
+	    cmocka_unit_test(holes_are_not_fragments),
+	    cmocka_unit_test(gaps_and_reverse),
+	    cmocka_unit_test(indirect_block_breaks),
 	    cmocka_unit_test(inline_and_empty),
 	};
 
