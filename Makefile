@@ -85,7 +85,7 @@ test: all $(UNIT_BINS)
 	@tests/run-all.sh
 
 format:
-	clang-format -i $$(git ls-files 'src/*.c' 'src/*.h' 'tests/*.c' 'bench/*.c')
+	clang-format -i $$(find src tests bench -name '*.[ch]' ! -name '*.skel.h')
 
 check: $(OUT)/iotrail
 	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \

@@ -63,8 +63,10 @@ static const struct frag_file *find_file(const struct frag_scan *s, const char *
 		size_t m = strlen(p);
 
 		/* either may carry a longer prefix (mount point, image root) */
-		if (!strcmp(p, name) || (m > n && !strcmp(p + m - n, name) && p[m - n - 1] == '/') ||
-		    (n > m && !strcmp(name + n - m, p) && (p[0] == '/' || name[n - m - 1] == '/'))) {
+		if (!strcmp(p, name) ||
+		    (m > n && !strcmp(p + m - n, name) && p[m - n - 1] == '/') ||
+		    (n > m && !strcmp(name + n - m, p) &&
+		     (p[0] == '/' || name[n - m - 1] == '/'))) {
 			if (hit)
 				return NULL;
 			hit = &s->files[i];
@@ -73,48 +75,59 @@ static const struct frag_file *find_file(const struct frag_scan *s, const char *
 	return hit;
 }
 
-static void svg(FILE *f, const char *name, const struct access *a, size_t n, uint64_t lmax)
+static void svg(FILE *f, const char *name, const struct access *a, size_t n,
+		uint64_t lmax)
 {
 	const double W = 800, H = 400, L = 70, T = 40;
 
-	fprintf(f,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		"font-family=\"sans-serif\"><rect width=\"100%%\" height=\"100%%\" "
-		"fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\">Traced read order "
-		"against file block order: %s</text>\n",
-		W + L + 30, H + T + 70, name);
-	fprintf(f,
-		"<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-		"stroke=\"#333\"/>\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" "
-		"text-anchor=\"middle\">traced access order (blocks, 0 to %zu)</text>\n"
-		"<text x=\"14\" y=\"%.0f\" font-size=\"12\" transform=\"rotate(-90 14 %.0f)\" "
-		"text-anchor=\"middle\">block in the file (layout)</text>\n",
-		L, T, W, H, L + W / 2, T + H + 30, n, T + H / 2, T + H / 2);
+	fprintf(
+	    f,
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	    "font-family=\"sans-serif\"><rect width=\"100%%\" height=\"100%%\" "
+	    "fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\">Traced read order "
+	    "against file block order: %s</text>\n",
+	    W + L + 30, H + T + 70, name);
+	fprintf(
+	    f,
+	    "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+	    "stroke=\"#333\"/>\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" "
+	    "text-anchor=\"middle\">traced access order (blocks, 0 to %zu)</text>\n"
+	    "<text x=\"14\" y=\"%.0f\" font-size=\"12\" transform=\"rotate(-90 14 "
+	    "%.0f)\" "
+	    "text-anchor=\"middle\">block in the file (layout)</text>\n",
+	    L, T, W, H, L + W / 2, T + H + 30, n, T + H / 2, T + H / 2);
 	for (size_t i = 0; i < n; i += 1 + n / 4000) { /* at most ~4000 dots */
 		double x = L + W * (double)i / (double)(n ? n : 1);
-		double y = a[i].file_block < 0
-			       ? T + H
-			       : T + H - H * (double)a[i].file_block / (double)(lmax ? lmax : 1);
+		double y =
+		    a[i].file_block < 0
+			? T + H
+			: T + H - H * (double)a[i].file_block / (double)(lmax ? lmax : 1);
 
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.5\" fill=\"%s\"/>", x, y,
-			a[i].file_block < 0 ? "#e00000" : "#1f5fbf");
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.5\" fill=\"%s\"/>", x,
+			y, a[i].file_block < 0 ? "#e00000" : "#1f5fbf");
 	}
-	fprintf(f,
-		"\n<circle cx=\"%.0f\" cy=\"%.0f\" r=\"4\" fill=\"#1f5fbf\"/><text x=\"%.0f\" "
-		"y=\"%.0f\" font-size=\"12\">where the layout says</text><circle cx=\"%.0f\" "
-		"cy=\"%.0f\" r=\"4\" fill=\"#e00000\"/><text x=\"%.0f\" y=\"%.0f\" "
-		"font-size=\"12\">elsewhere (bottom edge)</text>\n</svg>\n",
-		L, T + H + 50, L + 10, T + H + 54, L + 200, T + H + 50, L + 210, T + H + 54);
+	fprintf(
+	    f,
+	    "\n<circle cx=\"%.0f\" cy=\"%.0f\" r=\"4\" fill=\"#1f5fbf\"/><text "
+	    "x=\"%.0f\" "
+	    "y=\"%.0f\" font-size=\"12\">where the layout says</text><circle cx=\"%.0f\" "
+	    "cy=\"%.0f\" r=\"4\" fill=\"#e00000\"/><text x=\"%.0f\" y=\"%.0f\" "
+	    "font-size=\"12\">elsewhere (bottom edge)</text>\n</svg>\n",
+	    L, T + H + 50, L + 10, T + H + 54, L + 200, T + H + 50, L + 210, T + H + 54);
 }
 
 int cmd_overlay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"input", required_argument, NULL, 'i'}, {"layout", required_argument, NULL, 'l'},
-	    {"format", required_argument, NULL, 'f'}, {"svg", required_argument, NULL, 'S'},
-	    {"help", no_argument, NULL, 'h'},	      {0},
+	    {"input", required_argument, NULL, 'i'},
+	    {"layout", required_argument, NULL, 'l'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"svg", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
-	const char *input = "iotrail.iot", *layout = NULL, *format = "text", *svgpath = NULL;
+	const char *input = "iotrail.iot", *layout = NULL, *format = "text",
+		   *svgpath = NULL;
 	struct frag_scan s = {0};
 	struct trace_reader rd = {0};
 	const struct frag_file *file;
@@ -139,14 +152,16 @@ int cmd_overlay(int argc, char **argv)
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "csv"))
-				return usage_error("--format %s: not text or csv", optarg);
+				return usage_error("--format %s: not text or csv",
+						   optarg);
 			format = optarg;
 			break;
 		case 'S':
 			svgpath = optarg;
 			break;
 		case 'h':
-			printf("usage: iotrail overlay -i TRACE --layout LAYOUT.json [-f text|csv] "
+			printf("usage: iotrail overlay -i TRACE --layout LAYOUT.json [-f "
+			       "text|csv] "
 			       "[--svg FILE] FILE\n");
 			return 0;
 		default:
@@ -161,7 +176,8 @@ int cmd_overlay(int argc, char **argv)
 	}
 	file = find_file(&s, argv[optind]);
 	if (!file) {
-		fprintf(stderr, "iotrail: %s: not (or not once) among the %zu files of %s\n",
+		fprintf(stderr,
+			"iotrail: %s: not (or not once) among the %zu files of %s\n",
 			argv[optind], s.nr_files, layout);
 		goto cleanup;
 	}
@@ -181,7 +197,8 @@ int cmd_overlay(int argc, char **argv)
 		if (file->ext[k].logical + file->ext[k].len > lmax)
 			lmax = file->ext[k].logical + file->ext[k].len;
 	while (trace_reader_next(&rd, &r) == 1) {
-		if (r->type == IOT_EV_SYS_ENTER && r->id2 == file->ino && is_read_call(r->sector)) {
+		if (r->type == IOT_EV_SYS_ENTER && r->id2 == file->ino &&
+		    is_read_call(r->sector)) {
 			/* the file's filesystem: its device in the trace's table */
 			if (!fsdev)
 				fsdev = trace_reader_dev(&rd, r->dev);
@@ -189,10 +206,13 @@ int cmd_overlay(int argc, char **argv)
 				goto cleanup;
 		} else if (r->type == IOT_EV_SYS_EXIT) {
 			u64map_del(&inread, r->tid);
-		} else if (r->type == IOT_EV_BIO_QUEUE && (r->flags & IOT_OP_MASK) == IOT_OP_READ &&
-			   u64map_get(&inread, r->tid) && fsdev && r->dev == fsdev->disk_dev) {
+		} else if (r->type == IOT_EV_BIO_QUEUE &&
+			   (r->flags & IOT_OP_MASK) == IOT_OP_READ &&
+			   u64map_get(&inread, r->tid) && fsdev &&
+			   r->dev == fsdev->disk_dev) {
 			uint64_t first = (r->sector - fsdev->start_sector) / per_block;
-			uint64_t last = (r->sector + r->nr - 1 - fsdev->start_sector) / per_block;
+			uint64_t last =
+			    (r->sector + r->nr - 1 - fsdev->start_sector) / per_block;
 
 			for (uint64_t b = first; r->nr && b <= last; b++) {
 				if (n == cap) {
@@ -226,14 +246,16 @@ int cmd_overlay(int argc, char **argv)
 			       (acc[i].ts_ns - rd.hdr.start_mono_ns) / 1e9, acc[i].block,
 			       acc[i].file_block, where_name(acc[i].file_block));
 	} else {
-		printf("# %s: reads of %s (inode %" PRIu64 ") on %s, partition start %" PRIu64
+		printf("# %s: reads of %s (inode %" PRIu64
+		       ") on %s, partition start %" PRIu64
 		       ", %u-byte blocks: P_B = (P_S - %" PRIu64 ") / %" PRIu64 "\n",
 		       input, file->path, file->ino, fsdev->name, fsdev->start_sector,
 		       s.block_size, fsdev->start_sector, per_block);
-		printf("%8s %14s %12s %12s\n", "ORDER", "TIME_S", "FS_BLOCK", "FILE_BLOCK");
+		printf("%8s %14s %12s %12s\n", "ORDER", "TIME_S", "FS_BLOCK",
+		       "FILE_BLOCK");
 		for (size_t i = 0; i < n; i++) {
-			if (i && acc[i].file_block == acc[i - 1].file_block + 1 && i + 1 < n &&
-			    acc[i + 1].file_block == acc[i].file_block + 1)
+			if (i && acc[i].file_block == acc[i - 1].file_block + 1 &&
+			    i + 1 < n && acc[i + 1].file_block == acc[i].file_block + 1)
 				continue; /* inside a sequential run: its ends say it */
 			printf("%8zu %14.6f %12" PRIu64 " %12" PRId64 "%s\n", i,
 			       (acc[i].ts_ns - rd.hdr.start_mono_ns) / 1e9, acc[i].block,
@@ -243,11 +265,11 @@ int cmd_overlay(int argc, char **argv)
 								: "");
 		}
 	}
-	fprintf(stderr,
-		"iotrail: %zu traced blocks of %s, %zu (%.1f%%) where the layout says (its "
-		"data or mapping blocks)\n",
-		n,
-		file->path, where, 100.0 * where / n);
+	fprintf(
+	    stderr,
+	    "iotrail: %zu traced blocks of %s, %zu (%.1f%%) where the layout says (its "
+	    "data or mapping blocks)\n",
+	    n, file->path, where, 100.0 * where / n);
 	if (svgpath) {
 		FILE *f = fopen(svgpath, "we");
 

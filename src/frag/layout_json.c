@@ -19,13 +19,14 @@ int frag_layout_load(const char *path, struct frag_scan *s, char *err, size_t er
 
 	memset(s, 0, sizeof(*s));
 	if (!root) {
-		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column,
-			 je.text);
+		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line,
+			 je.column, je.text);
 		return -EINVAL;
 	}
 	bs = json_object_get(root, "block_size");
 	files = json_object_get(root, "files");
-	if (!json_is_integer(bs) || json_integer_value(bs) < 512 || !json_is_array(files)) {
+	if (!json_is_integer(bs) || json_integer_value(bs) < 512 ||
+	    !json_is_array(files)) {
 		snprintf(err, errlen,
 			 "%s: not a layout from `iotrail frag -f json` (no block_size or "
 			 "files)",
@@ -61,16 +62,18 @@ int frag_layout_load(const char *path, struct frag_scan *s, char *err, size_t er
 			json_t *e = json_array_get(map, k);
 
 			if (!json_is_array(e) || json_array_size(e) != 4) {
-				snprintf(err, errlen,
-					 "%s: files[%zu].map[%zu]: not [logical, physical, "
-					 "length, flags]",
-					 path, i, k);
+				snprintf(
+				    err, errlen,
+				    "%s: files[%zu].map[%zu]: not [logical, physical, "
+				    "length, flags]",
+				    path, i, k);
 				goto cleanup;
 			}
 			x->ext[k].logical = json_integer_value(json_array_get(e, 0));
 			x->ext[k].physical = json_integer_value(json_array_get(e, 1));
 			x->ext[k].len = json_integer_value(json_array_get(e, 2));
-			x->ext[k].flags = (uint32_t)json_integer_value(json_array_get(e, 3));
+			x->ext[k].flags =
+			    (uint32_t)json_integer_value(json_array_get(e, 3));
 		}
 		{
 			json_t *mb = json_object_get(f, "mapping_blocks");

@@ -14,8 +14,8 @@
 
 #include "bpf/events.h"
 
-static inline struct iot_rec mkrec(uint16_t type, uint64_t ts, uint64_t id,
-				   uint64_t id2, uint64_t sector, uint32_t nr)
+static inline struct iot_rec mkrec(uint16_t type, uint64_t ts, uint64_t id, uint64_t id2,
+				   uint64_t sector, uint32_t nr)
 {
 	struct iot_rec r;
 
