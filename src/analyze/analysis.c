@@ -17,6 +17,8 @@ const char *const syscall_kind_names[NR_SYSCALL_KINDS] = {
     "read",   "write",	"pread64", "pwrite64", "readv",
     "writev", "preadv", "pwritev", "fsync",    "fdatasync",
 };
+const uint32_t syscall_nr_x86_64[NR_SYSCALL_KINDS] = {0,  1,   17,  18, 19,
+						      20, 295, 296, 74, 75};
 
 static const struct {
 	const char *name;
@@ -269,8 +271,6 @@ void analysis_init(struct analysis *a, unsigned int analyzers, bool keep_time,
 		   const char *(*dev_name)(void *, uint32_t), void *ctx)
 {
 	/* x86_64 numbers; the trace's arch decides (see cmd_report.c) */
-	static const uint32_t nr_x86_64[NR_SYSCALL_KINDS] = {0,	 1,   17,  18, 19,
-							     20, 295, 296, 74, 75};
 
 	memset(a, 0, sizeof(*a));
 	a->analyzers = analyzers;
@@ -284,7 +284,7 @@ void analysis_init(struct analysis *a, unsigned int analyzers, bool keep_time,
 	for (int k = 0; k < NR_SYSCALL_KINDS; k++) {
 		metric_init(&a->syscall[k], "syscall", syscall_kind_names[k], "ns",
 			    keep_time);
-		a->syscall_nr[k] = nr_x86_64[k];
+		a->syscall_nr[k] = syscall_nr_x86_64[k];
 	}
 }
 

@@ -60,6 +60,8 @@ struct corr_bucket {
 
 #define NR_SYSCALL_KINDS 10
 extern const char *const syscall_kind_names[NR_SYSCALL_KINDS];
+/* their numbers on x86_64, in the same order (the kinds 0, 2, 4, 6 read) */
+extern const uint32_t syscall_nr_x86_64[NR_SYSCALL_KINDS];
 
 struct analysis {
 	unsigned int analyzers; /* AN_* */

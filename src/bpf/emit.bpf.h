@@ -48,6 +48,14 @@ const volatile __u32 cfg_policy = IOT_POLICY_SWITCH;
  * fires the ring trigger; read by user space through the skeleton's bss. */
 struct iot_stop stop = {};
 
+/* This CPU's control block (for its counters). */
+static __always_inline struct iot_ctl *this_ctl(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&ctl, &cpu);
+}
+
 static __always_inline struct iot_rec *slot_at(__u32 cpu, __u64 s)
 {
 	__u32 idx = cpu * cfg_nr_slots + (__u32)(s & (cfg_nr_slots - 1));

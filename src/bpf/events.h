@@ -173,7 +173,8 @@ struct iot_stop {
 
 /*
  * --aggregate: log2 histograms in the kernel, in an mmap-able array with one
- * region of IOT_AGG_PER_CPU u64 per CPU. A histogram is IOT_AGG_BUCKETS
+ * region per CPU of IOT_AGG_PER_DEV u64 for each device slot (aggsize sets
+ * how many slots, at most IOT_AGG_DEVS). A histogram is IOT_AGG_BUCKETS
  * counters (bucket k: values in [2^k, 2^(k+1)), 0 and 1 in bucket 0) and its
  * sum, for one (device slot, op group, metric). Device slot 0 is "no device"
  * (system calls); the others are handed out in order of first sight
@@ -184,7 +185,7 @@ struct iot_stop {
 #define IOT_AGG_METRICS 16u
 #define IOT_AGG_BUCKETS 64u
 #define IOT_AGG_HIST	(IOT_AGG_BUCKETS + 1u) /* buckets, then the sum */
-#define IOT_AGG_PER_CPU (IOT_AGG_DEVS * IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST)
+#define IOT_AGG_PER_DEV (IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST)
 /* metrics: the five stages (ns), request size (bytes), syscalls (ns) */
 #define IOT_AGG_Q2G  0u
 #define IOT_AGG_G2I  1u

@@ -280,8 +280,7 @@ static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
 
 static __always_inline void count_nostate(void)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct iot_ctl *c = bpf_map_lookup_elem(&ctl, &cpu);
+	struct iot_ctl *c = this_ctl();
 
 	if (c)
 		__sync_fetch_and_add(&c->drops_nostate, 1);
@@ -318,7 +317,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, __u64);
-	__uint(max_entries, 1); /* set by user space: nr_cpus * IOT_AGG_PER_CPU */
+	__uint(max_entries, 1); /* set by user space: nr_cpus * slots * IOT_AGG_PER_DEV */
 } agg SEC(".maps");
 
 struct {
@@ -331,7 +330,7 @@ struct {
 __u64 agg_next_slot = 1; /* .bss: slot 0 is "no device" (64-bit: see iot_stop) */
 /* aggsize: device slots (slot 0 included) per CPU, at most IOT_AGG_DEVS */
 const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
-#define AGG_PER_CPU (cfg_agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST)
+#define AGG_PER_CPU (cfg_agg_devs * IOT_AGG_PER_DEV)
 
 static __always_inline __u32 log2_u64(__u64 v)
 {

@@ -48,13 +48,6 @@ struct {
 	__uint(max_entries, 1); /* set by user space: nspec */
 } spec_free SEC(".maps");
 
-static __always_inline struct iot_ctl *this_ctl(void)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-
-	return bpf_map_lookup_elem(&ctl, &cpu);
-}
-
 /* A buffer for a freshly claimed slot (or the one it still holds: the bio
  * address was reused before a completion was seen). */
 static __always_inline void spec_attach(struct iot_sum_slot *sl)

@@ -17,15 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analyze/analysis.h"
 #include "../frag/layout_json.h"
 #include "../join/u64map.h"
 #include "../trace/reader.h"
 #include "cli.h"
 
-/* x86_64 read, pread64, readv, preadv (the trace's META says arch=) */
+/* read, pread64, readv, preadv, as the analysis numbers them (x86_64) */
 static bool is_read_call(uint64_t nr)
 {
-	return nr == 0 || nr == 17 || nr == 19 || nr == 295;
+	const uint32_t *n = syscall_nr_x86_64;
+
+	return nr == n[0] || nr == n[2] || nr == n[4] || nr == n[6];
 }
 
 struct access {

@@ -46,8 +46,8 @@ void frag_print_text(FILE *f, const struct frag_scan *s, const struct frag_out_o
 	struct frag_summary m;
 
 	summarize(s, &m);
-	fprintf(f, "# %s: %s%s%s, %u-byte blocks; %s (%s), %.3f s", o->scope,
-		s->has_fs ? s->fs.type : "files", s->has_fs ? " filesystem" : "", "",
+	fprintf(f, "# %s: %s%s, %u-byte blocks; %s (%s), %.3f s", o->scope,
+		s->has_fs ? s->fs.type : "files", s->has_fs ? " filesystem" : "",
 		s->block_size, s->method, o->how, o->seconds);
 	if (s->has_fs)
 		fprintf(f, ", %" PRIu64 " inodes (%.0f/s)", s->fs.inodes_scanned,

@@ -11,11 +11,9 @@ void frag_stats(const struct frag_extent *e, size_t n, struct frag_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < n; i++) {
-		if (e[i].flags & (FRAG_INLINE | FRAG_DELALLOC)) {
-			st->extents++;
-			continue;
-		}
 		st->extents++;
+		if (e[i].flags & (FRAG_INLINE | FRAG_DELALLOC))
+			continue; /* no block of its own */
 		st->blocks += e[i].len;
 		if (run) {
 			const struct frag_extent *p = &e[i - 1];

@@ -71,11 +71,11 @@ static void own(struct grid *g, uint64_t start, uint64_t len, int32_t who)
 	}
 }
 
-static void block_map(FILE *f, const struct frag_scan *s, double y0, double *height)
+/* The blocks the map covers (the filesystem, or up to the last block of the
+ * scanned files), blocks per cell and cells. */
+static uint64_t map_shape(const struct frag_scan *s, uint64_t *bpc, uint64_t *cells)
 {
-	uint64_t blocks = s->has_fs ? s->fs.blocks : 0, rows;
-	struct grid g = {0};
-	char col[64];
+	uint64_t blocks = s->has_fs ? s->fs.blocks : 0;
 
 	for (size_t i = 0; !s->has_fs && i < s->nr_files; i++)
 		for (size_t k = 0; k < s->files[i].nr_ext; k++)
@@ -84,9 +84,24 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 				    s->files[i].ext[k].physical + s->files[i].ext[k].len;
 	if (!blocks)
 		blocks = 1;
-	g.bpc = (blocks + MAX_CELLS - 1) / MAX_CELLS;
-	g.cells = (blocks + g.bpc - 1) / g.bpc;
-	rows = (g.cells + COLS - 1) / COLS;
+	*bpc = (blocks + MAX_CELLS - 1) / MAX_CELLS;
+	*cells = (blocks + *bpc - 1) / *bpc;
+	return blocks;
+}
+
+/* title, rows of cells, gap, three rows of legend */
+static double map_height(uint64_t cells)
+{
+	return 24 + (double)((cells + COLS - 1) / COLS) * CELL_PX + 16 + 3 * 18;
+}
+
+static void block_map(FILE *f, const struct frag_scan *s, double y0, double *height)
+{
+	struct grid g = {0};
+	uint64_t blocks = map_shape(s, &g.bpc, &g.cells),
+		 rows = (g.cells + COLS - 1) / COLS;
+	char col[64];
+
 	g.owner = malloc(g.cells * sizeof(*g.owner));
 	g.mark = calloc(g.cells, 1);
 	if (!g.owner || !g.mark) {
@@ -187,7 +202,7 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 		}
 		y0 += 3 * 18;
 	}
-	*height = 24 + (double)rows * CELL_PX + 16 + 3 * 18;
+	*height = map_height(g.cells);
 	free(g.owner);
 	free(g.mark);
 }
@@ -282,22 +297,11 @@ static void file_order(FILE *f, const struct frag_file *x, double y0)
 
 int frag_write_svg(FILE *f, const struct frag_scan *s, const struct frag_file *file)
 {
-	double h = 0;
+	uint64_t bpc, cells;
+	double h;
 
-	/* height is known only after drawing: draw into a nested group and
-	 * give the root a generous fixed size computed from the grid */
-	uint64_t blocks = s->has_fs ? s->fs.blocks : 0, bpc, rows;
-
-	for (size_t i = 0; !s->has_fs && i < s->nr_files; i++)
-		for (size_t k = 0; k < s->files[i].nr_ext; k++)
-			if (s->files[i].ext[k].physical + s->files[i].ext[k].len > blocks)
-				blocks =
-				    s->files[i].ext[k].physical + s->files[i].ext[k].len;
-	if (!blocks)
-		blocks = 1;
-	bpc = (blocks + MAX_CELLS - 1) / MAX_CELLS;
-	rows = ((blocks + bpc - 1) / bpc + COLS - 1) / COLS;
-	h = 24 + (double)rows * CELL_PX + 16 + 3 * 18 + (file ? 24 + 300 + 50 : 0) + 20;
+	map_shape(s, &bpc, &cells);
+	h = map_height(cells) + (file ? 24 + 300 + 50 : 0) + 20;
 	fprintf(f,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
 		"font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" "

@@ -526,8 +526,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_agg_devs = rc->agg_devs;
 	if (o->aggregate)
 		bpf_map__set_max_entries(rc->skel->maps.agg,
-					 rc->nr_cpus * rc->agg_devs * IOT_AGG_OPS *
-					     IOT_AGG_METRICS * IOT_AGG_HIST);
+					 rc->nr_cpus * rc->agg_devs * IOT_AGG_PER_DEV);
 	rc->skel->rodata->cfg_speculate = o->speculate_ns != 0;
 	rc->skel->rodata->cfg_spec_ns = o->speculate_ns;
 	rc->skel->rodata->cfg_spec_nrec = rc->spec_nrec;
@@ -596,7 +595,7 @@ static int map_shared(const struct bpf_map *map, size_t bytes, void **out, size_
 /* u64 counters of --aggregate per CPU, for aggsize's device slots */
 static size_t agg_per_cpu(const struct recorder *rc)
 {
-	return (size_t)rc->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST;
+	return (size_t)rc->agg_devs * IOT_AGG_PER_DEV;
 }
 
 static int map_buffers(struct recorder *rc)

@@ -46,8 +46,7 @@ struct record_opts {
 #define RECORD_DEFAULT_SPECSIZE (16u * IOT_REC_SIZE)
 #define RECORD_DEFAULT_NSPEC	4096u
 /* --aggregate: one device slot's histograms (3 ops x 16 metrics) */
-#define RECORD_AGG_DEV_BYTES                                                             \
-	((uint64_t)IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST * sizeof(uint64_t))
+#define RECORD_AGG_DEV_BYTES ((uint64_t)IOT_AGG_PER_DEV * sizeof(uint64_t))
 
 /* Runs a recording; returns the process exit status (0 on success). */
 int record_run(const struct record_opts *o);
