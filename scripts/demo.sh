@@ -1,51 +1,129 @@
 #!/bin/bash
-# iotrail demo: records a built-in workload on a fresh loop device and prints
-# where the time went. Cleans up its loop device on every exit path.
-#   iotrail demo [-o DIR] [--scale N]
+# iotrail demo: seed 000's experiment end to end (its section 3).
+#   1. an ext3 filesystem (ext4 with --fs ext4) on a loop device over a file
+#      in /var/tmp, direct I/O to it, mq-deadline as its I/O scheduler;
+#   2. 16 files of 20 MB written with 1 MB records by 1, 2, 4, 8 and 16
+#      parallel writers (patterns A to E, in A/ .. E/; --scale multiplies
+#      the file size);
+#   3. the layout of every file (iotrail frag, libext2fs);
+#   4. with the page cache dropped before each pattern, one process reads
+#      each pattern's files in turn with 1 MB reads, recorded by iotrail;
+#   5. report.html, the trace, the layout and CSVs in -o DIR, and a short
+#      summary on stdout.
+# Its loop device, mount and image go on every exit path, Ctrl-C included.
+#   iotrail demo [-o DIR] [--scale X] [--fs ext3|ext4]
 set -u
 IOTRAIL=${IOTRAIL:-$(dirname "$0")/../build/iotrail}
+HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=./iotrail-demo
 SCALE=1
+FS=ext3
+usage() { echo "usage: iotrail demo [-o DIR] [--scale X] [--fs ext3|ext4]"; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	-o) OUT=$2; shift 2 ;;
-	--scale) SCALE=$2; shift 2 ;;
-	-h|--help) echo "usage: iotrail demo [-o DIR] [--scale N]"; exit 0 ;;
-	*) echo "iotrail: demo: unknown option $1" >&2; exit 2 ;;
+	-o | --output)
+		[ $# -ge 2 ] || { echo "iotrail: demo: $1 needs a directory" >&2; exit 2; }
+		OUT=$2; shift 2 ;;
+	--scale)
+		[ $# -ge 2 ] || { echo "iotrail: demo: --scale needs a number" >&2; exit 2; }
+		SCALE=$2; shift 2 ;;
+	--fs)
+		[ $# -ge 2 ] || { echo "iotrail: demo: --fs needs ext3 or ext4" >&2; exit 2; }
+		FS=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "iotrail: demo: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
 done
-case $SCALE in ''|*[!0-9.]*) echo "iotrail: demo: --scale $SCALE: not a number" >&2; exit 2 ;; esac
+case $SCALE in
+'' | *[!0-9.]* | *.*.* | .) echo "iotrail: demo: --scale $SCALE: not a positive number" >&2; exit 2 ;;
+esac
+case $FS in
+ext3 | ext4) ;;
+*) echo "iotrail: demo: --fs $FS: not ext3 or ext4" >&2; exit 2 ;;
+esac
+# file size in MB: 20 x scale, at least 1
+MB=$(awk -v s="$SCALE" 'BEGIN { n = int(20 * s + 0.5); print n < 1 ? 1 : n }')
 [ "$(id -u)" = 0 ] || { echo "iotrail: demo needs root (loop devices, BPF)" >&2; exit 1; }
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-mkdir -p "$OUT" || exit 1
-WORK=$(mktemp -d /dev/shm/iotrail-demo.XXXXXX)
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+mkdir -p "$OUT" || { echo "iotrail: demo: cannot create $OUT" >&2; exit 1; }
+OUT=$(cd "$OUT" && pwd)
+
+# on the disk, not tmpfs: the loop device's reads wait for a real device
+WORK=$(mktemp -d "${IOTRAIL_DEMO_TMP:-/var/tmp}/iotrail-demo.XXXXXX") || exit 1
+MNT=$WORK/mnt
 LOOP=""
 cleanup() {
-	[ -n "$LOOP" ] && losetup "$LOOP" 2>/dev/null | grep -q "$WORK" && losetup -d "$LOOP"
+	local rc=$?
+	trap '' INT TERM
+	[ -t 2 ] && printf '\r\033[K' >&2
+	if mountpoint -q "$MNT" 2>/dev/null; then
+		for _ in 1 2 3 4 5; do umount "$MNT" 2>/dev/null && break; sleep 0.5; done
+		mountpoint -q "$MNT" && umount -l "$MNT"
+	fi
+	if [ -n "$LOOP" ] && losetup "$LOOP" 2>/dev/null | grep -q "$WORK/"; then
+		losetup -d "$LOOP"
+	fi
 	rm -rf "$WORK"
+	exit $rc
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "iotrail: demo: interrupted, cleaning up" >&2; exit 130' INT TERM HUP
 say() { [ -t 2 ] && printf '\r\033[K%s' "$*" >&2; }
+die() { echo "iotrail: demo: $*" >&2; exit 1; }
 
-truncate -s 512M "$WORK/disk.img"
-LOOP=$(losetup -f --show "$WORK/disk.img") || exit 1
+# 1. the filesystem: 5 patterns x 16 files, plus room for ext3's indirect
+#    blocks, the journal and slack
+IMG_MB=$((5 * 16 * MB * 23 / 20 + 96))
+say "making a $IMG_MB MB $FS filesystem ..."
+truncate -s "${IMG_MB}M" "$WORK/disk.img" || die "cannot create $WORK/disk.img"
+mkfs."$FS" -q -F -b 4096 "$WORK/disk.img" >/dev/null || die "mkfs.$FS failed"
+LOOP=$(losetup -f --show --direct-io=on "$WORK/disk.img") || die "no loop device"
 D=${LOOP#/dev/}
-echo mq-deadline >"/sys/block/$D/queue/scheduler"
-N=$(awk -v s="$SCALE" 'BEGIN { n = int(2000 * s); print n < 100 ? 100 : n }')
-cat >"$WORK/workload.sh" <<W
-set -e
-# sequential direct writes, random direct reads, buffered write + fsync,
-# buffered sequential read (readahead, merges)
-dd if=/dev/zero of=$LOOP bs=64k count=$N oflag=direct status=none
-dd if=$LOOP of=/dev/null bs=4k count=$N iflag=direct status=none
-dd if=/dev/urandom of=$LOOP bs=1M count=$((N / 50 + 1)) seek=256 conv=fsync status=none
-dd if=$LOOP of=/dev/null bs=128k count=$((N / 4)) skip=200 status=none
-W
-say "recording the built-in workload on $LOOP ..."
-"$IOTRAIL" record -o "$OUT/trace.iot" -d "$LOOP" -- bash "$WORK/workload.sh" || exit 1
+echo mq-deadline >"/sys/block/$D/queue/scheduler" 2>/dev/null ||
+	echo "iotrail: demo: $D: could not select mq-deadline; scheduler time may be 0" >&2
+mkdir -p "$MNT" && mount -t "$FS" "$LOOP" "$MNT" || die "cannot mount $LOOP"
+
+# 2. the seed's write patterns
+say "writing 5 patterns x 16 files of $MB MB (1, 2, 4, 8, 16 writers) ..."
+bash "$HERE/seed-write.sh" "$MNT" "$MB" || die "writing the patterns failed"
+sync
+
+# 3. the layout
+say "scanning the layout ..."
+# (from inside the mount: paths like A/f00 outlive the mount point)
+(cd "$MNT" && "$IOTRAIL" frag -f json . >"$OUT/layout.json") || die "iotrail frag failed"
+(cd "$MNT" && "$IOTRAIL" frag -f tsv . >"$OUT/layout.tsv") || die "iotrail frag failed"
+
+# 4. the reads, recorded
+cat >"$WORK/read.sh" <<EOF
+for p in A B C D E; do
+	[ -t 2 ] && printf '\r\033[Kreading pattern %s with one process ...' "\$p" >&2
+	echo 3 >/proc/sys/vm/drop_caches
+	for f in "$MNT/\$p"/*; do
+		dd if="\$f" of=/dev/null bs=1M status=none || exit 1
+	done
+done
+EOF
+say "recording the reads ..."
+"$IOTRAIL" record -o "$OUT/trace.iot" -d "$LOOP" -- bash "$WORK/read.sh" 2>"$WORK/record.err"
+rc=$?
+grep -v '^iotrail: recorded' "$WORK/record.err" >&2
+[ $rc = 0 ] || die "iotrail record failed ($rc)"
 say ""
-"$IOTRAIL" report -i "$OUT/trace.iot" -f json -a latency,syscall,correlate --window 100ms >"$OUT/report.json"
-"$IOTRAIL" report -i "$OUT/trace.iot" -a latency,syscall,correlate --window 100ms | tee "$OUT/report.txt"
+
+# 5. the report, its data beside it
+R=("$IOTRAIL" report -i "$OUT/trace.iot" --layout "$OUT/layout.json")
+"${R[@]}" --html "$OUT/report.html" || die "report --html failed"
+"${R[@]}" -a patterns -f csv >"$OUT/patterns.csv" || die "report failed"
+"${R[@]}" -a latency -f csv >"$OUT/latency.csv" || die "report failed"
+"${R[@]}" -a correlate -f csv >"$OUT/correlate.csv" || die "report failed"
+"${R[@]}" -a patterns --window auto -f csv | sed -n '/^window_start_s/,/^$/p' \
+	>"$OUT/windows.csv" || die "report failed"
+"${R[@]}" -a latency,syscall,correlate,patterns --window auto -f json \
+	>"$OUT/report.json" || die "report failed"
+"${R[@]}" -a latency,patterns >"$OUT/report.txt" || die "report failed"
+
+echo "iotrail demo: seed 000's experiment on $FS over $LOOP (mq-deadline), 16 files of $MB MB per pattern"
+sed -n '/^Patterns:/,$p' "$OUT/report.txt"
 echo
-echo "iotrail demo: trace, report.txt and report.json are in $OUT/"
+echo "iotrail demo: report.html, trace.iot, layout.json and the CSVs are in $OUT/"

@@ -24,8 +24,9 @@ static const struct {
 	const char *name;
 	int an;
 } analyzers[] = {
-    {"latency", AN_LATENCY}, {"syscall", AN_SYSCALL},	{"biotime", AN_BIOTIME},
-    {"elvtime", AN_ELVTIME}, {"iosector", AN_IOSECTOR}, {"correlate", AN_CORRELATE},
+    {"latency", AN_LATENCY},   {"syscall", AN_SYSCALL},	  {"biotime", AN_BIOTIME},
+    {"elvtime", AN_ELVTIME},   {"iosector", AN_IOSECTOR}, {"correlate", AN_CORRELATE},
+    {"patterns", AN_PATTERNS},
 };
 
 int analyzer_by_name(const char *name)
@@ -148,6 +149,8 @@ static void on_request(void *ctx, const struct join_request *r)
 	int o = opg_of(r->flags);
 	struct window *w;
 
+	if (a->groups)
+		groups_request(a->groups, r);
 	if (!d)
 		return;
 	a->requests_total++;
@@ -215,6 +218,8 @@ static void on_bio(void *ctx, const struct join_request *r, const struct join_bi
 	int o = opg_of(r->flags);
 
 	a->bios_total++;
+	if (a->groups)
+		groups_bio(a->groups, r, b);
 	if (o < 0 || !b->q_ns || r->c_ns < b->q_ns)
 		return;
 	d = dev_get(a, r->dev);
@@ -232,6 +237,8 @@ static void on_syscall(void *ctx, const struct join_syscall *s)
 	uint64_t dur = s->exit_ns - s->enter_ns;
 
 	a->syscalls_total++;
+	if (a->groups)
+		groups_syscall(a->groups, s);
 	if (a->analyzers & AN_SYSCALL) {
 		for (int k = 0; k < NR_SYSCALL_KINDS; k++) {
 			if (a->syscall_nr[k] == s->nr) {
@@ -394,6 +401,8 @@ void analysis_add_agg(struct analysis *a, uint32_t dev, unsigned int op,
 
 int analysis_finish(struct analysis *a)
 {
+	if (a->groups && groups_finish(a->groups))
+		note_err(a, -ENOMEM);
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		struct dev_result *d = &a->devs[i];
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../join/join.h"
+#include "groups.h"
 #include "metric.h"
 
 enum stage { ST_Q2G, ST_G2I, ST_I2D, ST_D2C, ST_Q2C, NR_STAGES };
@@ -27,6 +28,7 @@ enum analyzer {
 	AN_ELVTIME = 1 << 3,   /* I2D per request, per device */
 	AN_IOSECTOR = 1 << 4,  /* sector and seek distance in issue order */
 	AN_CORRELATE = 1 << 5, /* syscall time against bio and scheduler time */
+	AN_PATTERNS = 1 << 6,  /* reads by file set (groups.h), with --layout */
 };
 int analyzer_by_name(const char *name); /* AN_* or -1 */
 const char *analyzer_name(int an);
@@ -85,7 +87,8 @@ struct analysis {
 	struct join_request *reqs; /* --requests: every request, completion order */
 	size_t nr_reqs, cap_reqs;
 	bool keep_requests;
-	bool want_stage_all; /* fill stage_all (read and write together): JSON */
+	bool want_stage_all;   /* fill stage_all (read and write together): JSON */
+	struct groups *groups; /* AN_PATTERNS: set up by the caller, or NULL */
 
 	uint64_t requests_total, bios_total, syscalls_total;
 	int err; /* first allocation failure */

@@ -4,13 +4,16 @@
  * the trace with memory bounded by the in-flight requests (plus the samples
  * the chosen views keep).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../analyze/analysis.h"
+#include "../frag/layout_json.h"
 #include "../join/join.h"
+#include "../render/chart.h"
 #include "../render/render.h"
 #include "../trace/reader.h"
 #include "../util/parse.h"
@@ -18,19 +21,26 @@
 
 static void report_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: iotrail report [-i FILE] [--analyzer NAME]... [--view "
-		"stats|hist|series]\n"
-		"                      [--window TIME] [--format text|csv|json] "
-		"[--requests]\n"
-		"\n"
-		"  -i, --input FILE      trace file (default iotrail.iot)\n"
-		"  -a, --analyzer NAME   latency (default), syscall, biotime, elvtime,\n"
-		"                        iosector, correlate; repeat or comma-separate\n"
-		"  -v, --view VIEW       stats (default), hist (log2), series (CSV)\n"
-		"  -w, --window TIME     per-window records (100ms, 1s)\n"
-		"  -f, --format FMT      text (default), csv, json\n"
-		"  -r, --requests        list every request with its stage times\n");
+	fprintf(
+	    f, "usage: iotrail report [-i FILE] [--analyzer NAME]... [--view "
+	       "stats|hist|series]\n"
+	       "                      [--window TIME] [--format text|csv|json] "
+	       "[--requests]\n"
+	       "\n"
+	       "  -i, --input FILE      trace file (default iotrail.iot)\n"
+	       "  -a, --analyzer NAME   latency (default), syscall, biotime, elvtime,\n"
+	       "                        iosector, correlate; repeat or comma-separate\n"
+	       "  -v, --view VIEW       stats (default), hist (log2), series (CSV)\n"
+	       "  -w, --window TIME     per-window records (100ms, 1s)\n"
+	       "  -f, --format FMT      text (default), csv, json\n"
+	       "  -r, --requests        list every request with its stage times\n"
+	       "      --layout FILE     a layout from `iotrail frag -f json`: the\n"
+	       "                        patterns analyzer groups reads by its\n"
+	       "                        directories; --html adds the layout figures\n"
+	       "      --html FILE       write one self-contained HTML page with SVG\n"
+	       "                        charts (seed 000's figures, latency per device,\n"
+	       "                        windows, drops) instead of the text report\n"
+	       "  TIME may be 'auto' for --window: about 50 windows over the trace\n");
 }
 
 struct names {
@@ -55,6 +65,19 @@ static bool is_bio_based(void *ctx, uint32_t dev)
 	const struct iot_dev_entry *e = trace_reader_dev(n->r, dev);
 
 	return e ? (e->flags & IOT_DEV_BIO_BASED) != 0 : true;
+}
+
+/* A filesystem's st_dev: traced (in the device table), and where its
+ * partition starts. */
+static bool fs_dev(void *ctx, uint32_t st_dev, uint64_t *part_start)
+{
+	struct names *n = ctx;
+	const struct iot_dev_entry *e = trace_reader_dev(n->r, st_dev);
+
+	if (!e)
+		return false;
+	*part_start = e->start_sector;
+	return true;
 }
 
 static const char *comm_of(void *ctx, uint32_t tid)
@@ -91,11 +114,17 @@ int cmd_report(int argc, char **argv)
 	    {"window", required_argument, NULL, 'w'},
 	    {"format", required_argument, NULL, 'f'},
 	    {"requests", no_argument, NULL, 'r'},
+	    {"layout", required_argument, NULL, 'L'},
+	    {"html", required_argument, NULL, 'H'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	struct render_opts ro = {.view = VIEW_STATS, .format = FMT_TEXT};
-	const char *input = "iotrail.iot";
+	const char *input = "iotrail.iot", *layout_path = NULL, *html = NULL;
+	struct frag_scan layout = {0};
+	struct groups groups;
+	bool have_groups = false, window_auto = false;
+	FILE *out = stdout;
 	struct trace_reader rd;
 	struct report_info ri;
 	struct analysis an;
@@ -129,7 +158,9 @@ int cmd_report(int argc, char **argv)
 						   optarg);
 			break;
 		case 'w':
-			if (parse_time(optarg, &window_ns))
+			if (!strcmp(optarg, "auto"))
+				window_auto = true;
+			else if (parse_time(optarg, &window_ns) || !window_ns)
 				return usage_error(
 				    "--window %s: not a time (try 100ms, 1s)", optarg);
 			ro.windows = true;
@@ -148,6 +179,12 @@ int cmd_report(int argc, char **argv)
 		case 'r':
 			ro.requests = true;
 			break;
+		case 'L':
+			layout_path = optarg;
+			break;
+		case 'H':
+			html = optarg;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -158,18 +195,50 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("report: unexpected argument '%s'", argv[optind]);
+	if (html) {
+		ro.analyzers |= AN_LATENCY | AN_CORRELATE | AN_PATTERNS;
+		if (!ro.windows)
+			window_auto = ro.windows = true;
+	}
 	if (!ro.analyzers)
-		ro.analyzers = AN_LATENCY;
+		ro.analyzers = layout_path ? AN_PATTERNS : AN_LATENCY;
+	if (layout_path &&
+	    frag_layout_load(layout_path, &layout, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "iotrail: %s\n", errbuf);
+		return 2;
+	}
 
 	err = trace_reader_open(&rd, input, errbuf, sizeof(errbuf));
 	if (err) {
 		fprintf(stderr, "iotrail: %s\n", errbuf);
+		frag_scan_release(&layout);
 		return 1;
 	}
 	names.r = &rd;
+	if (window_auto) {
+		/* about 50 windows, a 1-2-5 multiple of a millisecond */
+		uint64_t dur = rd.has_end && rd.end.end_mono_ns > rd.hdr.start_mono_ns
+				   ? rd.end.end_mono_ns - rd.hdr.start_mono_ns
+				   : 0;
+
+		window_ns = (uint64_t)nice_ceil((double)dur / 50 / 1e6) * 1000000ull;
+		if (!window_ns)
+			window_ns = 1000000;
+	}
 	analysis_init(&an, ro.analyzers, ro.view == VIEW_SERIES, rd.hdr.start_mono_ns,
 		      window_ns, ro.requests, dev_name, &names);
 	an.want_stage_all = ro.format == FMT_JSON;
+	if (ro.analyzers & AN_PATTERNS) {
+		static const uint32_t reads[] = {0, 17, 19, 295}; /* x86_64 */
+
+		if (groups_init(&groups, layout_path ? &layout : NULL, reads, 4, fs_dev,
+				&names)) {
+			fprintf(stderr, "iotrail: out of memory\n");
+			goto cleanup_an;
+		}
+		have_groups = true;
+		an.groups = &groups;
+	}
 	sink = analysis_sink(&an);
 	if (join_init(&jn, &sink, is_bio_based, &names)) {
 		fprintf(stderr, "iotrail: out of memory\n");
@@ -237,27 +306,46 @@ int cmd_report(int argc, char **argv)
 	ri.join = jn.st;
 	ri.comm = comm_of;
 	ri.comm_ctx = &names;
-	switch (ro.format) {
-	case FMT_TEXT:
-		render_text(stdout, &ri, &an, &ro);
-		break;
-	case FMT_CSV:
-		render_csv(stdout, &ri, &an, &ro);
-		break;
-	case FMT_JSON:
-		render_json(stdout, &ri, &an, &ro);
-		break;
+	if (html) {
+		out = fopen(html, "we");
+		if (!out) {
+			fprintf(stderr, "iotrail: --html %s: %s\n", html,
+				strerror(errno));
+			out = stdout;
+			goto cleanup;
+		}
+		render_html(out, &ri, &an, layout_path ? &layout : NULL);
+	} else {
+		switch (ro.format) {
+		case FMT_TEXT:
+			render_text(out, &ri, &an, &ro);
+			break;
+		case FMT_CSV:
+			render_csv(out, &ri, &an, &ro);
+			break;
+		case FMT_JSON:
+			render_json(out, &ri, &an, &ro);
+			break;
+		}
 	}
-	if (fflush(stdout) != 0) {
-		perror("iotrail: stdout");
+	if (out == stdout ? fflush(out) != 0 : fclose(out) != 0) {
+		fprintf(stderr, "iotrail: %s: %s\n", html ? html : "stdout",
+			strerror(errno));
+		out = stdout;
 		goto cleanup;
 	}
+	out = stdout;
 	/* a damaged file still gets its report, but says so in the status */
 	ret = rd.warning[0] ? 3 : 0;
 cleanup:
+	if (out != stdout)
+		fclose(out);
 	join_release(&jn);
 cleanup_an:
+	if (have_groups)
+		groups_release(&groups);
 	analysis_release(&an);
 	trace_reader_release(&rd);
+	frag_scan_release(&layout);
 	return ret;
 }

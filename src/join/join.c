@@ -52,6 +52,7 @@ struct join_bio_st {
 	uint32_t next; /* next bio of the request, or next free */
 	uint32_t sys;  /* syscall index or NONE */
 	uint32_t sys_gen;
+	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
 };
 
 struct join_req_st {
@@ -209,6 +210,7 @@ static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint3
 	if (q_ns && (sv = u64map_get(&j->sys_by_tid, r->tid))) {
 		bs->sys = *sv;
 		bs->sys_gen = j->sys[*sv].gen;
+		bs->ino = j->sys[*sv].s.ino;
 		j->sys[*sv].s.nr_bios++;
 	}
 	if (u64map_put(&j->bio_by_ptr, r->id, b) ||
@@ -296,6 +298,7 @@ static int on_getrq(struct join *j, const struct iot_rec *r)
 	rs->r.nr_sectors = j->bios[b].nr;
 	rs->r.pid = j->bios[b].pid;
 	rs->r.tid = j->bios[b].tid;
+	rs->r.ino = j->bios[b].ino;
 	rs->r.q_ns = j->bios[b].q_ns;
 	rs->r.g_ns = r->ts_ns;
 	req_append(j, ri, b, false);
@@ -385,6 +388,7 @@ static void emit_request(struct join *j, uint32_t ri)
 		    .sector = bs->sector,
 		    .nr_sectors = bs->nr,
 		    .tid = bs->tid,
+		    .ino = bs->ino,
 		};
 
 		if (j->sink.bio)
@@ -458,6 +462,7 @@ static int on_bio_complete(struct join *j, const struct iot_rec *r)
 	jr.nr_sectors = bs->nr;
 	jr.pid = bs->pid;
 	jr.tid = bs->tid;
+	jr.ino = bs->ino;
 	jr.q_ns = bs->q_ns;
 	jr.c_ns = r->ts_ns;
 	jr.nr_bios = 1;

@@ -24,6 +24,7 @@ struct join_request {
 	uint64_t sector;     /* first sector at issue */
 	uint32_t nr_sectors; /* sectors completed */
 	uint32_t pid, tid;   /* submitter of the first bio (0: unknown) */
+	uint64_t ino;	     /* inode of the syscall that queued it, 0 = none */
 	uint64_t q_ns, g_ns, i_ns, d_ns, c_ns; /* stage times, 0 = not seen */
 	uint32_t nr_bios;		       /* bios carried (1 + merged) */
 	uint32_t nr_requeues;
@@ -37,6 +38,7 @@ struct join_bio {
 	uint64_t sector;
 	uint32_t nr_sectors;
 	uint32_t tid;
+	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
 };
 
 /* One system call, at its exit. */

@@ -14,7 +14,10 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 	struct metric *m[1024];
 	bool first = true;
 
-	if (o->view == VIEW_STATS) {
+	if (!(o->analyzers &
+	      (AN_LATENCY | AN_SYSCALL | AN_BIOTIME | AN_ELVTIME | AN_IOSECTOR))) {
+		/* no metric table: the sections below only */
+	} else if (o->view == VIEW_STATS) {
 		fprintf(
 		    f, "analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max\n");
 		first = false;
@@ -83,7 +86,10 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 				w->nr_d2c ? (double)w->d2c_sum_ns / w->nr_d2c : 0.0);
 		}
 	}
+	if (o->windows)
+		first = false;
 	if (o->analyzers & AN_CORRELATE) {
+		first = false;
 		fprintf(f, "\nsyscall_low_us,syscall_high_us,syscalls,bio_avg_ns,bio_min_"
 			   "ns,bio_max_ns,elv_avg_ns,elv_min_ns,elv_max_ns\n");
 		for (int k = 0; k < LOG2_SLOTS; k++) {
@@ -99,6 +105,11 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 				c->elv_n ? c->elv_sum_ns / c->elv_n : 0, c->elv_min_ns,
 				c->elv_max_ns);
 		}
+	}
+	if ((o->analyzers & AN_PATTERNS) && a->groups) {
+		fprintf(f, "%s", first ? "" : "\n");
+		render_patterns_csv(f, a->groups);
+		first = false;
 	}
 	if (o->requests) {
 		fprintf(f, "\nc_time_s,device,rwbs,sector,nr_sectors,pid,tid,comm,q_ns,g_"

@@ -211,6 +211,8 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 		}
 		jw_end_array(&w);
 	}
+	if ((o->analyzers & AN_PATTERNS) && a->groups)
+		render_patterns_json(&w, a->groups);
 	if (o->requests) {
 		jw_name(&w, "requests");
 		jw_start_array(&w);

@@ -51,6 +51,17 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 		 const struct render_opts *o);
 
+/* report --html: the page, with seed 000's figures; layout may be NULL
+ * (no fragment figures). */
+void render_html(FILE *f, const struct report_info *ri, struct analysis *a,
+		 const struct frag_scan *layout);
+
+/* The patterns table (AN_PATTERNS), in each format. */
+struct json_writer;
+void render_patterns_text(FILE *f, const struct groups *gs);
+void render_patterns_csv(FILE *f, const struct groups *gs);
+void render_patterns_json(struct json_writer *w, const struct groups *gs);
+
 /* "R", "W", "F", "D" + "S" sync, "M" meta, "A" readahead, like rwbs */
 void render_rwbs(uint32_t flags, char out[8]);
 

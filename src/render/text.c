@@ -268,6 +268,8 @@ void render_text(FILE *f, const struct report_info *ri, struct analysis *a,
 		correlate(f, a);
 	if (o->windows)
 		windows(f, ri, a);
+	if ((o->analyzers & AN_PATTERNS) && a->groups)
+		render_patterns_text(f, a->groups);
 	if (o->requests)
 		requests(f, ri, a);
 }

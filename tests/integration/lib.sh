@@ -19,6 +19,10 @@ FAILED=0
 cleanup() {
 	local m l
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+	# and any mount under our directories (made by a program we ran), by name
+	for m in $(awk -v a="$TMP/" -v b="$DISKTMP/" 'index($2, a) == 1 || index($2, b) == 1 {print $2}' /proc/mounts); do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
 	# every loop device backed by a file in our directory, by name (make_loop
 	# runs in command substitutions, so no list of ours would see them)
 	for l in $(losetup -a 2>/dev/null | grep -F -e "$TMP/" -e "$DISKTMP/" | cut -d: -f1); do losetup -d "$l"; done

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Seed 000's patterns: the read system calls of a trace grouped by file
+ * set, and what each set cost, layer by layer. A group is the files of one
+ * directory of a layout (iotrail frag -f json): the demo writes pattern A's
+ * files into A/, B's into B/, ... Without a layout every read is one group.
+ *
+ * A read belongs to a group by the inode its system call names; a bio by
+ * the system call that queued it (join.h's ino); a request by its head bio.
+ * Per group:
+ *   throughput  bytes the reads returned / (last exit - first enter)
+ *   syscall     enter to exit of each read
+ *   bio         Q2C of each bio the reads queued
+ *   scheduler   I2D of each request, device D2C
+ *   sector diff at dispatch (D), in dispatch order per device: the first
+ *               sector of a request minus the end of the one dispatched
+ *               before it (0 = no seek; seed 000, section 3.4)
+ * and the same over elapsed time, in GROUP_BINS bins from the group's first
+ * read (figures 3-7 to 3-9, 3-12 to 3-14): aggregated, so a million
+ * requests draw as fast as a thousand.
+ *
+ * One file's traced block order against its layout order (figure 3-15) is
+ * kept as runs of consecutive blocks.
+ */
+#ifndef IOTRAIL_ANALYZE_GROUPS_H
+#define IOTRAIL_ANALYZE_GROUPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../frag/layout.h"
+#include "../join/join.h"
+#include "../join/u64map.h"
+
+#define GROUP_BINS 100
+
+/* count, sum, min, max of one quantity */
+struct tally {
+	uint64_t n, sum, min, max;
+};
+
+struct group_bin {
+	struct tally sys, bio, elv, sdiff; /* sdiff: |sector difference| */
+};
+
+struct file_group {
+	char name[64]; /* the directory's last component, or "all" */
+	size_t nr_files;
+	uint64_t frags_sum, frags_min, frags_max; /* from the layout */
+	uint64_t reads, bytes;			  /* read syscalls, bytes returned */
+	uint64_t first_ns, last_ns;		  /* first enter, last exit */
+	struct tally sys, bio, elv, dev, sdiff;
+	uint64_t seeks;	 /* dispatches with a sector difference != 0 */
+	uint64_t bin_ns; /* width of a bin */
+	struct group_bin bin[GROUP_BINS];
+};
+
+/* A run of consecutive filesystem blocks: order .. order+len-1 at block
+ * .. block+len-1. */
+struct block_run {
+	uint64_t order, block, len;
+};
+
+struct groups {
+	struct file_group *g;
+	size_t nr;
+	bool by_layout;
+	struct u64map by_ino;	 /* inode -> group index + 1 */
+	const uint32_t *read_nr; /* the read syscalls' numbers */
+	size_t nr_read_nr;
+	/* whether st_dev is a traced block device (a layout's inode numbers
+	 * mean nothing on another filesystem), and its first sector */
+	bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start);
+	void *ctx;
+	uint32_t block_size;
+
+	/* samples kept until groups_finish() bins them */
+	struct gsample *s;
+	size_t nr_s, cap_s;
+	struct gdisp *d;
+	size_t nr_d, cap_d;
+
+	/* figure 3-15: one file */
+	const struct frag_file *file;
+	uint32_t file_fsdev; /* st_dev of its reads (0: none seen) */
+	struct block_run *traced, *laid;
+	size_t nr_traced, nr_laid, cap_traced;
+	uint64_t traced_blocks, traced_where; /* blocks, of which where the layout says */
+	struct gbio *fb;		      /* its bios until finish */
+	size_t nr_fb, cap_fb;
+
+	int err;
+};
+
+/* layout may be NULL (one group "all", every read). Groups are the layout's directories
+ * in name order; the file of figure 3-15 is the most fragmented one of the
+ * last group. read_nr: the numbers of read, pread64, readv, preadv. */
+int groups_init(struct groups *gs, const struct frag_scan *layout,
+		const uint32_t *read_nr, size_t nr_read_nr,
+		bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start),
+		void *ctx);
+void groups_syscall(struct groups *gs, const struct join_syscall *s);
+void groups_request(struct groups *gs, const struct join_request *r);
+void groups_bio(struct groups *gs, const struct join_request *r,
+		const struct join_bio *b);
+/* Bins the samples, orders the dispatches, maps figure 3-15's sectors to
+ * blocks. 0 or -ENOMEM. */
+int groups_finish(struct groups *gs);
+void groups_release(struct groups *gs);
+
+static inline double tally_avg(const struct tally *t)
+{
+	return t->n ? (double)t->sum / (double)t->n : 0.0;
+}
+/* MB/s (10^6 bytes), 0 when nothing was read */
+double group_mbps(const struct file_group *g);
+
+#endif
