@@ -37,6 +37,8 @@ done
 case $SCALE in
 '' | *[!0-9.]* | *.*.* | .) echo "iotrail: demo: --scale $SCALE: not a positive number" >&2; exit 2 ;;
 esac
+awk -v s="$SCALE" 'BEGIN { exit !(s > 0) }' ||
+	{ echo "iotrail: demo: --scale $SCALE: not a positive number" >&2; exit 2; }
 case $FS in
 ext3 | ext4) ;;
 *) echo "iotrail: demo: --fs $FS: not ext3 or ext4" >&2; exit 2 ;;

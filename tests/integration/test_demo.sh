@@ -16,6 +16,7 @@ SCALE=0.1
 FILE_MB=2 # 20 MB x 0.1
 
 # ---- bad options --------------------------------------------------------------
+cd "$TMP" || exit 1 # a bad option that ran anyway would write ./iotrail-demo here
 bad() { # NAME WANT_IN_MESSAGE ARGS...
 	local name=$1 want=$2 rc
 	shift 2
@@ -52,6 +53,31 @@ expect_eq "demo left no loop device" "$(losetup -a | grep -c "$DISKTMP/iotrail-d
 expect_eq "demo left no mount" "$(grep -c "$DISKTMP/iotrail-demo" /proc/mounts)" 0
 expect_eq "demo left no work directory" "$(ls -d "$DISKTMP"/iotrail-demo.* 2>/dev/null | wc -l)" 0
 "$PY" "$ROOT/tests/tools/check_report_html.py" "$OUT" "$FILE_MB"
+
+# report --html's bad inputs, each named, nothing written in place of the page
+printf '{"files": [ {"path": "x", ' >"$TMP/broken.json"
+"$IOTRAIL" report -i "$OUT/trace.iot" --layout "$TMP/broken.json" --html "$TMP/b.html" 2>"$TMP/bad.err"
+rc=$?
+[ $rc = 2 ] && grep -q "broken.json" "$TMP/bad.err" && [ ! -e "$TMP/b.html" ] &&
+	ok "report --html: a broken layout is named (exit 2)" ||
+	not_ok "report --html: a broken layout is named (exit 2)" "exit $rc $(cat "$TMP/bad.err")"
+"$IOTRAIL" report -i "$OUT/trace.iot" --html "$TMP/no/such/dir/r.html" 2>"$TMP/bad.err"
+rc=$?
+[ $rc = 1 ] && grep -q "no/such/dir/r.html" "$TMP/bad.err" &&
+	ok "report --html: an unwritable page is named (exit 1)" ||
+	not_ok "report --html: an unwritable page is named (exit 1)" "exit $rc $(cat "$TMP/bad.err")"
+"$IOTRAIL" report -i "$OUT/trace.iot" --window 0 2>"$TMP/bad.err"
+[ $? = 2 ] && grep -q -- "--window 0" "$TMP/bad.err" && ok "report --window 0 is refused" ||
+	not_ok "report --window 0 is refused" "$(cat "$TMP/bad.err")"
+# without a layout: one group of every read, the same bytes as the five patterns
+"$IOTRAIL" report -i "$OUT/trace.iot" --html "$TMP/nolayout.html" &&
+	"$IOTRAIL" report -i "$OUT/trace.iot" -a patterns -f csv >"$TMP/all.csv"
+all=$(awk -F, 'NR == 2 && $1 == "all" {print $7}' "$TMP/all.csv")
+sum=$(awk -F, 'NR > 1 {s += $7} END {print s}' "$OUT/patterns.csv")
+[ -n "$all" ] && [ "$all" -ge "$sum" ] && ok "report without a layout: one group with every read ($all >= $sum bytes)" ||
+	not_ok "report without a layout: one group with every read" "all '$all', patterns $sum"
+$PY -c "import xml.etree.ElementTree as E; E.parse('$TMP/nolayout.html')" &&
+	ok "report --html without a layout: well-formed" || not_ok "report --html without a layout: well-formed" ""
 
 # ---- headless Chromium -------------------------------------------------------------
 chrome() { timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \

@@ -252,8 +252,23 @@ static void syscall_attribution(void **state)
 	assert_int_equal(sys[0].nr_bios_done, 1);
 	assert_int_equal(sys[0].bio_q2c_sum_ns, 100);
 	assert_int_equal(sys[0].i2d_sum_ns, 30);
+	/* the bio and its request carry the call's inode (patterns, groups.h) */
+	assert_int_equal(nbio, 1);
+	assert_int_equal(bios[0].ino, 12);
+	assert_int_equal(reqs[0].ino, 12);
 	/* a bio from another thread is not this call's */
 	assert_int_equal(j.sys_by_tid.n, 0);
+}
+
+static void bio_outside_a_syscall_has_no_inode(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 150, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 0, 8));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].ino, 0);
+	assert_int_equal(bios[0].ino, 0);
 }
 
 static void summary_record(void **state)
@@ -369,6 +384,7 @@ int main(void)
 	    T(request_merge),
 	    T(split),
 	    T(syscall_attribution),
+	    T(bio_outside_a_syscall_has_no_inode),
 	    T(summary_record),
 	    T(address_reuse),
 	    T(lost_completion_then_reuse),
