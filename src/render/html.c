@@ -187,11 +187,12 @@ static void pattern_bars(FILE *f, const struct groups *gs, const char *id,
 
 static void fig_frags_and_throughput(FILE *f, const struct groups *gs)
 {
-	double *v = calloc(3 * (gs->nr ? gs->nr : 1), sizeof(double));
-	double *lo = v + gs->nr, *hi = lo + gs->nr;
+	double *v = calloc(3 * (gs->nr ? gs->nr : 1), sizeof(double)), *lo, *hi;
 
 	if (!v)
 		return;
+	lo = v + gs->nr;
+	hi = lo + gs->nr;
 	if (gs->by_layout) {
 		for (size_t i = 0; i < gs->nr; i++) {
 			v[i] = frags_per_file(&gs->g[i]);
