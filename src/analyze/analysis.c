@@ -248,8 +248,7 @@ static void on_syscall(void *ctx, const struct join_syscall *s)
 		}
 	}
 	if ((a->analyzers & AN_CORRELATE) && s->nr_bios_done &&
-	    (s->nr == a->syscall_nr[0] || s->nr == a->syscall_nr[2] ||
-	     s->nr == a->syscall_nr[4] || s->nr == a->syscall_nr[6])) {
+	    syscall_is_read(a->syscall_nr, s->nr)) {
 		uint64_t us = dur / 1000, bio = s->bio_q2c_sum_ns / s->nr_bios_done;
 		int k = us ? 63 - __builtin_clzll(us) : 0;
 		struct corr_bucket *c = &a->corr[k];

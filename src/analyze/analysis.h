@@ -14,6 +14,7 @@
 #include "../join/join.h"
 #include "groups.h"
 #include "metric.h"
+#include "syscalls.h"
 
 enum stage { ST_Q2G, ST_G2I, ST_I2D, ST_D2C, ST_Q2C, NR_STAGES };
 enum opgrp { OPG_READ, OPG_WRITE, NR_OPG };
@@ -59,11 +60,6 @@ struct corr_bucket {
 	uint64_t bio_sum_ns, bio_min_ns, bio_max_ns;
 	uint64_t elv_n, elv_sum_ns, elv_min_ns, elv_max_ns;
 };
-
-#define NR_SYSCALL_KINDS 10
-extern const char *const syscall_kind_names[NR_SYSCALL_KINDS];
-/* their numbers on x86_64, in the same order (the kinds 0, 2, 4, 6 read) */
-extern const uint32_t syscall_nr_x86_64[NR_SYSCALL_KINDS];
 
 struct analysis {
 	unsigned int analyzers; /* AN_* */

@@ -124,7 +124,7 @@ static int layout_runs(struct groups *gs)
 }
 
 int groups_init(struct groups *gs, const struct frag_scan *layout,
-		const uint32_t *read_nr, size_t nr_read_nr,
+		const uint32_t syscall_nr[NR_SYSCALL_KINDS],
 		bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start),
 		void *ctx)
 {
@@ -133,8 +133,7 @@ int groups_init(struct groups *gs, const struct frag_scan *layout,
 	int err = -ENOMEM;
 
 	memset(gs, 0, sizeof(*gs));
-	gs->read_nr = read_nr;
-	gs->nr_read_nr = nr_read_nr;
+	gs->syscall_nr = syscall_nr;
 	gs->fs_dev = fs_dev;
 	gs->ctx = ctx;
 	gs->by_layout = layout != NULL;
@@ -177,10 +176,9 @@ int groups_init(struct groups *gs, const struct frag_scan *layout,
 	/* figure 3-15: the most fragmented file of the last group */
 	for (size_t i = 0; i < nr; i++) {
 		const struct frag_file *f = order[i];
-		const uint32_t *v = f->ino ? u64map_get(&gs->by_ino, f->ino) : NULL;
 
-		if (v && *v == gs->nr && f->nr_ext &&
-		    (!gs->file || f->st.fragments > gs->file->st.fragments))
+		if (gs->nr && groups_of_inode(gs, f->ino) == (int)gs->nr - 1 &&
+		    f->nr_ext && (!gs->file || f->st.fragments > gs->file->st.fragments))
 			gs->file = f;
 	}
 	if (gs->file && layout_runs(gs))
@@ -193,8 +191,7 @@ cleanup:
 	return err;
 }
 
-/* The group of a syscall's or bio's inode: index, or -1. */
-static int group_of(const struct groups *gs, uint64_t ino)
+int groups_of_inode(const struct groups *gs, uint64_t ino)
 {
 	const uint32_t *v;
 
@@ -205,25 +202,18 @@ static int group_of(const struct groups *gs, uint64_t ino)
 	return (int)*v - 1;
 }
 
-static bool is_read(const struct groups *gs, uint32_t nr)
-{
-	for (size_t i = 0; i < gs->nr_read_nr; i++)
-		if (gs->read_nr[i] == nr)
-			return true;
-	return false;
-}
-
 void groups_syscall(struct groups *gs, const struct join_syscall *s)
 {
 	struct file_group *g;
 	uint64_t start;
 	int gi;
 
-	if (gs->err || !is_read(gs, s->nr) || s->ret < 0 || s->exit_ns < s->enter_ns)
+	if (gs->err || !syscall_is_read(gs->syscall_nr, s->nr) || s->ret < 0 ||
+	    s->exit_ns < s->enter_ns)
 		return;
 	if (gs->by_layout && !(gs->fs_dev && gs->fs_dev(gs->ctx, s->dev, &start)))
 		return; /* another filesystem: its inode numbers are not the layout's */
-	gi = group_of(gs, s->ino);
+	gi = groups_of_inode(gs, s->ino);
 	if (gi < 0)
 		return;
 	g = &gs->g[gi];
@@ -252,7 +242,7 @@ void groups_bio(struct groups *gs, const struct join_request *r, const struct jo
 						    .nr = b->nr_sectors,
 						    .dev = r->dev};
 	}
-	gi = group_of(gs, b->ino);
+	gi = groups_of_inode(gs, b->ino);
 	if (gi < 0)
 		return;
 	tally(&gs->g[gi].bio, r->c_ns - b->q_ns);
@@ -261,7 +251,7 @@ void groups_bio(struct groups *gs, const struct join_request *r, const struct jo
 
 void groups_request(struct groups *gs, const struct join_request *r)
 {
-	int gi = group_of(gs, r->ino);
+	int gi = groups_of_inode(gs, r->ino);
 
 	if (gs->err)
 		return;

@@ -32,6 +32,7 @@
 #include "../frag/layout.h"
 #include "../join/join.h"
 #include "../join/u64map.h"
+#include "syscalls.h"
 
 #define GROUP_BINS 100
 
@@ -66,9 +67,8 @@ struct groups {
 	struct file_group *g;
 	size_t nr;
 	bool by_layout;
-	struct u64map by_ino;	 /* inode -> group index + 1 */
-	const uint32_t *read_nr; /* the read syscalls' numbers */
-	size_t nr_read_nr;
+	struct u64map by_ino;	    /* inode -> group index + 1 */
+	const uint32_t *syscall_nr; /* numbers by kind (syscalls.h) */
 	/* whether st_dev is a traced block device (a layout's inode numbers
 	 * mean nothing on another filesystem), and its first sector */
 	bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start);
@@ -85,7 +85,7 @@ struct groups {
 	const struct frag_file *file;
 	uint32_t file_fsdev; /* st_dev of its reads (0: none seen) */
 	struct block_run *traced, *laid;
-	size_t nr_traced, nr_laid, cap_traced;
+	size_t nr_traced, nr_laid;
 	uint64_t traced_blocks, traced_where; /* blocks, of which where the layout says */
 	struct gbio *fb;		      /* its bios until finish */
 	size_t nr_fb, cap_fb;
@@ -95,11 +95,13 @@ struct groups {
 
 /* layout may be NULL (one group "all", every read). Groups are the layout's directories
  * in name order; the file of figure 3-15 is the most fragmented one of the
- * last group. read_nr: the numbers of read, pread64, readv, preadv. */
+ * last group. syscall_nr: the numbers by kind (syscall_nr_x86_64). */
 int groups_init(struct groups *gs, const struct frag_scan *layout,
-		const uint32_t *read_nr, size_t nr_read_nr,
+		const uint32_t syscall_nr[NR_SYSCALL_KINDS],
 		bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start),
 		void *ctx);
+/* The group of an inode (0 without a layout): index, or -1. */
+int groups_of_inode(const struct groups *gs, uint64_t ino);
 void groups_syscall(struct groups *gs, const struct join_syscall *s);
 void groups_request(struct groups *gs, const struct join_request *r);
 void groups_bio(struct groups *gs, const struct join_request *r,
@@ -112,6 +114,10 @@ void groups_release(struct groups *gs);
 static inline double tally_avg(const struct tally *t)
 {
 	return t->n ? (double)t->sum / (double)t->n : 0.0;
+}
+static inline double group_frags_per_file(const struct file_group *g)
+{
+	return g->nr_files ? (double)g->frags_sum / (double)g->nr_files : 0.0;
 }
 /* MB/s (10^6 bytes), 0 when nothing was read */
 double group_mbps(const struct file_group *g);

@@ -21,15 +21,8 @@
 #include "../frag/layout_json.h"
 #include "../join/u64map.h"
 #include "../trace/reader.h"
+#include "../util/xml.h"
 #include "cli.h"
-
-/* read, pread64, readv, preadv, as the analysis numbers them (x86_64) */
-static bool is_read_call(uint64_t nr)
-{
-	const uint32_t *n = syscall_nr_x86_64;
-
-	return nr == n[0] || nr == n[2] || nr == n[4] || nr == n[6];
-}
 
 struct access {
 	uint64_t ts_ns, block;
@@ -88,8 +81,10 @@ static void svg(FILE *f, const char *name, const struct access *a, size_t n,
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 	    "font-family=\"sans-serif\"><rect width=\"100%%\" height=\"100%%\" "
 	    "fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\">Traced read order "
-	    "against file block order: %s</text>\n",
-	    W + L + 30, H + T + 70, name);
+	    "against file block order: ",
+	    W + L + 30, H + T + 70);
+	xml_escape(f, name);
+	fputs("</text>\n", f);
 	fprintf(
 	    f,
 	    "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
@@ -201,7 +196,7 @@ int cmd_overlay(int argc, char **argv)
 			lmax = file->ext[k].logical + file->ext[k].len;
 	while (trace_reader_next(&rd, &r) == 1) {
 		if (r->type == IOT_EV_SYS_ENTER && r->id2 == file->ino &&
-		    is_read_call(r->sector)) {
+		    syscall_is_read(syscall_nr_x86_64, (uint32_t)r->sector)) {
 			/* the file's filesystem: its device in the trace's table */
 			if (!fsdev)
 				fsdev = trace_reader_dev(&rd, r->dev);

@@ -229,10 +229,8 @@ int cmd_report(int argc, char **argv)
 		      window_ns, ro.requests, dev_name, &names);
 	an.want_stage_all = ro.format == FMT_JSON;
 	if (ro.analyzers & AN_PATTERNS) {
-		static const uint32_t reads[] = {0, 17, 19, 295}; /* x86_64 */
-
-		if (groups_init(&groups, layout_path ? &layout : NULL, reads, 4, fs_dev,
-				&names)) {
+		if (groups_init(&groups, layout_path ? &layout : NULL, an.syscall_nr,
+				fs_dev, &names)) {
 			fprintf(stderr, "iotrail: out of memory\n");
 			goto cleanup_an;
 		}

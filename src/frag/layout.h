@@ -15,6 +15,7 @@
 #ifndef IOTRAIL_FRAG_LAYOUT_H
 #define IOTRAIL_FRAG_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,6 +90,9 @@ struct frag_scan {
 	uint64_t errors; /* files that could not be scanned (each said on stderr) */
 };
 
+/* Whether extent e continues the fragment of p, the extent before it in
+ * logical order (the rule above). */
+bool frag_continues(const struct frag_extent *p, const struct frag_extent *e);
 /* Fills st from a file's extents (logical order). */
 void frag_stats(const struct frag_extent *e, size_t n, struct frag_stats *st);
 /* A new file entry (zeroed, path copied); NULL when out of memory. */

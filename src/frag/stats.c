@@ -5,6 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool frag_continues(const struct frag_extent *p, const struct frag_extent *e)
+{
+	return e->physical == p->physical + p->len ||		       /* dense */
+	       e->physical == p->physical + (e->logical - p->logical); /* over a hole */
+}
+
 void frag_stats(const struct frag_extent *e, size_t n, struct frag_stats *st)
 {
 	uint64_t run = 0;
@@ -17,14 +23,12 @@ void frag_stats(const struct frag_extent *e, size_t n, struct frag_stats *st)
 		st->blocks += e[i].len;
 		if (run) {
 			const struct frag_extent *p = &e[i - 1];
-			uint64_t dense = p->physical + p->len;
-			uint64_t sparse = p->physical + (e[i].logical - p->logical);
 
-			if (e[i].physical == dense || e[i].physical == sparse) {
+			if (frag_continues(p, &e[i])) {
 				run += e[i].len;
 				continue;
 			}
-			if (e[i].physical > dense)
+			if (e[i].physical > p->physical + p->len)
 				st->gaps++;
 			else
 				st->reverse++;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/xml.h"
 #include "out.h"
 
 #define COLS	  256
@@ -121,10 +122,7 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 			if (e->flags & (FRAG_INLINE | FRAG_DELALLOC))
 				continue;
 			own(&g, e->physical, e->len, (int32_t)i);
-			if (k &&
-			    e->physical != x->ext[k - 1].physical + x->ext[k - 1].len &&
-			    e->physical != x->ext[k - 1].physical +
-					       (e->logical - x->ext[k - 1].logical) &&
+			if (k && !frag_continues(&x->ext[k - 1], e) &&
 			    e->physical / g.bpc < g.cells)
 				g.mark[e->physical / g.bpc] = 1;
 		}
@@ -207,20 +205,6 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 	free(g.mark);
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 /* One file: logical block (x) against physical block (y). */
 static void file_order(FILE *f, const struct frag_file *x, double y0)
 {
@@ -244,7 +228,7 @@ static void file_order(FILE *f, const struct frag_file *x, double y0)
 		pmax = 1;
 	}
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" font-size=\"14\">File order: ", y0 + 14);
-	xml_text(f, x->path);
+	xml_escape(f, x->path);
 	fprintf(
 	    f, " (%" PRIu64 " fragments, %" PRIu64 " gaps, %" PRIu64 " reverse)</text>\n",
 	    x->st.fragments, x->st.gaps, x->st.reverse);
@@ -319,13 +303,13 @@ int frag_write_html(FILE *f, const struct frag_scan *s, const struct frag_file *
 {
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>iotrail "
 		   "frag: ");
-	xml_text(f, o->scope);
+	xml_escape(f, o->scope);
 	fprintf(f,
 		"</title>\n<style>body{font-family:sans-serif;margin:20px}"
 		"table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px "
 		"solid #ddd;text-align:right}td:first-child{text-align:left}</style>"
 		"</head><body>\n<h1>Layout of ");
-	xml_text(f, o->scope);
+	xml_escape(f, o->scope);
 	fprintf(f, "</h1>\n<p>%s, %s; %zu files.</p>\n", s->method, o->how, s->nr_files);
 	frag_write_svg(f, s, file);
 	fprintf(f, "<h2>Files</h2>\n<table><tr><th>path</th><th>size (bytes)</th>"
@@ -335,7 +319,7 @@ int frag_write_html(FILE *f, const struct frag_scan *s, const struct frag_file *
 		const struct frag_file *x = &s->files[i];
 
 		fprintf(f, "<tr><td>");
-		xml_text(f, x->path);
+		xml_escape(f, x->path);
 		fprintf(f,
 			"</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64
 			"</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64

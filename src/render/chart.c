@@ -5,28 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-void xml_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 double nice_ceil(double max)
 {
 	double p, m;
@@ -297,7 +275,6 @@ void chart_legend(struct chart *c, const char *name, const char *color, bool lin
 	fprintf(c->f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\">", x + 24, y);
 	xml_escape(c->f, name);
 	fputs("</text>\n", c->f);
-	c->nr_legend++;
 }
 
 void chart_end(struct chart *c, const char *caption)

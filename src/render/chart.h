@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../util/xml.h"
+
 enum axis_unit {
 	AX_PLAIN,    /* numbers, with k/M/G */
 	AX_NS,	     /* nanoseconds shown as ns/µs/ms/s */
@@ -31,7 +33,6 @@ struct chart {
 	double left, right, top, bottom; /* plot area edges, pixels */
 	struct axis x, y, y2;
 	bool has_y2;
-	int nr_legend;
 	double legend_x; /* where the next legend entry goes */
 };
 
@@ -59,8 +60,6 @@ void chart_end(struct chart *c, const char *caption);
 
 /* "1.5 ms", "20 µs", "3 s"; "2k", "1.5M" for AX_PLAIN */
 void chart_fmt(enum axis_unit u, double v, char *buf, size_t len);
-/* Text with <, >, & and quotes escaped. */
-void xml_escape(FILE *f, const char *s);
 /* Rounds max up to 1, 2 or 5 times a power of ten. */
 double nice_ceil(double max);
 

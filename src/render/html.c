@@ -30,11 +30,6 @@
 #define C_SDIFF "#c8c8c8"
 #define C_Q2G	"#8c564b"
 
-static double frags_per_file(const struct file_group *g)
-{
-	return g->nr_files ? (double)g->frags_sum / (double)g->nr_files : 0.0;
-}
-
 static double avg_or_nan(const struct tally *t)
 {
 	return t->n ? (double)t->sum / (double)t->n : NAN;
@@ -121,8 +116,8 @@ static void patterns_table(FILE *f, const struct groups *gs)
 		    "td>"
 		    "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.0f</td>"
 		    "</tr>\n",
-		    g->nr_files, frags_per_file(g), (double)g->bytes / 1e6, group_mbps(g),
-		    tally_avg(&g->sys) / 1e3, tally_avg(&g->bio) / 1e3,
+		    g->nr_files, group_frags_per_file(g), (double)g->bytes / 1e6,
+		    group_mbps(g), tally_avg(&g->sys) / 1e3, tally_avg(&g->bio) / 1e3,
 		    tally_avg(&g->elv) / 1e3, tally_avg(&g->dev) / 1e3,
 		    g->sdiff.n ? 100.0 * (double)g->seeks / (double)g->sdiff.n : 0.0,
 		    tally_avg(&g->sdiff));
@@ -195,7 +190,7 @@ static void fig_frags_and_throughput(FILE *f, const struct groups *gs)
 	hi = lo + gs->nr;
 	if (gs->by_layout) {
 		for (size_t i = 0; i < gs->nr; i++) {
-			v[i] = frags_per_file(&gs->g[i]);
+			v[i] = group_frags_per_file(&gs->g[i]);
 			lo[i] = (double)gs->g[i].frags_min;
 			hi[i] = (double)gs->g[i].frags_max;
 		}
@@ -214,6 +209,11 @@ static void fig_frags_and_throughput(FILE *f, const struct groups *gs)
 	    "Bytes the read system calls returned, over the time from the first "
 	    "read's entry to the last read's exit, per pattern (MB = 10^6 bytes).");
 	free(v);
+}
+
+static bool has_blocks(const struct frag_extent *e)
+{
+	return e->len && !(e->flags & (FRAG_INLINE | FRAG_DELALLOC));
 }
 
 /* Figures 3-1 to 3-4: each pattern's files on the disk, one row of cells
@@ -245,13 +245,11 @@ static void fig_block_maps(FILE *f, const struct groups *gs, const struct frag_s
 
 		for (size_t i = 0; i < lay->nr_files; i++) {
 			const struct frag_file *x = &lay->files[i];
-			const uint32_t *v =
-			    x->ino ? u64map_get(&gs->by_ino, x->ino) : NULL;
 
-			if (!v || *v != gi + 1)
+			if (groups_of_inode(gs, x->ino) != (int)gi)
 				continue;
 			for (size_t k = 0; k < x->nr_ext; k++) {
-				if (!x->ext[k].len)
+				if (!has_blocks(&x->ext[k]))
 					continue;
 				lo = x->ext[k].physical < lo ? x->ext[k].physical : lo;
 				if (x->ext[k].physical + x->ext[k].len > hi)
@@ -265,23 +263,17 @@ static void fig_block_maps(FILE *f, const struct groups *gs, const struct frag_s
 			own[c] = -1, mark[c] = 0;
 		for (size_t i = 0; i < lay->nr_files; i++) {
 			const struct frag_file *x = &lay->files[i];
-			const uint32_t *v =
-			    x->ino ? u64map_get(&gs->by_ino, x->ino) : NULL;
 
-			if (!v || *v != gi + 1)
+			if (groups_of_inode(gs, x->ino) != (int)gi)
 				continue;
 			for (size_t k = 0; k < x->nr_ext; k++) {
 				uint64_t c0, c1;
 
-				if (!x->ext[k].len)
+				if (!has_blocks(&x->ext[k]))
 					continue;
 				c0 = (x->ext[k].physical - lo) / bpc;
 				c1 = (x->ext[k].physical + x->ext[k].len - 1 - lo) / bpc;
-				if (k &&
-				    x->ext[k].physical !=
-					x->ext[k - 1].physical + x->ext[k - 1].len +
-					    (x->ext[k].logical - x->ext[k - 1].logical -
-					     x->ext[k - 1].len))
+				if (k && !frag_continues(&x->ext[k - 1], &x->ext[k]))
 					mark[c0] = 1;
 				for (uint64_t c = c0; c <= c1 && c < COLS * ROWS; c++)
 					own[c] = own[c] == -1 || own[c] == (int32_t)idx
@@ -295,7 +287,8 @@ static void fig_block_maps(FILE *f, const struct groups *gs, const struct frag_s
 		fprintf(f,
 			": %zu files, %.2f fragments per file; blocks %" PRIu64
 			" to %" PRIu64 ", %" PRIu64 " a cell</text>\n",
-			gs->g[gi].nr_files, frags_per_file(&gs->g[gi]), lo, hi - 1, bpc);
+			gs->g[gi].nr_files, group_frags_per_file(&gs->g[gi]), lo, hi - 1,
+			bpc);
 		/* background once, then runs of one owner along a row */
 		fprintf(f,
 			"<rect x=\"20\" y=\"%.0f\" width=\"%d\" height=\"%d\" "
@@ -577,7 +570,7 @@ static void fig_block_order(FILE *f, const struct groups *gs)
 
 /* ---- devices ---------------------------------------------------------------- */
 
-static void fig_stages(FILE *f, struct analysis *a, struct dev_result *d)
+static void fig_stages(FILE *f, struct dev_result *d)
 {
 	static const int st[] = {ST_Q2G, ST_G2I, ST_I2D, ST_D2C};
 	static const char *const col[] = {C_Q2G, "#ff7f0e", C_ELV, C_DEV};
@@ -586,7 +579,6 @@ static void fig_stages(FILE *f, struct analysis *a, struct dev_result *d)
 	struct chart c;
 	int nops = 0;
 
-	(void)a;
 	for (int o = 0; o < NR_OPG; o++) {
 		double sum = 0;
 
@@ -772,7 +764,7 @@ void render_html(FILE *f, const struct report_info *ri, struct analysis *a,
 	}
 	fputs("<h2>Devices</h2>\n", f);
 	for (size_t i = 0; i < a->nr_devs; i++) {
-		fig_stages(f, a, &a->devs[i]);
+		fig_stages(f, &a->devs[i]);
 		fig_hist(f, &a->devs[i]);
 	}
 	windows_table(f, a);

@@ -6,11 +6,6 @@
 #include "json_writer.h"
 #include "render.h"
 
-static double frags_per_file(const struct file_group *g)
-{
-	return g->nr_files ? (double)g->frags_sum / (double)g->nr_files : 0.0;
-}
-
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
@@ -30,10 +25,11 @@ void render_patterns_text(FILE *f, const struct groups *gs)
 		fprintf(f,
 			"%-10s %5zu %9.2f %8.1f %9.1f %11.1f %11.1f %11.1f %11.1f %9.1f "
 			"%12.0f\n",
-			g->name, g->nr_files, frags_per_file(g), (double)g->bytes / 1e6,
-			group_mbps(g), tally_avg(&g->sys) / 1e3, tally_avg(&g->bio) / 1e3,
-			tally_avg(&g->elv) / 1e3, tally_avg(&g->dev) / 1e3,
-			share(g->seeks, g->sdiff.n), tally_avg(&g->sdiff));
+			g->name, g->nr_files, group_frags_per_file(g),
+			(double)g->bytes / 1e6, group_mbps(g), tally_avg(&g->sys) / 1e3,
+			tally_avg(&g->bio) / 1e3, tally_avg(&g->elv) / 1e3,
+			tally_avg(&g->dev) / 1e3, share(g->seeks, g->sdiff.n),
+			tally_avg(&g->sdiff));
 	}
 	fprintf(f,
 		"  times are averages: syscall = read enter to exit, bio = Q2C, sched = "
@@ -61,8 +57,8 @@ void render_patterns_csv(FILE *f, const struct groups *gs)
 		    "%s,%zu,%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		    ",%.6f,%.1f,%.0f,%" PRIu64 ",%.0f,%" PRIu64 ",%.0f,%" PRIu64
 		    ",%.0f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.0f,%" PRIu64 "\n",
-		    g->name, g->nr_files, frags_per_file(g), g->frags_min, g->frags_max,
-		    g->reads, g->bytes,
+		    g->name, g->nr_files, group_frags_per_file(g), g->frags_min,
+		    g->frags_max, g->reads, g->bytes,
 		    g->last_ns > g->first_ns ? (double)(g->last_ns - g->first_ns) / 1e9
 					     : 0.0,
 		    group_mbps(g), tally_avg(&g->sys), g->sys.max, tally_avg(&g->bio),

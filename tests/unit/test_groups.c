@@ -13,7 +13,7 @@
 
 #include "analyze/groups.h"
 
-static const uint32_t reads[] = {0, 17};
+static const uint32_t *const reads = syscall_nr_x86_64; /* read is 0, write 1 */
 
 /* the filesystem of every test: dev 7:0, partition starting at sector 2048 */
 static bool fs_dev(void *ctx, uint32_t st_dev, uint64_t *start)
@@ -63,7 +63,7 @@ static void groups_by_directory(void **state)
 	struct groups gs;
 
 	layout(&s);
-	assert_int_equal(groups_init(&gs, &s, reads, 2, fs_dev, NULL), 0);
+	assert_int_equal(groups_init(&gs, &s, reads, fs_dev, NULL), 0);
 	assert_int_equal(gs.nr, 2);
 	assert_string_equal(gs.g[0].name, "A"); /* name order */
 	assert_string_equal(gs.g[1].name, "B");
@@ -85,7 +85,7 @@ static void throughput_and_filters(void **state)
 	struct join_syscall x;
 
 	layout(&s);
-	assert_int_equal(groups_init(&gs, &s, reads, 2, fs_dev, NULL), 0);
+	assert_int_equal(groups_init(&gs, &s, reads, fs_dev, NULL), 0);
 	x = rd(10, 1000000000, 1001000000, 1000000);
 	groups_syscall(&gs, &x);
 	x = rd(11, 1001000000, 1002000000, 1000000);
@@ -144,7 +144,7 @@ static void sector_differences_in_dispatch_order(void **state)
 	struct join_request r;
 
 	layout(&s);
-	assert_int_equal(groups_init(&gs, &s, reads, 2, fs_dev, NULL), 0);
+	assert_int_equal(groups_init(&gs, &s, reads, fs_dev, NULL), 0);
 	groups_syscall(&gs, &x);
 	/* completed out of order; dispatched 1000+8, 1008+8 (diff 0), 5000+8
 	 * (diff 3984), 900+8 (diff -4108) */
@@ -181,7 +181,7 @@ static void block_order_runs(void **state)
 	struct join_bio b;
 
 	layout(&s);
-	assert_int_equal(groups_init(&gs, &s, reads, 2, fs_dev, NULL), 0);
+	assert_int_equal(groups_init(&gs, &s, reads, fs_dev, NULL), 0);
 	groups_syscall(&gs, &x);
 	/* B/f00: blocks 0-4 at 300, 5-9 at 400; P_S = 2048 + 8 * block. Bios
 	 * queued in the order 400-404, 300-304, then block 999 (elsewhere) */
@@ -215,7 +215,7 @@ static void without_layout_one_group(void **state)
 	struct join_syscall x = rd(12345, 0, 1000, 10);
 	struct join_request r = req(0, 100, 8, 10, 20, 30);
 
-	assert_int_equal(groups_init(&gs, NULL, reads, 2, fs_dev, NULL), 0);
+	assert_int_equal(groups_init(&gs, NULL, reads, fs_dev, NULL), 0);
 	x.dev = 99; /* any filesystem */
 	groups_syscall(&gs, &x);
 	groups_request(&gs, &r);
