@@ -13,34 +13,39 @@ LOOP=$(make_disk_loop 256M 3)
 D=${LOOP#/dev/}
 FIO="fio --name=spec --filename=$LOOP --rw=randread --bs=4k --direct=1 --ioengine=psync --runtime=3 --time_based --output=/dev/null"
 
-# the full trace first, attached before the speculative one and detached
-# after it: it sees every request the speculative recorder could
-"$IOTRAIL" record -d "$D" -o "$TMP/full.iot" 2>"$TMP/full.err" &
-FULL=$!
-sleep 2
-"$IOTRAIL" record -d "$D" --speculate 50us -o "$TMP/spec.iot" -- $FIO 2>"$TMP/spec.err"
-expect_eq "speculate: records and exits 0" "$?" 0
-sleep 0.2
-kill -INT $FULL
-wait $FULL
-"$IOTRAIL" report -i "$TMP/spec.iot" -f json >"$TMP/spec.json"
-expect_eq "speculate: reads back cleanly" "$?" 0
-"$IOTRAIL" script -i "$TMP/spec.iot" >"$TMP/spec.txt"
-"$IOTRAIL" script -i "$TMP/full.iot" >"$TMP/full.txt"
-python3 "$ROOT/tests/tools/requests.py" "$TMP/spec.iot" "$TMP/spec.txt" >"$TMP/spec.req"
-python3 "$ROOT/tests/tools/requests.py" "$TMP/full.iot" "$TMP/full.txt" >"$TMP/full.req"
+# One run: the full trace first, attached before the speculative one and
+# detached after it (it sees every request the speculative recorder could),
+# then the comparison below. It gets one retry (lib.sh's retry_once): this
+# kernel now and then keeps one completion from one of the two recorders'
+# programs (docs/ARCHITECTURE.md), and one that falls on a slow request
+# reads as a miss; a real fault fails both attempts.
+spec_run() {
+	"$IOTRAIL" record -d "$D" -o "$TMP/full.iot" 2>"$TMP/full.err" &
+	FULL=$!
+	sleep 2
+	"$IOTRAIL" record -d "$D" --speculate 50us -o "$TMP/spec.iot" -- $FIO 2>"$TMP/spec.err"
+	echo $? >"$TMP/spec.rc"
+	sleep 0.2
+	kill -INT $FULL
+	wait $FULL
+	"$IOTRAIL" report -i "$TMP/spec.iot" -f json >"$TMP/spec.json"
+	echo $? >"$TMP/spec.report.rc"
+	"$IOTRAIL" script -i "$TMP/spec.iot" >"$TMP/spec.txt"
+	"$IOTRAIL" script -i "$TMP/full.iot" >"$TMP/full.txt"
+	python3 "$ROOT/tests/tools/requests.py" "$TMP/spec.iot" "$TMP/spec.txt" >"$TMP/spec.req"
+	python3 "$ROOT/tests/tools/requests.py" "$TMP/full.iot" "$TMP/full.txt" >"$TMP/full.req"
 
-# Two recorders stamp the same event one after the other: a few hundred ns
-# apart, but an interrupt between their programs makes it up to ~50 us
-# here (0.3% of requests over 10 us). The full trace is therefore the oracle
-# where that cannot matter, and the speculative trace's own stamps where
-# it can:
-#  - every committed request has, by its own records, Q2C >= T and all of
-#    Q G I D C (exact);
-#  - every request the full trace sees over T + 60 us is committed (exact);
-#  - a committed request the full trace sees under T is a disagreement of
-#    the two recorders' stamps; they are counted and must stay under 2%.
-python3 - "$TMP/full.req" "$TMP/spec.req" "$T_NS" >"$TMP/cmp.out" <<'PY'
+	# Two recorders stamp the same event one after the other: a few hundred ns
+	# apart, but an interrupt between their programs makes it up to ~50 us
+	# here (0.3% of requests over 10 us). The full trace is therefore the oracle
+	# where that cannot matter, and the speculative trace's own stamps where
+	# it can:
+	#  - every committed request has, by its own records, Q2C >= T and all of
+	#    Q G I D C (exact);
+	#  - every request the full trace sees over T + 60 us is committed (exact);
+	#  - a committed request the full trace sees under T is a disagreement of
+	#    the two recorders' stamps; they are counted and must stay under 2%.
+	python3 - "$TMP/full.req" "$TMP/spec.req" "$T_NS" >"$TMP/cmp.out" <<'PY'
 import sys
 from collections import defaultdict
 T, BAND = int(sys.argv[3]), 60000
@@ -74,11 +79,14 @@ for b in bad[:10]:
     print(b)
 sys.exit(1 if bad or len(slow) < 10 or disagree * 50 > max(len(spec), 1) else 0)
 PY
-if [ $? = 0 ]; then
-	ok "speculate: the requests over 50us committed, each with Q G I D C, against a full trace ($(head -1 "$TMP/cmp.out"))"
-else
-	not_ok "speculate: against the full trace" "$(tr '\n' ';' <"$TMP/cmp.out")"
-fi
+	rc=$?
+	tr '\n' ';' <"$TMP/cmp.out"
+	return $rc
+}
+retry_once "speculate: the requests over 50us committed, each with Q G I D C, against a full trace" spec_run
+echo "# $(head -1 "$TMP/cmp.out")"
+expect_eq "speculate: records and exits 0" "$(cat "$TMP/spec.rc")" 0
+expect_eq "speculate: reads back cleanly" "$(cat "$TMP/spec.report.rc")" 0
 committed=$(json_get "$TMP/spec.json" "j['speculation']['committed']")
 expect_eq "speculate: the file's committed count is the requests it holds" \
 	"$committed" "$(wc -l <"$TMP/spec.req")"
