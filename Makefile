@@ -13,7 +13,7 @@ CFLAGS     += -I$(OUT) -Isrc -D_GNU_SOURCE
 LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson
 
 APP_SRCS   := $(wildcard src/cli/*.c)
-LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/frag/*.c)
+LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c)
 REC_SRCS   := $(wildcard src/record/*.c)
 LIB_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 REC_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(REC_SRCS))
@@ -32,15 +32,15 @@ $(OUT)/vmlinux.h:
 # The BPF programs, built twice from one source (see src/bpf/iotrail.bpf.c):
 # typed tp_btf programs first, untyped raw_tp programs as the fallback. Both
 # skeletons are named iotrail_bpf so the recorder drives either.
-BPF_DEPS := src/bpf/iotrail.bpf.c src/bpf/emit.bpf.h src/bpf/speculate.bpf.h src/bpf/events.h $(OUT)/vmlinux.h
+BPF_DEPS := $(wildcard src/bpf/*.c src/bpf/*.h) $(OUT)/vmlinux.h
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Isrc/bpf
 
 $(OUT)/iotrail_btf.bpf.o: $(BPF_DEPS)
-	$(CLANG) $(BPF_CFLAGS) -DIOT_TP_BTF -c $< -o $(OUT)/iotrail_btf.tmp.bpf.o
+	$(CLANG) $(BPF_CFLAGS) -DIOT_TP_BTF -c src/bpf/iotrail.bpf.c -o $(OUT)/iotrail_btf.tmp.bpf.o
 	$(BPFTOOL) gen object $@ $(OUT)/iotrail_btf.tmp.bpf.o
 
 $(OUT)/iotrail_raw.bpf.o: $(BPF_DEPS)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/iotrail_raw.tmp.bpf.o
+	$(CLANG) $(BPF_CFLAGS) -c src/bpf/iotrail.bpf.c -o $(OUT)/iotrail_raw.tmp.bpf.o
 	$(BPFTOOL) gen object $@ $(OUT)/iotrail_raw.tmp.bpf.o
 
 $(OUT)/iotrail_%.skel.h: $(OUT)/iotrail_%.bpf.o
@@ -48,9 +48,13 @@ $(OUT)/iotrail_%.skel.h: $(OUT)/iotrail_%.bpf.o
 
 $(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h
 
-$(OUT)/obj/%.o: src/%.c $(wildcard src/*/*.h src/bpf/events.h)
+# header dependencies as the compiler saw them (-MMD), and phony targets for
+# headers that go away (-MP)
+$(OUT)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 $(OUT)/libiotrail.a: $(LIB_OBJS)
 	ar rcs $@ $^
@@ -90,7 +94,7 @@ format:
 check: $(OUT)/iotrail
 	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \
 		--suppress=missingIncludeSystem -Isrc -I$(OUT) --std=c11 \
-		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/cli src/record src/frag
+		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/layout src/cli src/record src/frag
 
 clean:
 	rm -rf $(OUT)

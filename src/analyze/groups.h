@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../frag/layout.h"
+#include "../layout/layout.h"
 #include "../join/join.h"
-#include "../join/u64map.h"
+#include "../util/u64map.h"
 #include "syscalls.h"
 
 #define GROUP_BINS 100

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "../analyze/analysis.h"
-#include "../frag/layout_json.h"
-#include "../join/u64map.h"
+#include "../layout/layout_json.h"
+#include "../util/u64map.h"
 #include "../trace/reader.h"
 #include "../util/xml.h"
 #include "cli.h"

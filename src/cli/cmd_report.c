@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../analyze/analysis.h"
-#include "../frag/layout_json.h"
+#include "../layout/layout_json.h"
 #include "../join/join.h"
 #include "../render/chart.h"
 #include "../render/render.h"

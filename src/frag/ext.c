@@ -23,7 +23,7 @@
 #include <ext2fs/ext2fs.h>
 #include <ext2fs/ext3_extents.h>
 
-#include "../join/u64map.h"
+#include "../util/u64map.h"
 
 struct ext_ctx {
 	ext2_filsys fs;

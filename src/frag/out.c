@@ -4,7 +4,7 @@
 
 #include <inttypes.h>
 
-#include "../render/json_writer.h"
+#include "../util/json_writer.h"
 
 /* fragments per file, in the buckets of the summary's distribution */
 static const uint64_t dist_lo[] = {0, 1, 2, 4, 8, 16, 64, 256};

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "layout.h"
+#include "../layout/layout.h"
 
 struct frag_out_opts {
 	const char *scope; /* what was scanned, as given */

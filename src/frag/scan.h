@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "layout.h"
+#include "../layout/layout.h"
 
 /* One open file's extents; 0 or -errno. */
 int frag_fiemap_fd(int fd, uint32_t block_size, bool sync, struct frag_file *f);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "../bpf/events.h"
-#include "u64map.h"
+#include "../util/u64map.h"
 
 /* One request (or, on bio-based devices, one bio) that completed. */
 struct join_request {

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "json_writer.h"
+#include "../util/json_writer.h"
 #include "render.h"
 
 static void stage_obj(struct json_writer *w, struct metric *m)

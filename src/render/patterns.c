@@ -3,7 +3,7 @@
  * the same rounding (fragments per file to 0.01, MB/s to 0.1). */
 #include <inttypes.h>
 
-#include "json_writer.h"
+#include "../util/json_writer.h"
 #include "render.h"
 
 static double share(uint64_t part, uint64_t whole)

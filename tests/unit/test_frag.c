@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "frag/layout.h"
+#include "layout/layout.h"
 
 static void contiguous_and_dense(void **state)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "helpers.h"
-#include "join/u64map.h"
+#include "util/u64map.h"
 
 #define NKEYS 5000
 

@@ -12,8 +12,8 @@
  * fragment starts: a gap if it lies after the previous extent, a reverse
  * break if before.
  */
-#ifndef IOTRAIL_FRAG_LAYOUT_H
-#define IOTRAIL_FRAG_LAYOUT_H
+#ifndef IOTRAIL_LAYOUT_LAYOUT_H
+#define IOTRAIL_LAYOUT_LAYOUT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Reading back a layout written by `iotrail frag -f json`. */
-#ifndef IOTRAIL_FRAG_LAYOUT_JSON_H
-#define IOTRAIL_FRAG_LAYOUT_JSON_H
+#ifndef IOTRAIL_LAYOUT_LAYOUT_JSON_H
+#define IOTRAIL_LAYOUT_LAYOUT_JSON_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * A streaming JSON writer in the shape of bpftool's json_writer.h: it tracks
  * nesting and puts the commas itself, so callers only say what comes next.
  */
-#ifndef IOTRAIL_RENDER_JSON_WRITER_H
-#define IOTRAIL_RENDER_JSON_WRITER_H
+#ifndef IOTRAIL_UTIL_JSON_WRITER_H
+#define IOTRAIL_UTIL_JSON_WRITER_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * backward-shift deletion (no tombstones, so lookups stay short under the
  * insert/delete churn of in-flight requests). Key 0 is reserved for "empty".
  */
-#ifndef IOTRAIL_JOIN_U64MAP_H
-#define IOTRAIL_JOIN_U64MAP_H
+#ifndef IOTRAIL_UTIL_U64MAP_H
+#define IOTRAIL_UTIL_U64MAP_H
 
 #include <errno.h>
 #include <stdint.h>
