@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Sample sets, order statistics and log2 histograms. */
 #include "metric.h"
+#include "../util/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,19 +21,11 @@ void metric_init(struct metric *m, const char *scope, const char *name, const ch
 int metric_add(struct metric *m, uint64_t t, uint64_t v)
 {
 	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		uint64_t *nv = realloc(m->v, cap * sizeof(*nv));
+		size_t cap = m->cap, cap_t = m->cap;
 
-		if (!nv)
+		if (GROW(m->v, m->n + 1, cap) ||
+		    (m->keep_time && GROW(m->t, m->n + 1, cap_t)))
 			return -ENOMEM;
-		m->v = nv;
-		if (m->keep_time) {
-			uint64_t *nt = realloc(m->t, cap * sizeof(*nt));
-
-			if (!nt)
-				return -ENOMEM;
-			m->t = nt;
-		}
 		m->cap = cap;
 	}
 	if (m->keep_time)

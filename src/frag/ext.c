@@ -24,6 +24,7 @@
 #include <ext2fs/ext3_extents.h>
 
 #include "../util/u64map.h"
+#include "../util/grow.h"
 
 struct ext_ctx {
 	ext2_filsys fs;
@@ -51,13 +52,8 @@ static int push_ext(struct ext_ctx *c, uint64_t logical, uint64_t physical, uint
 			return 0;
 		}
 	}
-	if (f->nr_ext == c->cap_ext) {
-		c->cap_ext = c->cap_ext ? c->cap_ext * 2 : 8;
-		e = realloc(f->ext, c->cap_ext * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		f->ext = e;
-	}
+	if (GROW(f->ext, f->nr_ext + 1, c->cap_ext))
+		return -ENOMEM;
 	f->ext[f->nr_ext++] = (struct frag_extent){logical, physical, len, flags};
 	return 0;
 }
@@ -66,15 +62,8 @@ static int push_meta(struct ext_ctx *c, uint64_t blk)
 {
 	struct frag_file *f = c->cur;
 
-	if (f->nr_meta == c->cap_meta) {
-		uint64_t *m;
-
-		c->cap_meta = c->cap_meta ? c->cap_meta * 2 : 4;
-		m = realloc(f->meta, c->cap_meta * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		f->meta = m;
-	}
+	if (GROW(f->meta, f->nr_meta + 1, c->cap_meta))
+		return -ENOMEM;
 	f->meta[f->nr_meta++] = blk;
 	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Mounted files through the FIEMAP ioctl (scan.h). */
 #include "scan.h"
+#include "../util/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,13 +41,8 @@ int frag_fiemap_fd(int fd, uint32_t block_size, bool sync, struct frag_file *f)
 			const struct fiemap_extent *x = &u.fm.fm_extents[i];
 			struct frag_extent *e;
 
-			if (f->nr_ext == cap) {
-				cap = cap ? cap * 2 : 8;
-				e = realloc(f->ext, cap * sizeof(*e));
-				if (!e)
-					return -ENOMEM;
-				f->ext = e;
-			}
+			if (GROW(f->ext, f->nr_ext + 1, cap))
+				return -ENOMEM;
 			e = &f->ext[f->nr_ext++];
 			e->logical = x->fe_logical / block_size;
 			e->physical = x->fe_physical / block_size;

@@ -36,6 +36,8 @@
  */
 #include "join.h"
 
+#include "../util/grow.h"
+
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -79,26 +81,31 @@ static uint64_t ds_key(uint32_t dev, uint64_t sector)
 
 /* ---- pools ---------------------------------------------------------------- */
 
-#define POOL_ALLOC(j, arr, nr, cap, freelist, link)                                      \
-	({                                                                               \
-		uint32_t _i;                                                             \
-		if ((j)->freelist != NONE) {                                             \
-			_i = (j)->freelist;                                              \
-			(j)->freelist = (j)->arr[_i].link;                               \
-		} else {                                                                 \
-			if ((j)->nr == (j)->cap) {                                       \
-				uint32_t _c = (j)->cap ? (j)->cap * 2 : 1024;            \
-				void *_p = realloc((j)->arr, _c * sizeof(*(j)->arr));    \
-				if (!_p)                                                 \
-					return -ENOMEM;                                  \
-				(j)->arr = _p;                                           \
-				(j)->cap = _c;                                           \
-			}                                                                \
-			_i = (j)->nr++;                                                  \
-		}                                                                        \
-		memset(&(j)->arr[_i], 0, sizeof((j)->arr[_i]));                          \
-		_i;                                                                      \
-	})
+/* A slot of a pool: the first on its free list, else a new one at the end;
+ * zeroed. 0 or -ENOMEM. */
+#define POOL_TAKE(arr, nr, cap, freelist, link, out)                                     \
+	pool_take((void *)&(arr), sizeof(*(arr)), offsetof(__typeof__(*(arr)), link),    \
+		  &(nr), &(cap), &(freelist), (out))
+
+static int pool_take(void *arrp, size_t elem, size_t link_off, uint32_t *nr, size_t *cap,
+		     uint32_t *freelist, uint32_t *out)
+{
+	char *arr;
+	uint32_t i = *freelist;
+
+	if (i != NONE) {
+		memcpy(&arr, arrp, sizeof(arr));
+		memcpy(freelist, arr + (size_t)i * elem + link_off, sizeof(*freelist));
+	} else {
+		if (grow_array(arrp, elem, (size_t)*nr + 1, cap))
+			return -ENOMEM;
+		i = (*nr)++;
+	}
+	memcpy(&arr, arrp, sizeof(arr));
+	memset(arr + (size_t)i * elem, 0, elem);
+	*out = i;
+	return 0;
+}
 
 /* Frees a bio that belongs to no request. A bio in a request is owned by
  * it (freed with it): here it only loses its address, which the kernel is
@@ -192,9 +199,12 @@ static void req_free(struct join *j, uint32_t ri)
 
 static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint32_t *out)
 {
-	uint32_t b = POOL_ALLOC(j, bios, nr_bios, cap_bios, free_bio, next);
-	struct join_bio_st *bs = &j->bios[b];
-	uint32_t *sv;
+	struct join_bio_st *bs;
+	uint32_t b, *sv;
+
+	if (POOL_TAKE(j->bios, j->nr_bios, j->cap_bios, j->free_bio, next, &b))
+		return -ENOMEM;
+	bs = &j->bios[b];
 
 	bs->ptr = r->id;
 	bs->q_ns = q_ns;
@@ -273,8 +283,10 @@ static void req_append(struct join *j, uint32_t ri, uint32_t b, bool front)
 
 static int req_new(struct join *j, uint32_t *out)
 {
-	uint32_t ri = POOL_ALLOC(j, reqs, nr_reqs, cap_reqs, free_req, next_free);
+	uint32_t ri;
 
+	if (POOL_TAKE(j->reqs, j->nr_reqs, j->cap_reqs, j->free_req, next_free, &ri))
+		return -ENOMEM;
 	j->reqs[ri].head = j->reqs[ri].tail = NONE;
 	*out = ri;
 	return 0;
@@ -566,8 +578,9 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 		si = *v;
 		j->sys[si].gen++;
 	} else {
-		si = POOL_ALLOC(j, sys, nr_sys, cap_sys, free_sys, next_free);
-		if (u64map_put(&j->sys_by_tid, r->tid, si))
+		if (POOL_TAKE(j->sys, j->nr_sys, j->cap_sys, j->free_sys, next_free,
+			      &si) ||
+		    u64map_put(&j->sys_by_tid, r->tid, si))
 			return -ENOMEM;
 	}
 	ss = &j->sys[si];

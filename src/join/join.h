@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../bpf/events.h"
+#include "../trace/format.h"
 #include "../util/u64map.h"
 
 /* One request (or, on bio-based devices, one bio) that completed. */
@@ -85,11 +85,14 @@ struct join {
 	struct join_stats st;
 
 	struct join_bio_st *bios;
-	uint32_t nr_bios, cap_bios, free_bio;
+	uint32_t nr_bios, free_bio;
+	size_t cap_bios;
 	struct join_req_st *reqs;
-	uint32_t nr_reqs, cap_reqs, free_req;
+	uint32_t nr_reqs, free_req;
+	size_t cap_reqs;
 	struct join_sys_st *sys;
-	uint32_t nr_sys, cap_sys, free_sys;
+	uint32_t nr_sys, free_sys;
+	size_t cap_sys;
 
 	struct u64map bio_by_ptr;   /* bio address -> bio */
 	struct u64map bio_by_start; /* (dev, sector) -> bio not yet in a request */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Fragment arithmetic (the rule is in layout.h) and scan bookkeeping. */
 #include "layout.h"
+#include "../util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,15 +52,8 @@ struct frag_file *frag_scan_add(struct frag_scan *s, const char *path)
 {
 	struct frag_file *f;
 
-	if (s->nr_files == s->cap_files) {
-		size_t cap = s->cap_files ? s->cap_files * 2 : 1024;
-
-		f = realloc(s->files, cap * sizeof(*f));
-		if (!f)
-			return NULL;
-		s->files = f;
-		s->cap_files = cap;
-	}
+	if (GROW(s->files, s->nr_files + 1, s->cap_files))
+		return NULL;
 	f = &s->files[s->nr_files];
 	memset(f, 0, sizeof(*f));
 	f->path = path ? strdup(path) : NULL;
@@ -78,15 +72,8 @@ int frag_fs_add_sys(struct frag_fs *fs, uint64_t start, uint64_t len, uint32_t k
 		fs->sys[fs->nr_sys - 1].len += len;
 		return 0;
 	}
-	if (fs->nr_sys == fs->cap_sys) {
-		size_t cap = fs->cap_sys ? fs->cap_sys * 2 : 256;
-		struct frag_sys *n = realloc(fs->sys, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		fs->sys = n;
-		fs->cap_sys = cap;
-	}
+	if (GROW(fs->sys, fs->nr_sys + 1, fs->cap_sys))
+		return -1;
 	fs->sys[fs->nr_sys++] = (struct frag_sys){start, len, kind};
 	return 0;
 }

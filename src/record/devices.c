@@ -5,6 +5,7 @@
  * again at stop, so devices created by the traced command are named too.
  */
 #include "devices.h"
+#include "../util/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -64,15 +65,8 @@ static struct iot_dev_entry *slot_for(struct dev_table *t, uint32_t dev)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->e[i].dev == dev)
 			return &t->e[i];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-
-		n = realloc(t->e, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		t->e = n;
-		t->cap = cap;
-	}
+	if (GROW(t->e, t->n + 1, t->cap))
+		return NULL;
 	n = &t->e[t->n++];
 	memset(n, 0, sizeof(*n));
 	n->dev = dev;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Task table: tids seen in records -> comm, cgroup id and cgroup path. */
 #include "tasks.h"
+#include "../util/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -75,15 +76,8 @@ int task_table_note(struct task_table *t, uint32_t pid, uint32_t tid)
 			return 0;
 		h = (h + 1) & (t->nr_slots - 1);
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-
-		e = realloc(t->e, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		t->e = e;
-		t->cap = cap;
-	}
+	if (GROW(t->e, t->n + 1, t->cap))
+		return -ENOMEM;
 	e = &t->e[t->n];
 	memset(e, 0, sizeof(*e));
 	e->pid = pid;

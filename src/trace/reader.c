@@ -23,6 +23,7 @@
  * time (8 bytes per record) instead.
  */
 #include "reader.h"
+#include "../util/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,15 +36,8 @@
 
 static int add_chunk(struct trace_reader *r, const struct reader_chunk *c, size_t *cap)
 {
-	struct reader_chunk *n;
-
-	if (r->nr_chunks == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		n = realloc(r->chunks, *cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		r->chunks = n;
-	}
+	if (GROW(r->chunks, r->nr_chunks + 1, *cap))
+		return -ENOMEM;
 	r->chunks[r->nr_chunks++] = *c;
 	return 0;
 }
@@ -337,22 +331,14 @@ static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
 	if (c->first_span == c->nr_spans)
 		c->first_span = c->nr_spans = 0;
 	if (c->nr_spans == c->cap_spans) {
-		size_t cap = c->cap_spans ? c->cap_spans * 2 : 16;
-		struct reader_span *s;
-
 		if (c->first_span) { /* compact before growing */
 			memmove(c->spans, c->spans + c->first_span,
-				(c->nr_spans - c->first_span) * sizeof(*s));
+				(c->nr_spans - c->first_span) * sizeof(*c->spans));
 			c->nr_spans -= c->first_span;
 			c->first_span = 0;
 		}
-		if (c->nr_spans == c->cap_spans) {
-			s = realloc(c->spans, cap * sizeof(*s));
-			if (!s)
-				return -ENOMEM;
-			c->spans = s;
-			c->cap_spans = cap;
-		}
+		if (GROW(c->spans, c->nr_spans + 1, c->cap_spans))
+			return -ENOMEM;
 	}
 	c->spans[c->nr_spans].p = p;
 	c->spans[c->nr_spans].n = n;

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "grow.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int grow_array_slow(void *arrp, size_t elem, size_t want, size_t *cap)
+{
+	size_t n = *cap ? *cap : GROW_MIN;
+	void *old, *p;
+
+	while (n < want) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (elem && n > SIZE_MAX / elem)
+		return -ENOMEM;
+	memcpy(&old, arrp, sizeof(old));
+	p = realloc(old, n * elem);
+	if (!p)
+		return -ENOMEM;
+	memcpy(arrp, &p, sizeof(p));
+	*cap = n;
+	return 0;
+}

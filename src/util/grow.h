@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Growing arrays, git's ALLOC_GROW idea without the hidden return:
+ *
+ *	if (GROW(a->items, a->nr + 1, a->cap))
+ *		return -ENOMEM;
+ *	a->items[a->nr++] = x;
+ *
+ * makes room for at least `want` elements, doubling the capacity (from
+ * GROW_MIN). The array and its capacity are unchanged when memory runs out.
+ */
+#ifndef IOTRAIL_UTIL_GROW_H
+#define IOTRAIL_UTIL_GROW_H
+
+#include <stddef.h>
+
+#define GROW_MIN 16
+
+/* arrp: the address of the array pointer (any T **). 0 or -ENOMEM. */
+int grow_array_slow(void *arrp, size_t elem, size_t want, size_t *cap);
+
+static inline int grow_array(void *arrp, size_t elem, size_t want, size_t *cap)
+{
+	return want <= *cap ? 0 : grow_array_slow(arrp, elem, want, cap);
+}
+
+#define GROW(arr, want, cap) grow_array(&(arr), sizeof(*(arr)), (want), &(cap))
+
+#endif
