@@ -22,7 +22,9 @@ APP_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(APP_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all clean test unit tools format check
+.PHONY: all clean test unit tools format check man install
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 all: $(OUT)/iotrail tools
 
 $(OUT)/vmlinux.h:
@@ -54,10 +56,10 @@ $(OUT)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
--include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)
 
 $(OUT)/libiotrail.a: $(LIB_OBJS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(OUT)/iotrail: $(APP_OBJS) $(REC_OBJS) $(OUT)/libiotrail.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -70,7 +72,8 @@ $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 
 $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka -lm
+	@mkdir -p $(OUT)/obj/tests
+	$(CC) $(CFLAGS) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $^ -lcmocka -lm
 
 # benchmark helpers (bench/)
 $(OUT)/floor.bpf.o: bench/floor.bpf.c $(OUT)/vmlinux.h
@@ -95,6 +98,21 @@ check: $(OUT)/iotrail
 	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \
 		--suppress=missingIncludeSystem -Isrc -I$(OUT) --std=c11 \
 		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/layout src/cli src/record src/frag
+
+# man pages from the program's own --help (scripts/mkman.sh)
+man: $(OUT)/iotrail
+	scripts/mkman.sh $(OUT)/iotrail $(OUT)/man
+
+# the binary; demo.sh where `iotrail demo` looks for it (BINDIR/../share/iotrail);
+# a man page per subcommand; the docs
+install: $(OUT)/iotrail man
+	install -D -m 0755 $(OUT)/iotrail $(DESTDIR)$(PREFIX)/bin/iotrail
+	install -D -m 0755 scripts/demo.sh $(DESTDIR)$(PREFIX)/share/iotrail/demo.sh
+	install -D -m 0755 scripts/seed-write.sh $(DESTDIR)$(PREFIX)/share/iotrail/seed-write.sh
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/iotrail
+	install -m 0644 $(OUT)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 README.md docs/ARCHITECTURE.md docs/FORMAT.md \
+		$(DESTDIR)$(PREFIX)/share/doc/iotrail/
 
 clean:
 	rm -rf $(OUT)

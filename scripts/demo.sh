@@ -114,16 +114,11 @@ grep -v '^iotrail: recorded' "$WORK/record.err" >&2
 say ""
 
 # 5. the report, its data beside it
-R=("$IOTRAIL" report -i "$OUT/trace.iot" --layout "$OUT/layout.json")
-"${R[@]}" --html "$OUT/report.html" || die "report --html failed"
-"${R[@]}" -a patterns -f csv >"$OUT/patterns.csv" || die "report failed"
-"${R[@]}" -a latency -f csv >"$OUT/latency.csv" || die "report failed"
-"${R[@]}" -a correlate -f csv >"$OUT/correlate.csv" || die "report failed"
-"${R[@]}" -a patterns --window auto -f csv | sed -n '/^window_start_s/,/^$/p' \
-	>"$OUT/windows.csv" || die "report failed"
-"${R[@]}" -a latency,syscall,correlate,patterns --window auto -f json \
-	>"$OUT/report.json" || die "report failed"
-"${R[@]}" -a latency,patterns >"$OUT/report.txt" || die "report failed"
+# every format from one analysis: report.html, report.json, report.txt and
+# one CSV per analyzer (latency, syscall, correlate, windows, patterns)
+"$IOTRAIL" report -i "$OUT/trace.iot" --layout "$OUT/layout.json" \
+	-a latency,syscall,correlate,patterns --window auto --out-dir "$OUT" ||
+	die "iotrail report failed"
 
 echo "iotrail demo: seed 000's experiment on $FS over $LOOP (mq-deadline), 16 files of $MB MB per pattern"
 sed -n '/^Patterns:/,$p' "$OUT/report.txt"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The result model of `iotrail report`: per-device counts, per-stage latency
- * metrics, system call metrics, windows, the sector sequence and the
- * syscall/bio correlation, built from the join's output by the analyzers.
- * Renderers read it; nothing here formats text.
+ * The result model of `iotrail report`: the devices with their counts and
+ * btt stage metrics, and per analyzer (analyzer.h) the metrics and tables
+ * it made. Built from the join's output; analysis_finish() computes every
+ * statistic, so the renderers only read it (const) and format it.
  */
 #ifndef IOTRAIL_ANALYZE_ANALYSIS_H
 #define IOTRAIL_ANALYZE_ANALYSIS_H
@@ -12,99 +12,126 @@
 #include <stdint.h>
 
 #include "../join/join.h"
-#include "groups.h"
 #include "metric.h"
-#include "syscalls.h"
+#include "../trace/syscalls.h"
+#include "table.h"
 
 enum stage { ST_Q2G, ST_G2I, ST_I2D, ST_D2C, ST_Q2C, NR_STAGES };
 enum opgrp { OPG_READ, OPG_WRITE, NR_OPG };
 extern const char *const stage_names[NR_STAGES];
 extern const char *const opg_names[NR_OPG];
 
-/* The analyzers `--analyzer NAME` selects; latency is the default. */
-enum analyzer {
-	AN_LATENCY = 1 << 0,   /* btt breakdown per device and read/write */
-	AN_SYSCALL = 1 << 1,   /* enter to exit of each I/O syscall */
-	AN_BIOTIME = 1 << 2,   /* Q2C per bio, per device */
-	AN_ELVTIME = 1 << 3,   /* I2D per request, per device */
-	AN_IOSECTOR = 1 << 4,  /* sector and seek distance in issue order */
-	AN_CORRELATE = 1 << 5, /* syscall time against bio and scheduler time */
-	AN_PATTERNS = 1 << 6,  /* reads by file set (groups.h), with --layout */
-};
-int analyzer_by_name(const char *name); /* AN_* or -1 */
-const char *analyzer_name(int an);
+/* OPG_READ, OPG_WRITE, or -1 for flushes, discards, ... (counted apart, as
+ * diskstats does) */
+static inline int opg_of(uint32_t flags)
+{
+	switch (flags & IOT_OP_MASK) {
+	case IOT_OP_READ:
+		return OPG_READ;
+	case IOT_OP_WRITE:
+		return OPG_WRITE;
+	default:
+		return -1;
+	}
+}
 
 struct dev_result {
 	uint32_t dev;
 	char name[32];
+	bool bio_based; /* completes bios without requests: Q and C only */
 	uint64_t requests[NR_OPG], sectors[NR_OPG];
 	uint64_t flushes, discards, discard_sectors, errors;
-	struct metric stage[NR_STAGES][NR_OPG]; /* latency; q2c is per bio */
-	struct metric stage_all[NR_STAGES];	/* read and write together */
-	struct metric biotime, elvtime;		/* AN_BIOTIME, AN_ELVTIME */
-	struct metric sector, seek;		/* AN_IOSECTOR */
+	/* the latency analyzer's: per stage and read/write (Q2C per bio), and
+	 * both together (read + write, for JSON and HTML) */
+	struct metric stage[NR_STAGES][NR_OPG];
+	struct metric stage_all[NR_STAGES];
 };
 
-/* Seed 003's per-window record. */
-struct window {
-	uint64_t requests, bytes;
-	uint64_t q2c_sum_ns, nr_q2c;
-	uint64_t q2g_sum_ns, nr_q2g; /* kernel */
-	uint64_t g2d_sum_ns, nr_g2d; /* driver */
-	uint64_t d2c_sum_ns, nr_d2c; /* device */
+struct analyzer;
+struct frag_scan;
+
+/* What one analyzer made: metrics (shown by the stats, hist and series
+ * views) and tables, in the order the renderers print them. */
+struct an_output {
+	const struct analyzer *an;
+	void *priv; /* its state: an->priv_size bytes */
+	struct metric **metrics;
+	size_t nr_metrics, cap_metrics;
+	struct table **tables;
+	size_t nr_tables, cap_tables;
 };
 
-/* Seed 000 figures 3-10/3-11: per log2 bucket of read syscall time. */
-struct corr_bucket {
-	uint64_t syscalls;
-	uint64_t bio_sum_ns, bio_min_ns, bio_max_ns;
-	uint64_t elv_n, elv_sum_ns, elv_min_ns, elv_max_ns;
+/* Facts about the trace the analyzers may use. */
+struct analysis_env {
+	uint64_t t0_ns;			/* recording start (series and windows origin) */
+	uint64_t end_ns;		/* recording end, 0 if unknown */
+	uint64_t window_ns;		/* --window; 0: about 50 windows */
+	bool keep_time;			/* series view: remember sample times */
+	bool keep_requests;		/* --requests: every request */
+	bool stage_all;			/* fill dev_result.stage_all (JSON) */
+	const uint32_t *syscall_nr;	/* numbers by kind (syscalls.h) for the
+					   trace's architecture */
+	const struct frag_scan *layout; /* --layout, or NULL */
+	const char *overlay_file;	/* the overlay analyzer's file */
+	void *ctx;
+	const char *(*dev_name)(void *ctx, uint32_t dev);
+	bool (*is_bio_based)(void *ctx, uint32_t dev);
+	/* whether st_dev is a traced block device, and its first sector */
+	bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start);
 };
 
 struct analysis {
-	unsigned int analyzers; /* AN_* */
-	bool keep_time;		/* series view: remember sample times */
-	uint64_t t0_ns;		/* recording start (series and windows origin) */
-	uint64_t window_ns;	/* 0: no windows */
+	struct analysis_env env;
+	struct an_output *out; /* the chosen analyzers, in registry order */
+	size_t nr_out;
 
 	struct dev_result *devs;
 	size_t nr_devs, cap_devs;
-	int last_dev;	     /* lookup cache */
-	void *dev_names_ctx; /* for naming devices */
-	const char *(*dev_name)(void *ctx, uint32_t dev);
-
-	struct metric syscall[NR_SYSCALL_KINDS];
-	uint32_t syscall_nr[NR_SYSCALL_KINDS]; /* numbers of this arch */
-	struct corr_bucket corr[LOG2_SLOTS];
-
-	struct window *win;
-	size_t nr_win, cap_win;
+	int last_dev; /* lookup cache */
 
 	struct join_request *reqs; /* --requests: every request, completion order */
 	size_t nr_reqs, cap_reqs;
-	bool keep_requests;
-	bool want_stage_all;   /* fill stage_all (read and write together): JSON */
-	struct groups *groups; /* AN_PATTERNS: set up by the caller, or NULL */
 
 	uint64_t requests_total, bios_total, syscalls_total;
-	int err; /* first allocation failure */
+	int err; /* first error (-ENOMEM, or an analyzer's) */
+	char errmsg[256];
 };
 
-void analysis_init(struct analysis *a, unsigned int analyzers, bool keep_time,
-		   uint64_t t0_ns, uint64_t window_ns, bool keep_requests,
-		   const char *(*dev_name)(void *, uint32_t), void *ctx);
+/* analyzers: a set of registry indexes (analyzer.h). 0 or -errno, with
+ * the reason in a->errmsg. */
+int analysis_init(struct analysis *a, uint64_t analyzers, const struct analysis_env *env);
 /* The sink to hand to join_init(). */
 struct join_sink analysis_sink(struct analysis *a);
-/* After the last event: orders the sector sequence, derives seeks. */
-int analysis_finish(struct analysis *a);
-/* The name of a device of the result, "?" if it has none. */
-const char *analysis_dev_name(const struct analysis *a, uint32_t dev);
 /* One histogram of an AGG chunk (--aggregate recordings). */
-void analysis_add_agg(struct analysis *a, uint32_t dev, unsigned int op,
-		      unsigned int metric, uint64_t sum, const uint64_t buckets[64]);
+void analysis_add_agg(struct analysis *a, const struct iot_agg_entry *e);
+/* After the last event: every analyzer's finish, every statistic. */
+int analysis_finish(struct analysis *a);
 void analysis_release(struct analysis *a);
 
-/* The metrics of one analyzer, for the generic views (stats, hist,
- * series); empty metrics are left out. Returns how many were written. */
-size_t analysis_metrics(struct analysis *a, int an, struct metric **out, size_t max);
+/* ---- for analyzers ---- */
+/* The device of dev (created on first use), or NULL out of memory. */
+struct dev_result *analysis_dev(struct analysis *a, uint32_t dev);
+void analysis_note_err(struct analysis *a, int err);
+/* Shown in the metric views; the metric's statistics are computed here. */
+void an_output_metric(struct analysis *a, struct an_output *o, struct metric *m);
+/* A new table of o (owned by it), or NULL out of memory. */
+struct table *an_output_table(struct analysis *a, struct an_output *o, const char *name,
+			      const struct column *cols, size_t nr_cols);
+
+/* A metric per device, for analyzers that keep one; indexed like a->devs. */
+struct dev_metrics {
+	struct metric *m;
+	size_t nr, cap;
+};
+struct metric *dev_metric(struct analysis *a, struct dev_metrics *dm,
+			  const struct dev_result *d, const char *name, const char *unit,
+			  bool keep_time);
+void dev_metrics_release(struct dev_metrics *dm);
+
+/* ---- for renderers ---- */
+/* The name of a device of the result, "?" if it has none. */
+const char *analysis_dev_name(const struct analysis *a, uint32_t dev);
+/* The output of the analyzer named, if it ran. */
+const struct an_output *analysis_output(const struct analysis *a, const char *name);
+
 #endif

@@ -219,6 +219,17 @@ void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 	}
 }
 
+int metric_finish(struct metric *m)
+{
+	if (m->finished)
+		return 0;
+	m->finished = true;
+	metric_stats(m, &m->st);
+	metric_hist(m, 1, &m->hist);
+	metric_hist(m, 1000, &m->hist_k);
+	return m->n && !m->st.count ? -ENOMEM : 0;
+}
+
 void metric_release(struct metric *m)
 {
 	free(m->v);

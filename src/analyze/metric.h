@@ -11,6 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct metric_stats {
+	uint64_t count, min, max, p50, p90, p99, p999;
+	double avg;
+};
+
+#define LOG2_SLOTS 64
+struct log2_hist {
+	uint64_t slot[LOG2_SLOTS]; /* slot k: values in [2^k, 2^(k+1)), 0 in slot 0 */
+	int max_slot;		   /* highest non-empty slot, -1 if none */
+};
+
 struct metric {
 	char scope[48];	  /* what it is about: "loop0 read", "all" */
 	char name[24];	  /* what it measures: "q2c", "read", "seek" */
@@ -27,22 +38,19 @@ struct metric {
 	 * bounds (within 2x) for min, max and percentiles */
 	uint64_t agg_b[64];
 	uint64_t agg_n, agg_sum;
-};
-
-struct metric_stats {
-	uint64_t count, min, max, p50, p90, p99, p999;
-	double avg;
-};
-
-#define LOG2_SLOTS 64
-struct log2_hist {
-	uint64_t slot[LOG2_SLOTS]; /* slot k: values in [2^k, 2^(k+1)), 0 in slot 0 */
-	int max_slot;		   /* highest non-empty slot, -1 if none */
+	/* metric_finish(): what the views show */
+	struct metric_stats st;
+	struct log2_hist hist;	 /* of the values */
+	struct log2_hist hist_k; /* of value / 1000 (ns as µs) */
+	bool finished;
 };
 
 void metric_init(struct metric *m, const char *scope, const char *name, const char *unit,
 		 bool keep_time);
 int metric_add(struct metric *m, uint64_t t, uint64_t v);
+/* The statistics and both histograms into st, hist and hist_k (sorting the
+ * values, or a copy of them when their times are kept). 0 or -ENOMEM. */
+int metric_finish(struct metric *m);
 /* Sorts the values (radix sort) and fills s. */
 void metric_stats(struct metric *m, struct metric_stats *s);
 /* Histogram of value / divisor (1000 for microseconds). */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analyze/analysis.h"
+#include "../trace/syscalls.h"
 #include "../layout/layout_json.h"
 #include "../util/u64map.h"
 #include "../trace/reader.h"
@@ -131,6 +131,7 @@ int cmd_overlay(int argc, char **argv)
 	const struct frag_file *file;
 	const struct iot_dev_entry *fsdev = NULL;
 	const struct iot_rec *r;
+	const uint32_t *sysnr;
 	struct u64map inread = {0};
 	struct access *acc = NULL;
 	size_t n = 0, cap = 0, where = 0;
@@ -190,13 +191,26 @@ int cmd_overlay(int argc, char **argv)
 		fprintf(stderr, "iotrail: out of memory\n");
 		goto cleanup;
 	}
+	{
+		char arch[32];
+
+		trace_reader_meta(&rd, "arch", arch, sizeof(arch));
+		sysnr = syscall_numbers(arch[0] ? arch : "x86_64");
+		if (!sysnr) {
+			fprintf(stderr,
+				"iotrail: %s: recorded on %s, whose system call "
+				"numbers iotrail does not know\n",
+				input, arch);
+			goto cleanup;
+		}
+	}
 	per_block = s.block_size / 512;
 	for (size_t k = 0; k < file->nr_ext; k++)
 		if (file->ext[k].logical + file->ext[k].len > lmax)
 			lmax = file->ext[k].logical + file->ext[k].len;
 	while (trace_reader_next(&rd, &r) == 1) {
 		if (r->type == IOT_EV_SYS_ENTER && r->id2 == file->ino &&
-		    syscall_is_read(syscall_nr_x86_64, (uint32_t)r->sector)) {
+		    syscall_is_read(sysnr, (uint32_t)r->sector)) {
 			/* the file's filesystem: its device in the trace's table */
 			if (!fsdev)
 				fsdev = trace_reader_dev(&rd, r->dev);

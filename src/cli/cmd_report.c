@@ -9,11 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "../analyze/analysis.h"
+#include "../analyze/analyzer.h"
 #include "../layout/layout_json.h"
 #include "../join/join.h"
-#include "../render/chart.h"
+#include "../trace/syscalls.h"
 #include "../render/render.h"
 #include "../trace/reader.h"
 #include "../util/parse.h"
@@ -21,27 +22,47 @@
 
 static void report_usage(FILE *f)
 {
+	char list[256];
+
+	analyzer_list(list, sizeof(list));
 	fprintf(
-	    f, "usage: iotrail report [-i FILE] [--analyzer NAME]... [--view "
-	       "stats|hist|series]\n"
-	       "                      [--window TIME] [--format text|csv|json] "
-	       "[--requests]\n"
-	       "\n"
-	       "  -i, --input FILE      trace file (default iotrail.iot)\n"
-	       "  -a, --analyzer NAME   latency (default), syscall, biotime, elvtime,\n"
-	       "                        iosector, correlate; repeat or comma-separate\n"
-	       "  -v, --view VIEW       stats (default), hist (log2), series (CSV)\n"
-	       "  -w, --window TIME     per-window records (100ms, 1s)\n"
-	       "  -f, --format FMT      text (default), csv, json\n"
-	       "  -r, --requests        list every request with its stage times\n"
-	       "      --layout FILE     a layout from `iotrail frag -f json`: the\n"
-	       "                        patterns analyzer groups reads by its\n"
-	       "                        directories; --html adds the layout figures\n"
-	       "      --html FILE       write one self-contained HTML page with SVG\n"
-	       "                        charts (seed 000's figures, latency per device,\n"
-	       "                        windows, drops) instead of the text report\n"
-	       "  TIME may be 'auto' for --window: about 50 windows over the trace\n");
+	    f,
+	    "usage: iotrail report [-i FILE] [--analyzer NAME]... [--view "
+	    "stats|hist|series]\n"
+	    "                      [--window TIME|auto] [--format text|csv|json] "
+	    "[--requests]\n"
+	    "                      [--layout LAYOUT.json] [--html FILE] [--out-dir "
+	    "DIR]\n"
+	    "\n"
+	    "  -i, --input FILE      trace file (default iotrail.iot)\n"
+	    "  -a, --analyzer NAME   repeat or comma-separate; latency is the default\n"
+	    "                        (patterns with --layout):\n");
+	for (size_t i = 0; i < nr_analyzers; i++)
+		fprintf(f, "                          %-10s %s\n", analyzers[i]->name,
+			analyzers[i]->help);
+	fprintf(f,
+		"  -v, --view VIEW       stats (default), hist (log2), series (CSV)\n"
+		"  -w, --window TIME     per-window records (100ms, 1s, or auto: about\n"
+		"                        50 windows); the windows analyzer\n"
+		"  -f, --format FMT      text (default), csv, json\n"
+		"  -r, --requests        list every request with its stage times\n"
+		"      --layout FILE     a layout from `iotrail frag -f json`: the\n"
+		"                        patterns analyzer groups reads by its\n"
+		"                        directories; --html adds the seed's figures\n"
+		"      --html FILE       write one self-contained HTML page with SVG\n"
+		"                        charts (stages and latency per device, stages\n"
+		"                        over time, losses; the seed's figures with a\n"
+		"                        layout) instead of the text report\n"
+		"      --out-dir DIR     every format from one analysis: report.txt,\n"
+		"                        report.json, report.html and ANALYZER.csv\n"
+		"  analyzers: %s\n",
+		(analyzer_list(list, sizeof(list)), list));
 }
+
+/* a trace from an architecture iotrail does not know: no number matches */
+static const uint32_t unknown_arch_nr[NR_SYSCALL_KINDS] = {
+    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
 
 struct names {
 	const struct trace_reader *r;
@@ -88,19 +109,77 @@ static const char *comm_of(void *ctx, uint32_t tid)
 	return t ? t->comm : "?";
 }
 
-static int add_analyzers(const char *arg, unsigned int *set)
+static int add_analyzers(const char *arg, uint64_t *set)
 {
-	char buf[256], *save = NULL, *tok;
+	char buf[256], list[256], *save = NULL, *tok;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int an = analyzer_by_name(tok);
+		int i = analyzer_index(tok);
 
-		if (an < 0)
-			return usage_error("--analyzer %s: unknown (latency, syscall, "
-					   "biotime, elvtime, iosector, correlate)",
-					   tok);
-		*set |= an;
+		if (i < 0) {
+			analyzer_list(list, sizeof(list));
+			return usage_error("--analyzer %s: unknown (%s)", tok, list);
+		}
+		*set |= AN_BIT(i);
+	}
+	return 0;
+}
+
+static void add_agg(void *ctx, const struct iot_agg_entry *e)
+{
+	analysis_add_agg(ctx, e);
+}
+
+/* one file of --out-dir */
+static FILE *out_open(const char *dir, const char *name, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "we");
+	if (!f)
+		fprintf(stderr, "iotrail: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static int out_close(FILE *f, const char *path)
+{
+	if (fclose(f)) {
+		fprintf(stderr, "iotrail: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_out_dir(const char *dir, const struct report_info *ri,
+			 const struct analysis *a, const struct render_opts *ro)
+{
+	char path[4096], name[64];
+	FILE *f;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "iotrail: --out-dir %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (!(f = out_open(dir, "report.txt", path, sizeof(path))))
+		return -1;
+	render_text(f, ri, a, ro);
+	if (out_close(f, path) || !(f = out_open(dir, "report.json", path, sizeof(path))))
+		return -1;
+	render_json(f, ri, a, ro);
+	if (out_close(f, path) || !(f = out_open(dir, "report.html", path, sizeof(path))))
+		return -1;
+	render_html(f, ri, a);
+	if (out_close(f, path))
+		return -1;
+	for (size_t i = 0; i < a->nr_out; i++) {
+		snprintf(name, sizeof(name), "%s.csv", a->out[i].an->name);
+		if (!(f = out_open(dir, name, path, sizeof(path))))
+			return -1;
+		render_csv_output(f, ri, &a->out[i], ro);
+		if (out_close(f, path))
+			return -1;
 	}
 	return 0;
 }
@@ -116,14 +195,18 @@ int cmd_report(int argc, char **argv)
 	    {"requests", no_argument, NULL, 'r'},
 	    {"layout", required_argument, NULL, 'L'},
 	    {"html", required_argument, NULL, 'H'},
+	    {"out-dir", required_argument, NULL, 'O'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct render_opts ro = {.view = VIEW_STATS, .format = FMT_TEXT};
-	const char *input = "iotrail.iot", *layout_path = NULL, *html = NULL;
+	struct render_opts ro = {.view = VIEW_STATS};
+	enum out_format format = FMT_TEXT;
+	const char *input = "iotrail.iot", *layout_path = NULL, *html = NULL,
+		   *out_dir = NULL;
 	struct frag_scan layout = {0};
-	struct groups groups;
-	bool have_groups = false, window_auto = false;
+	struct analysis_env env = {0};
+	uint64_t set = 0;
+	bool windows = false;
 	FILE *out = stdout;
 	struct trace_reader rd;
 	struct report_info ri;
@@ -131,8 +214,8 @@ int cmd_report(int argc, char **argv)
 	struct join jn;
 	struct join_sink sink;
 	struct names names;
-	uint64_t window_ns = 0;
-	char errbuf[512], mode[32], kernel[128];
+	uint64_t window_ns = 0; /* 0 with windows: auto */
+	char errbuf[512], mode[32], kernel[128], arch[32];
 	const struct iot_rec *rec;
 	int c, err, ret = 1;
 
@@ -143,7 +226,7 @@ int cmd_report(int argc, char **argv)
 			input = optarg;
 			break;
 		case 'a':
-			if (add_analyzers(optarg, &ro.analyzers))
+			if (add_analyzers(optarg, &set))
 				return 2;
 			break;
 		case 'v':
@@ -158,20 +241,20 @@ int cmd_report(int argc, char **argv)
 						   optarg);
 			break;
 		case 'w':
-			if (!strcmp(optarg, "auto"))
-				window_auto = true;
-			else if (parse_time(optarg, &window_ns) || !window_ns)
+			if (strcmp(optarg, "auto") &&
+			    (parse_time(optarg, &window_ns) || !window_ns))
 				return usage_error(
-				    "--window %s: not a time (try 100ms, 1s)", optarg);
-			ro.windows = true;
+				    "--window %s: not a time (try 100ms, 1s, auto)",
+				    optarg);
+			windows = true;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))
-				ro.format = FMT_TEXT;
+				format = FMT_TEXT;
 			else if (!strcmp(optarg, "csv"))
-				ro.format = FMT_CSV;
+				format = FMT_CSV;
 			else if (!strcmp(optarg, "json"))
-				ro.format = FMT_JSON;
+				format = FMT_JSON;
 			else
 				return usage_error("--format %s: not text, csv or json",
 						   optarg);
@@ -185,6 +268,9 @@ int cmd_report(int argc, char **argv)
 		case 'H':
 			html = optarg;
 			break;
+		case 'O':
+			out_dir = optarg;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -195,13 +281,18 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("report: unexpected argument '%s'", argv[optind]);
-	if (html) {
-		ro.analyzers |= AN_LATENCY | AN_CORRELATE | AN_PATTERNS;
-		if (!ro.windows)
-			window_auto = ro.windows = true;
+	if (!set)
+		set = AN_BIT(analyzer_index(layout_path ? "patterns" : "latency"));
+	if (html || out_dir) {
+		/* what every trace has; the seed's figures with a layout */
+		set |= AN_BIT(analyzer_index("latency"));
+		windows = true;
+		if (layout_path)
+			set |= AN_BIT(analyzer_index("correlate")) |
+			       AN_BIT(analyzer_index("patterns"));
 	}
-	if (!ro.analyzers)
-		ro.analyzers = layout_path ? AN_PATTERNS : AN_LATENCY;
+	if (windows)
+		set |= AN_BIT(analyzer_index("windows"));
 	if (layout_path &&
 	    frag_layout_load(layout_path, &layout, errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "iotrail: %s\n", errbuf);
@@ -215,27 +306,30 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	names.r = &rd;
-	if (window_auto) {
-		/* about 50 windows, a 1-2-5 multiple of a millisecond */
-		uint64_t dur = rd.has_end && rd.end.end_mono_ns > rd.hdr.start_mono_ns
-				   ? rd.end.end_mono_ns - rd.hdr.start_mono_ns
-				   : 0;
-
-		window_ns = (uint64_t)nice_ceil((double)dur / 50 / 1e6) * 1000000ull;
-		if (!window_ns)
-			window_ns = 1000000;
+	trace_reader_meta(&rd, "arch", arch, sizeof(arch));
+	env.syscall_nr = syscall_numbers(arch[0] ? arch : "x86_64");
+	if (!env.syscall_nr) {
+		fprintf(stderr,
+			"iotrail: %s: recorded on %s, whose system call numbers iotrail "
+			"does not know; system calls are left out\n",
+			input, arch);
+		env.syscall_nr = unknown_arch_nr;
 	}
-	analysis_init(&an, ro.analyzers, ro.view == VIEW_SERIES, rd.hdr.start_mono_ns,
-		      window_ns, ro.requests, dev_name, &names);
-	an.want_stage_all = ro.format == FMT_JSON;
-	if (ro.analyzers & AN_PATTERNS) {
-		if (groups_init(&groups, layout_path ? &layout : NULL, an.syscall_nr,
-				fs_dev, &names)) {
-			fprintf(stderr, "iotrail: out of memory\n");
-			goto cleanup_an;
-		}
-		have_groups = true;
-		an.groups = &groups;
+	env.t0_ns = rd.hdr.start_mono_ns;
+	env.end_ns = rd.has_end ? rd.end.end_mono_ns : 0;
+	env.window_ns = window_ns;
+	env.keep_time = ro.view == VIEW_SERIES;
+	env.keep_requests = ro.requests;
+	env.stage_all = format == FMT_JSON || out_dir;
+	env.layout = layout_path ? &layout : NULL;
+	env.ctx = &names;
+	env.dev_name = dev_name;
+	env.is_bio_based = is_bio_based;
+	env.fs_dev = fs_dev;
+	if (analysis_init(&an, set, &env)) {
+		fprintf(stderr, "iotrail: %s\n",
+			an.errmsg[0] ? an.errmsg : "out of memory");
+		goto cleanup_an;
 	}
 	sink = analysis_sink(&an);
 	if (join_init(&jn, &sink, is_bio_based, &names)) {
@@ -249,24 +343,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	/* --aggregate recordings: the kernel's histograms */
-	for (size_t i = 0; i < rd.nr_aggs; i++) {
-		const struct reader_chunk *ch = &rd.aggs[i];
-		struct iot_agg_header h;
-
-		if (ch->size < sizeof(h))
-			continue;
-		memcpy(&h, rd.map + ch->offset, sizeof(h));
-		for (uint32_t k = 0;
-		     k < h.nr_entries &&
-		     sizeof(h) + (k + 1) * sizeof(struct iot_agg_entry) <= ch->size;
-		     k++) {
-			struct iot_agg_entry e;
-
-			memcpy(&e, rd.map + ch->offset + sizeof(h) + k * sizeof(e),
-			       sizeof(e));
-			analysis_add_agg(&an, e.dev, e.op, e.metric, e.sum, e.buckets);
-		}
-	}
+	trace_reader_aggs(&rd, add_agg, &an);
 	if (err < 0 || analysis_finish(&an)) {
 		fprintf(stderr, "iotrail: %s: out of memory\n", input);
 		goto cleanup;
@@ -285,25 +362,17 @@ int cmd_report(int argc, char **argv)
 	ri.gaps = rd.nr_gaps;
 	ri.kernel_misses = rd.has_end ? rd.end.kernel_misses : 0;
 	ri.t0_ns = rd.hdr.start_mono_ns;
-	ri.duration_ns = rd.has_end && rd.end.end_mono_ns > rd.hdr.start_mono_ns
-			     ? rd.end.end_mono_ns - rd.hdr.start_mono_ns
-			     : 0;
-	{
-		static const char *const reasons[] = {"unknown", "command", "duration",
-						      "signal",	 "error",   "fill",
-						      "trigger"};
-
-		ri.stop_reason = rd.has_end && rd.end.reason <= IOT_STOP_TRIGGER
-				     ? reasons[rd.end.reason]
-				     : "unknown";
-		ri.stop = rd.has_stop ? &rd.stop : NULL;
-		ri.spec = rd.has_spec ? &rd.spec : NULL;
-	}
+	ri.duration_ns = trace_reader_duration_ns(&rd);
+	ri.stop_reason = trace_reader_stop_reason(&rd);
+	ri.stop = rd.has_stop ? &rd.stop : NULL;
+	ri.spec = rd.has_spec ? &rd.spec : NULL;
 	ri.drops = rd.drops;
 	ri.nr_drops = rd.nr_drops;
 	ri.join = jn.st;
 	ri.comm = comm_of;
 	ri.comm_ctx = &names;
+	if (out_dir && write_out_dir(out_dir, &ri, &an, &ro))
+		goto cleanup;
 	if (html) {
 		out = fopen(html, "we");
 		if (!out) {
@@ -312,9 +381,11 @@ int cmd_report(int argc, char **argv)
 			out = stdout;
 			goto cleanup;
 		}
-		render_html(out, &ri, &an, layout_path ? &layout : NULL);
+		render_html(out, &ri, &an);
+	} else if (out_dir) {
+		/* the files say it all */
 	} else {
-		switch (ro.format) {
+		switch (format) {
 		case FMT_TEXT:
 			render_text(out, &ri, &an, &ro);
 			break;
@@ -340,8 +411,6 @@ cleanup:
 		fclose(out);
 	join_release(&jn);
 cleanup_an:
-	if (have_groups)
-		groups_release(&groups);
 	analysis_release(&an);
 	trace_reader_release(&rd);
 	frag_scan_release(&layout);

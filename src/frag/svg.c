@@ -14,16 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../layout/grid.h"
 #include "../util/xml.h"
 #include "out.h"
 
 #define COLS	  256
 #define MAX_CELLS (COLS * 256)
 #define CELL_PX	  4
-#define NONE	  (-1)
-#define MIXED	  (-2)
-#define SYS_BASE  (-10) /* SYS_BASE - kind */
-#define MAPPING	  (-3)
 
 static const char *sys_color(uint32_t kind)
 {
@@ -48,28 +45,6 @@ static void file_color(size_t idx, char *buf, size_t len)
 	/* golden-angle hues: neighbours in the scan differ */
 	snprintf(buf, len, "hsl(%.0f,70%%,55%%)",
 		 (double)((idx * 137508) % 360000) / 1000.0);
-}
-
-struct grid {
-	int32_t *owner;
-	uint8_t *mark;
-	uint64_t bpc, cells;
-};
-
-static void own(struct grid *g, uint64_t start, uint64_t len, int32_t who)
-{
-	uint64_t c0 = start / g->bpc, c1 = (start + len - 1) / g->bpc;
-
-	if (!len)
-		return;
-	for (uint64_t c = c0; c <= c1 && c < g->cells; c++) {
-		if (g->owner[c] == NONE || g->owner[c] == who)
-			g->owner[c] = who;
-		else if (who >= 0 && g->owner[c] >= 0)
-			g->owner[c] = MIXED;
-		else if (who < 0)
-			g->owner[c] = who; /* system blocks show through */
-	}
 }
 
 /* The blocks the map covers (the filesystem, or up to the last block of the
@@ -98,40 +73,19 @@ static double map_height(uint64_t cells)
 
 static void block_map(FILE *f, const struct frag_scan *s, double y0, double *height)
 {
-	struct grid g = {0};
-	uint64_t blocks = map_shape(s, &g.bpc, &g.cells),
-		 rows = (g.cells + COLS - 1) / COLS;
+	struct block_grid g;
+	uint64_t bpc, cells, blocks = map_shape(s, &bpc, &cells), rows;
 	char col[64];
 
-	g.owner = malloc(g.cells * sizeof(*g.owner));
-	g.mark = calloc(g.cells, 1);
-	if (!g.owner || !g.mark) {
-		free(g.owner);
-		free(g.mark);
+	if (block_grid_init(&g, 0, blocks, MAX_CELLS)) {
 		*height = 0;
 		return;
 	}
-	for (uint64_t c = 0; c < g.cells; c++)
-		g.owner[c] = NONE;
-	for (size_t i = 0; i < s->nr_files; i++) {
-		const struct frag_file *x = &s->files[i];
-
-		for (size_t k = 0; k < x->nr_ext; k++) {
-			const struct frag_extent *e = &x->ext[k];
-
-			if (e->flags & (FRAG_INLINE | FRAG_DELALLOC))
-				continue;
-			own(&g, e->physical, e->len, (int32_t)i);
-			if (k && !frag_continues(&x->ext[k - 1], e) &&
-			    e->physical / g.bpc < g.cells)
-				g.mark[e->physical / g.bpc] = 1;
-		}
-		for (size_t k = 0; k < x->nr_meta; k++)
-			own(&g, x->meta[k], 1, MAPPING);
-	}
+	rows = (g.cells + COLS - 1) / COLS;
+	for (size_t i = 0; i < s->nr_files; i++)
+		block_grid_file(&g, &s->files[i], (int32_t)i, true);
 	for (size_t i = 0; s->has_fs && i < s->fs.nr_sys; i++)
-		own(&g, s->fs.sys[i].start, s->fs.sys[i].len,
-		    SYS_BASE - (int32_t)s->fs.sys[i].kind);
+		block_grid_sys(&g, &s->fs.sys[i]);
 	fprintf(
 	    f,
 	    "<text x=\"10\" y=\"%.0f\" font-size=\"14\">Block map, block order: %" PRIu64
@@ -147,14 +101,14 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 		if (o >= 0) {
 			file_color((size_t)o, col, sizeof(col));
 			fill = col;
-		} else if (o == MIXED) {
+		} else if (o == GRID_MIXED) {
 			fill = "#b0b0b0";
-		} else if (o == MAPPING) {
+		} else if (o == GRID_MAPPING) {
 			fill = "#ff8c00";
-		} else if (o <= SYS_BASE) {
-			fill = sys_color((uint32_t)(SYS_BASE - o));
+		} else if (o <= GRID_SYS(0)) {
+			fill = sys_color(GRID_SYS_KIND(o));
 		}
-		if (o == NONE && !s->has_fs)
+		if (o == GRID_FREE && !s->has_fs)
 			continue;
 		fprintf(f,
 			"<rect x=\"%" PRIu64
@@ -201,8 +155,7 @@ static void block_map(FILE *f, const struct frag_scan *s, double y0, double *hei
 		y0 += 3 * 18;
 	}
 	*height = map_height(g.cells);
-	free(g.owner);
-	free(g.mark);
+	block_grid_release(&g);
 }
 
 /* One file: logical block (x) against physical block (y). */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../util/nice.h"
 #include "../util/xml.h"
 
 enum axis_unit {
@@ -60,7 +61,5 @@ void chart_end(struct chart *c, const char *caption);
 
 /* "1.5 ms", "20 µs", "3 s"; "2k", "1.5M" for AX_PLAIN */
 void chart_fmt(enum axis_unit u, double v, char *buf, size_t len);
-/* Rounds max up to 1, 2 or 5 times a power of ten. */
-double nice_ceil(double max);
 
 #endif

@@ -1,117 +1,122 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CSV renderer: one table per section, each with its own header line.
- * Times in nanoseconds, names stable (docs/FORMAT.md lists them). */
+/* CSV renderer: the metrics as one table, then each analyzer table, each
+ * with its own header line and a blank line between. Times in nanoseconds,
+ * names stable (docs/FORMAT.md lists them). */
 #include <inttypes.h>
 #include <string.h>
 
 #include "render.h"
 
-void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
-		const struct render_opts *o)
+static void field(FILE *f, const char *s)
 {
-	static const int order[] = {AN_LATENCY, AN_SYSCALL, AN_BIOTIME, AN_ELVTIME,
-				    AN_IOSECTOR};
-	struct metric *m[1024];
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void table(FILE *f, const struct table *t)
+{
 	bool first = true;
 
-	if (!(o->analyzers &
-	      (AN_LATENCY | AN_SYSCALL | AN_BIOTIME | AN_ELVTIME | AN_IOSECTOR))) {
-		/* no metric table: the sections below only */
-	} else if (o->view == VIEW_STATS) {
-		fprintf(
-		    f, "analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max\n");
-		first = false;
-	} else if (o->view == VIEW_HIST) {
-		fprintf(f, "analyzer,scope,metric,unit,low,high,count\n");
-		first = false;
-	} else {
-		fprintf(f, "time_s,scope,metric,value,unit\n");
+	for (size_t c = 0; c < t->nr_cols; c++) {
+		if (!table_in(t->cols[c].in, IN_CSV))
+			continue;
+		fprintf(f, "%s%s", first ? "" : ",", t->cols[c].key);
 		first = false;
 	}
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		size_t n;
+	fputc('\n', f);
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		first = true;
+		for (size_t c = 0; c < t->nr_cols; c++) {
+			const struct column *col = &t->cols[c];
+			const union cell *v = table_cell(t, r, c);
 
-		if (!(o->analyzers & order[i]))
-			continue;
-		n = analysis_metrics(a, order[i], m, 1024);
-		for (size_t k = 0; k < n; k++) {
-			struct metric_stats s;
-			struct log2_hist h;
-
-			switch (o->view) {
-			case VIEW_STATS:
-				metric_stats(m[k], &s);
-				fprintf(f,
-					"%s,%s,%s,%s,%" PRIu64 ",%" PRIu64
-					",%.1f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-					",%" PRIu64 ",%" PRIu64 "\n",
-					analyzer_name(order[i]), m[k]->scope, m[k]->name,
-					m[k]->unit, s.count, s.min, s.avg, s.p50, s.p90,
-					s.p99, s.p999, s.max);
+			if (!table_in(col->in, IN_CSV))
+				continue;
+			if (!first)
+				fputc(',', f);
+			first = false;
+			if (table_is_na(t, r, c))
+				continue; /* empty: not applicable */
+			switch (col->type) {
+			case CELL_STR:
+				field(f, table_cell_str(t, r, c));
 				break;
-			case VIEW_HIST:
-				metric_hist(m[k], 1, &h);
-				for (int b = 0; b <= h.max_slot; b++)
-					fprintf(f, "%s,%s,%s,%s,%llu,%llu,%" PRIu64 "\n",
-						analyzer_name(order[i]), m[k]->scope,
-						m[k]->name, m[k]->unit,
-						b ? 1ull << b : 0ull, (2ull << b) - 1,
-						h.slot[b]);
+			case CELL_U64:
+				fprintf(f, "%" PRIu64, v->u);
 				break;
-			case VIEW_SERIES:
-				for (size_t x = 0; x < m[k]->n && m[k]->t; x++)
-					fprintf(f, "%.9f,%s,%s,%" PRId64 ",%s\n",
-						(int64_t)(m[k]->t[x] - ri->t0_ns) / 1e9,
-						m[k]->scope, m[k]->name,
-						m[k]->sv ? m[k]->sv[x]
-							 : (int64_t)m[k]->v[x],
-						m[k]->unit);
+			case CELL_I64:
+				fprintf(f, "%" PRId64, v->i);
+				break;
+			case CELL_F64:
+				fprintf(f, "%.*f", col->prec, v->d);
 				break;
 			}
 		}
+		fputc('\n', f);
 	}
-	if (o->windows) {
+}
+
+static void metric_rows(FILE *f, const struct analyzer *an, const struct metric *m,
+			enum view view)
+{
+	const struct metric_stats *s = &m->st;
+
+	if (view == VIEW_STATS) {
 		fprintf(f,
-			"%swindow_start_s,requests,bytes,q2c_avg_ns,kernel_avg_ns,driver_"
-			"avg_ns,device_avg_ns\n",
-			first ? "" : "\n");
-		for (size_t i = 0; i < a->nr_win; i++) {
-			struct window *w = &a->win[i];
-
-			fprintf(f, "%.6f,%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.1f\n",
-				i * a->window_ns / 1e9, w->requests, w->bytes,
-				w->nr_q2c ? (double)w->q2c_sum_ns / w->nr_q2c : 0.0,
-				w->nr_q2g ? (double)w->q2g_sum_ns / w->nr_q2g : 0.0,
-				w->nr_g2d ? (double)w->g2d_sum_ns / w->nr_g2d : 0.0,
-				w->nr_d2c ? (double)w->d2c_sum_ns / w->nr_d2c : 0.0);
-		}
+			"%s,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			an->name, m->scope, m->name, m->unit, s->count, s->min, s->avg,
+			s->p50, s->p90, s->p99, s->p999, s->max);
+		return;
 	}
-	if (o->windows)
-		first = false;
-	if (o->analyzers & AN_CORRELATE) {
-		first = false;
-		fprintf(f, "\nsyscall_low_us,syscall_high_us,syscalls,bio_avg_ns,bio_min_"
-			   "ns,bio_max_ns,elv_avg_ns,elv_min_ns,elv_max_ns\n");
-		for (int k = 0; k < LOG2_SLOTS; k++) {
-			struct corr_bucket *c = &a->corr[k];
+	for (int b = 0; b <= m->hist.max_slot; b++)
+		fprintf(f, "%s,%s,%s,%s,%llu,%llu,%" PRIu64 "\n", an->name, m->scope,
+			m->name, m->unit, b ? 1ull << b : 0ull, (2ull << b) - 1,
+			m->hist.slot[b]);
+}
 
-			if (!c->syscalls)
+void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
+		const struct render_opts *ro)
+{
+	static const char *const heads[] = {
+	    [VIEW_STATS] =
+		"analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max",
+	    [VIEW_HIST] = "analyzer,scope,metric,unit,low,high,count",
+	    [VIEW_SERIES] = "time_s,scope,metric,value,unit",
+	};
+	bool first = true;
+
+	for (size_t i = 0; i < a->nr_out && first; i++)
+		if (a->out[i].an->metric_unit) {
+			fprintf(f, "%s\n", heads[ro->view]);
+			first = false;
+		}
+	for (size_t i = 0; i < a->nr_out; i++)
+		for (size_t k = 0; k < a->out[i].nr_metrics; k++)
+			if (ro->view == VIEW_SERIES)
+				render_series(f, ri, a->out[i].metrics[k]);
+			else
+				metric_rows(f, a->out[i].an, a->out[i].metrics[k],
+					    ro->view);
+	for (size_t i = 0; i < a->nr_out; i++)
+		for (size_t k = 0; k < a->out[i].nr_tables; k++) {
+			if (!table_in(a->out[i].tables[k]->in, IN_CSV))
 				continue;
-			fprintf(f,
-				"%llu,%llu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-				k ? 1ull << k : 0ull, (2ull << k) - 1, c->syscalls,
-				c->bio_sum_ns / c->syscalls, c->bio_min_ns, c->bio_max_ns,
-				c->elv_n ? c->elv_sum_ns / c->elv_n : 0, c->elv_min_ns,
-				c->elv_max_ns);
+			if (!first)
+				fputc('\n', f);
+			table(f, a->out[i].tables[k]);
+			first = false;
 		}
-	}
-	if ((o->analyzers & AN_PATTERNS) && a->groups) {
-		fprintf(f, "%s", first ? "" : "\n");
-		render_patterns_csv(f, a->groups);
-		first = false;
-	}
-	if (o->requests) {
+	if (ro->requests) {
 		fprintf(f, "\nc_time_s,device,rwbs,sector,nr_sectors,pid,tid,comm,q_ns,g_"
 			   "ns,i_ns,d_ns,c_ns,nr_bios,error\n");
 		for (size_t i = 0; i < a->nr_reqs; i++) {
@@ -128,5 +133,35 @@ void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
 				ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "", r->q_ns,
 				r->g_ns, r->i_ns, r->d_ns, r->c_ns, r->nr_bios, r->error);
 		}
+	}
+}
+
+void render_csv_output(FILE *f, const struct report_info *ri, const struct an_output *o,
+		       const struct render_opts *ro)
+{
+	static const char *const heads[] = {
+	    [VIEW_STATS] =
+		"analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max",
+	    [VIEW_HIST] = "analyzer,scope,metric,unit,low,high,count",
+	    [VIEW_SERIES] = "time_s,scope,metric,value,unit",
+	};
+	bool first = true;
+
+	if (o->an->metric_unit) {
+		fprintf(f, "%s\n", heads[ro->view]);
+		first = false;
+	}
+	for (size_t k = 0; k < o->nr_metrics; k++)
+		if (ro->view == VIEW_SERIES)
+			render_series(f, ri, o->metrics[k]);
+		else
+			metric_rows(f, o->an, o->metrics[k], ro->view);
+	for (size_t k = 0; k < o->nr_tables; k++) {
+		if (!table_in(o->tables[k]->in, IN_CSV))
+			continue;
+		if (!first)
+			fputc('\n', f);
+		table(f, o->tables[k]);
+		first = false;
 	}
 }

@@ -1,25 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report --html: one self-contained page (no script, no network) with seed
- * 000's figures as SVG, from the result model only:
- *   fig-3-5      fragments per file by pattern (the layout)
+ * report --html: one self-contained page (no script, no network), SVG
+ * charts from the result model only (const: every statistic computed by
+ * analysis_finish). It leads with what every trace has:
+ *   fig-stages-D, fig-hist-D   per device: Q2G/G2I/I2D/D2C averages and the
+ *                Q2C log2 histogram (ns buckets); "not applicable" said for
+ *                a bio-based device, never drawn as 0
+ *   fig-stages-time            the stages over time (windows analyzer)
+ *   the losses
+ * then each analyzer in registry order: its figures where this file draws
+ * some, and its tables (any analyzer's, as the text report). The seed
+ * experiment's figures come with the patterns analyzer and a layout:
+ *   fig-3-5, fig-3-6  fragments per file, read throughput by pattern
  *   fig-3-1      block maps of each pattern's files, with the legend (3-4)
- *   fig-3-6      read throughput by pattern
  *   fig-3-7-P    syscall, bio and scheduler time over elapsed time, with
  *                the sector difference on the right axis (3-12 to 3-14)
- *   fig-3-10/11  syscall time against bio / scheduler time, avg/max/min
  *   fig-3-15     one file's traced block order against its layout order
- *   fig-stages-D, fig-hist-D   per device: Q2G/G2I/I2D/D2C and Q2C log2
- * and the tables: patterns, windows, drops. Every chart is aggregated
- * (bins, log2 buckets, runs of blocks), so its size does not grow with the
- * number of requests. The page is well-formed XML; `page.html#fig-3-6`
- * shows that figure alone (for screenshots).
+ *   fig-3-10/11  (correlate) syscall time against bio / scheduler time
+ * Every chart is aggregated (bins, log2 buckets, runs of blocks), so its
+ * size does not grow with the number of requests. The page is well-formed
+ * XML; `page.html#fig-3-6` shows that figure alone (for screenshots).
  */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analyze/correlate.h"
+#include "../analyze/patterns.h"
+#include "../analyze/windows.h"
 #include "chart.h"
 #include "render.h"
 
@@ -32,7 +41,7 @@
 
 static double avg_or_nan(const struct tally *t)
 {
-	return t->n ? (double)t->sum / (double)t->n : NAN;
+	return t->n ? t->avg : NAN;
 }
 
 /* ---- page ------------------------------------------------------------------ */
@@ -97,40 +106,6 @@ static void drops_table(FILE *f, const struct report_info *ri)
 
 /* ---- patterns -------------------------------------------------------------- */
 
-static void patterns_table(FILE *f, const struct groups *gs)
-{
-	fputs(
-	    "<h2>Patterns</h2>\n<table id=\"patterns\"><tr><th>pattern</th><th>files</th>"
-	    "<th>fragments per file</th><th>read MB</th><th>MB/s</th><th>syscall avg "
-	    "µs</th><th>bio avg µs</th><th>scheduler avg µs</th><th>device avg "
-	    "µs</th><th>seeks %</th><th>sector diff avg</th></tr>\n",
-	    f);
-	for (size_t i = 0; i < gs->nr; i++) {
-		const struct file_group *g = &gs->g[i];
-
-		fputs("<tr><td>", f);
-		xml_escape(f, g->name);
-		fprintf(
-		    f,
-		    "</td><td>%zu</td><td>%.2f</td><td>%.1f</td><td>%.1f</td><td>%.1f</"
-		    "td>"
-		    "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.0f</td>"
-		    "</tr>\n",
-		    g->nr_files, group_frags_per_file(g), (double)g->bytes / 1e6,
-		    group_mbps(g), tally_avg(&g->sys) / 1e3, tally_avg(&g->bio) / 1e3,
-		    tally_avg(&g->elv) / 1e3, tally_avg(&g->dev) / 1e3,
-		    g->sdiff.n ? 100.0 * (double)g->seeks / (double)g->sdiff.n : 0.0,
-		    tally_avg(&g->sdiff));
-	}
-	fputs("</table>\n<p class=\"meta\">Reads grouped by the inode their system call "
-	      "names; bios by the read that queued them, requests by their first bio. "
-	      "Throughput is the bytes the reads returned over the time from the first "
-	      "read's entry to the last read's exit. A seek is a dispatch that does not "
-	      "start where the previous one on its device ended; the sector difference "
-	      "is the distance.</p>\n",
-	      f);
-}
-
 /* bars by pattern: value, and optional whiskers (min/max) */
 static void pattern_bars(FILE *f, const struct groups *gs, const char *id,
 			 const char *title, const char *ylabel, const double *v,
@@ -190,7 +165,7 @@ static void fig_frags_and_throughput(FILE *f, const struct groups *gs)
 	hi = lo + gs->nr;
 	if (gs->by_layout) {
 		for (size_t i = 0; i < gs->nr; i++) {
-			v[i] = group_frags_per_file(&gs->g[i]);
+			v[i] = gs->g[i].frags_per_file;
 			lo[i] = (double)gs->g[i].frags_min;
 			hi[i] = (double)gs->g[i].frags_max;
 		}
@@ -202,7 +177,7 @@ static void fig_frags_and_throughput(FILE *f, const struct groups *gs)
 		    "most fragmented file.");
 	}
 	for (size_t i = 0; i < gs->nr; i++)
-		v[i] = group_mbps(&gs->g[i]);
+		v[i] = gs->g[i].mbps;
 	pattern_bars(
 	    f, gs, "fig-3-6", "Figure 3-6: read throughput by pattern", "MB/s", v, NULL,
 	    NULL, "%.1f", C_ELV,
@@ -211,23 +186,14 @@ static void fig_frags_and_throughput(FILE *f, const struct groups *gs)
 	free(v);
 }
 
-static bool has_blocks(const struct frag_extent *e)
-{
-	return e->len && !(e->flags & (FRAG_INLINE | FRAG_DELALLOC));
-}
-
 /* Figures 3-1 to 3-4: each pattern's files on the disk, one row of cells
- * per pattern spanning its blocks, coloured by file. */
-static void fig_block_maps(FILE *f, const struct groups *gs, const struct frag_scan *lay)
+ * per pattern spanning its blocks, coloured by file (patterns.h's grids). */
+static void fig_block_maps(FILE *f, const struct groups *gs)
 {
-	enum { COLS = 128, ROWS = 6, CELL = 6 };
-	const double row_h = ROWS * CELL + 34, w = COLS * CELL + 100;
+	enum { COLS = 128, CELL = 6 };
+	const double row_h = (GROUP_MAP_CELLS / COLS) * CELL + 34, w = COLS * CELL + 100;
 	double h = 50 + row_h * (double)gs->nr + 40;
-	int32_t *own = malloc(COLS * ROWS * sizeof(*own));
-	uint8_t *mark = malloc(COLS * ROWS);
 
-	if (!own || !mark)
-		goto cleanup;
 	fprintf(
 	    f,
 	    "<figure class=\"chart\" id=\"fig-3-1\">\n<svg "
@@ -239,77 +205,41 @@ static void fig_block_maps(FILE *f, const struct groups *gs, const struct frag_s
 	    "3-4: where each pattern's files lie</text>\n",
 	    w, h, w, h, w, h);
 	for (size_t gi = 0; gi < gs->nr; gi++) {
-		uint64_t lo = UINT64_MAX, hi = 0, bpc;
+		const struct block_grid *g = &gs->grids[gi];
 		double y0 = 40 + row_h * (double)gi;
-		size_t idx = 0;
+		uint64_t rows = (g->cells + COLS - 1) / COLS;
 
-		for (size_t i = 0; i < lay->nr_files; i++) {
-			const struct frag_file *x = &lay->files[i];
-
-			if (groups_of_inode(gs, x->ino) != (int)gi)
-				continue;
-			for (size_t k = 0; k < x->nr_ext; k++) {
-				if (!has_blocks(&x->ext[k]))
-					continue;
-				lo = x->ext[k].physical < lo ? x->ext[k].physical : lo;
-				if (x->ext[k].physical + x->ext[k].len > hi)
-					hi = x->ext[k].physical + x->ext[k].len;
-			}
-		}
-		if (hi <= lo)
+		if (!g->cells)
 			continue;
-		bpc = (hi - lo + COLS * ROWS - 1) / (COLS * ROWS);
-		for (size_t c = 0; c < COLS * ROWS; c++)
-			own[c] = -1, mark[c] = 0;
-		for (size_t i = 0; i < lay->nr_files; i++) {
-			const struct frag_file *x = &lay->files[i];
-
-			if (groups_of_inode(gs, x->ino) != (int)gi)
-				continue;
-			for (size_t k = 0; k < x->nr_ext; k++) {
-				uint64_t c0, c1;
-
-				if (!has_blocks(&x->ext[k]))
-					continue;
-				c0 = (x->ext[k].physical - lo) / bpc;
-				c1 = (x->ext[k].physical + x->ext[k].len - 1 - lo) / bpc;
-				if (k && !frag_continues(&x->ext[k - 1], &x->ext[k]))
-					mark[c0] = 1;
-				for (uint64_t c = c0; c <= c1 && c < COLS * ROWS; c++)
-					own[c] = own[c] == -1 || own[c] == (int32_t)idx
-						     ? (int32_t)idx
-						     : -2;
-			}
-			idx++;
-		}
 		fprintf(f, "<text x=\"20\" y=\"%.1f\">pattern ", y0 + 12);
 		xml_escape(f, gs->g[gi].name);
 		fprintf(f,
 			": %zu files, %.2f fragments per file; blocks %" PRIu64
 			" to %" PRIu64 ", %" PRIu64 " a cell</text>\n",
-			gs->g[gi].nr_files, group_frags_per_file(&gs->g[gi]), lo, hi - 1,
-			bpc);
+			gs->g[gi].nr_files, gs->g[gi].frags_per_file, g->first,
+			g->end - 1, g->bpc);
 		/* background once, then runs of one owner along a row */
 		fprintf(f,
-			"<rect x=\"20\" y=\"%.0f\" width=\"%d\" height=\"%d\" "
+			"<rect x=\"20\" y=\"%.0f\" width=\"%d\" height=\"%.0f\" "
 			"fill=\"#eeeeee\"/>",
-			y0 + 18, COLS * CELL, ROWS * CELL);
-		for (size_t c = 0; c < COLS * ROWS;) {
+			y0 + 18, COLS * CELL, (double)(rows * CELL));
+		for (size_t c = 0; c < g->cells;) {
 			size_t e = c + 1;
 			double x = 20 + (double)(c % COLS) * CELL;
 			double y = y0 + 18 + (double)(c / COLS) * CELL;
 
-			while (e < COLS * ROWS && e % COLS && own[e] == own[c])
+			while (e < g->cells && e % COLS && g->owner[e] == g->owner[c])
 				e++;
-			if (own[c] >= 0)
-				fprintf(f,
-					"<rect x=\"%.0f\" y=\"%.0f\" width=\"%zu\" "
-					"height=\"%d\" "
-					"fill=\"hsl(%.0f,70%%,55%%)\"/>",
-					x, y, (e - c) * CELL, CELL,
-					(double)(((size_t)own[c] * 137508) % 360000) /
-					    1000.0);
-			else if (own[c] == -2)
+			if (g->owner[c] >= 0)
+				fprintf(
+				    f,
+				    "<rect x=\"%.0f\" y=\"%.0f\" width=\"%zu\" "
+				    "height=\"%d\" "
+				    "fill=\"hsl(%.0f,70%%,55%%)\"/>",
+				    x, y, (e - c) * CELL, CELL,
+				    (double)(((size_t)g->owner[c] * 137508) % 360000) /
+					1000.0);
+			else if (g->owner[c] == GRID_MIXED)
 				fprintf(f,
 					"<rect x=\"%.0f\" y=\"%.0f\" width=\"%zu\" "
 					"height=\"%d\" "
@@ -317,8 +247,8 @@ static void fig_block_maps(FILE *f, const struct groups *gs, const struct frag_s
 					x, y, (e - c) * CELL, CELL);
 			c = e;
 		}
-		for (size_t c = 0; c < COLS * ROWS; c++)
-			if (mark[c])
+		for (size_t c = 0; c < g->cells; c++)
+			if (g->mark[c])
 				fprintf(f,
 					"<rect x=\"%.0f\" y=\"%.0f\" width=\"2\" "
 					"height=\"%d\" "
@@ -348,9 +278,6 @@ static void fig_block_maps(FILE *f, const struct groups *gs, const struct frag_s
 	    "in block order (DAV's view); a cell takes the colour of the file that owns "
 	    "its blocks.</figcaption>\n</figure>\n",
 	    f);
-cleanup:
-	free(own);
-	free(mark);
 }
 
 /* min and max over positive values (for a log axis) */
@@ -445,7 +372,7 @@ static void fig_time(FILE *f, const struct file_group *g)
 	}
 }
 
-static void fig_corr(FILE *f, const struct analysis *a, bool elv)
+static void fig_corr(FILE *f, const struct correlate_priv *cp, bool elv)
 {
 	double xs[LOG2_SLOTS], avg[LOG2_SLOTS], mx[LOG2_SLOTS], mn[LOG2_SLOTS];
 	double lo = INFINITY, hi = 0, xlo = INFINITY, xhi = 0;
@@ -453,7 +380,7 @@ static void fig_corr(FILE *f, const struct analysis *a, bool elv)
 	struct chart c;
 
 	for (int k = 0; k < LOG2_SLOTS; k++) {
-		const struct corr_bucket *b = &a->corr[k];
+		const struct corr_bucket *b = &cp->b[k];
 		uint64_t cnt = elv ? b->elv_n : b->syscalls;
 
 		if (!cnt)
@@ -570,7 +497,7 @@ static void fig_block_order(FILE *f, const struct groups *gs)
 
 /* ---- devices ---------------------------------------------------------------- */
 
-static void fig_stages(FILE *f, struct dev_result *d)
+static void fig_stages(FILE *f, const struct dev_result *d)
 {
 	static const int st[] = {ST_Q2G, ST_G2I, ST_I2D, ST_D2C};
 	static const char *const col[] = {C_Q2G, "#ff7f0e", C_ELV, C_DEV};
@@ -583,17 +510,24 @@ static void fig_stages(FILE *f, struct dev_result *d)
 		double sum = 0;
 
 		for (int s = 0; s < 4; s++) {
-			struct metric_stats ms;
+			const struct metric_stats *ms = &d->stage[st[s]][o].st;
 
-			metric_stats(&d->stage[st[s]][o], &ms);
-			avg[o][s] = ms.count ? ms.avg : 0;
+			avg[o][s] = ms->count ? ms->avg : 0;
 			sum += avg[o][s];
 		}
 		max = fmax(max, sum);
 		nops += sum > 0;
 	}
-	if (!nops)
+	if (!nops) {
+		fputs("<p class=\"meta\">", f);
+		xml_escape(f, d->name);
+		fputs(d->bio_based
+			  ? ": a bio-based device (no requests, no I/O scheduler): Q2G, "
+			    "G2I, I2D and D2C do not apply; its time is Q2C below.</p>\n"
+			  : ": no request with stage times in this trace.</p>\n",
+		      f);
 		return;
+	}
 	snprintf(id, sizeof(id), "fig-stages-%s", d->name);
 	snprintf(title, sizeof(title), "%s: where a request's time goes (average)",
 		 d->name);
@@ -622,9 +556,9 @@ static void fig_stages(FILE *f, struct dev_result *d)
 			    opg_names[o], stage_names[st[s]], buf);
 			base += avg[o][s];
 		}
-		fprintf(f,
-			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			x, c.bottom + 18, opg_names[o]);
+		fprintf(
+		    f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s%s</text>\n",
+		    x, c.bottom + 18, opg_names[o], d->requests[o] ? "" : " (none)");
 	}
 	for (int s = 0; s < 4; s++)
 		chart_legend(&c, stage_names[st[s]], col[s], false);
@@ -633,20 +567,24 @@ static void fig_stages(FILE *f, struct dev_result *d)
 		      "(driver and device, to completed).");
 }
 
-static void fig_hist(FILE *f, struct dev_result *d)
+/* Q2C per bio in log2 buckets of nanoseconds (bcc's biolatency, finer):
+ * only the buckets from the first to the last that has a bio, each bar
+ * labelled with its share. */
+static void fig_hist(FILE *f, const struct dev_result *d)
 {
-	struct log2_hist h[NR_OPG];
-	uint64_t tot[LOG2_SLOTS] = {0}, max = 0;
+	const struct log2_hist *h[NR_OPG];
+	uint64_t tot[LOG2_SLOTS] = {0}, max = 0, all = 0;
 	int lo = LOG2_SLOTS, hi = -1;
-	char id[80], title[96], buf[48], tip[96];
+	char id[80], title[96], buf[48], tip[128];
 	struct chart c;
 	double slot;
 
 	for (int o = 0; o < NR_OPG; o++) {
-		metric_hist(&d->stage[ST_Q2C][o], 1000, &h[o]); /* µs, as biolatency */
-		for (int b = 0; b <= h[o].max_slot; b++) {
-			tot[b] += h[o].slot[b];
-			if (h[o].slot[b]) {
+		h[o] = &d->stage[ST_Q2C][o].hist;
+		for (int b = 0; b <= h[o]->max_slot; b++) {
+			tot[b] += h[o]->slot[b];
+			all += h[o]->slot[b];
+			if (h[o]->slot[b]) {
 				lo = b < lo ? b : lo;
 				hi = b > hi ? b : hi;
 			}
@@ -663,7 +601,7 @@ static void fig_hist(FILE *f, struct dev_result *d)
 	c.x = (struct axis){.min = 0,
 			    .max = 1,
 			    .unit = AX_CATEGORY,
-			    .label = "Q2C, bucket from low to 2 x low (µs buckets)"};
+			    .label = "Q2C, bucket from its low bound to twice that"};
 	c.y = (struct axis){.min = 0,
 			    .max = nice_ceil((double)max * 1.1),
 			    .unit = AX_PLAIN,
@@ -674,14 +612,13 @@ static void fig_hist(FILE *f, struct dev_result *d)
 		double x = c.left + slot * (b - lo + 0.5), base = 0;
 
 		for (int o = 0; o < NR_OPG; o++) {
-			double v = (double)(b <= h[o].max_slot ? h[o].slot[b] : 0);
+			double v = (double)(b <= h[o]->max_slot ? h[o]->slot[b] : 0);
 			double y0 = chart_y(&c, &c.y, base),
 			       y1 = chart_y(&c, &c.y, base + v);
 
 			if (!v)
 				continue;
-			chart_fmt(AX_NS, b ? (double)(1ull << b) * 1000 : 0, buf,
-				  sizeof(buf));
+			chart_fmt(AX_NS, b ? (double)(1ull << b) : 0, buf, sizeof(buf));
 			snprintf(tip, sizeof(tip), "%s from %s: %.0f", opg_names[o], buf,
 				 v);
 			fprintf(
@@ -692,9 +629,14 @@ static void fig_hist(FILE *f, struct dev_result *d)
 			    tip);
 			base += v;
 		}
+		if (tot[b])
+			fprintf(f,
+				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+				"font-size=\"10\">%.0f%%</text>\n",
+				x, chart_y(&c, &c.y, base) - 3,
+				100.0 * (double)tot[b] / (double)all);
 		if ((b - lo) % (1 + (hi - lo) / 8) == 0) {
-			chart_fmt(AX_NS, b ? (double)(1ull << b) * 1000 : 0, buf,
-				  sizeof(buf));
+			chart_fmt(AX_NS, b ? (double)(1ull << b) : 0, buf, sizeof(buf));
 			fprintf(f,
 				"<text x=\"%.1f\" y=\"%.1f\" "
 				"text-anchor=\"middle\">%s</text>\n",
@@ -703,72 +645,156 @@ static void fig_hist(FILE *f, struct dev_result *d)
 	}
 	chart_legend(&c, "read", C_BIO, false);
 	chart_legend(&c, "write", C_SYS, false);
-	chart_end(&c, "Bios by queue-to-completion time, in power-of-two buckets (bcc's "
-		      "biolatency).");
+	chart_end(&c, "Bios by queue-to-completion time, in power-of-two buckets of "
+		      "nanoseconds (bcc's biolatency), with each bucket's share of the "
+		      "bios.");
 }
 
-static void windows_table(FILE *f, const struct analysis *a)
+/* Average Q2C, kernel (Q2G), driver (G2D) and device (D2C) time per window;
+ * a stage without samples in a window (or on any device) is not drawn. */
+static void fig_windows(FILE *f, const struct windows_priv *wp)
 {
-	size_t n = a->nr_win < 2000 ? a->nr_win : 2000;
+	size_t n = wp->nr;
+	double *v = n ? calloc(5 * n, sizeof(double)) : NULL;
+	double lo = INFINITY, hi = 0, *xs, *q2c, *k, *dr, *dv;
+	struct chart c;
 
-	if (!a->window_ns || !a->nr_win)
+	if (!v)
 		return;
-	fprintf(
-	    f,
-	    "<h2>Windows of %.3f s (seed 003's records)</h2>\n<table "
-	    "id=\"windows\"><tr><th>start s</th><th>requests</th><th>bytes</th><th>Q2C "
-	    "avg µs</th><th>kernel avg µs</th><th>driver avg µs</th><th>device avg "
-	    "µs</th></tr>\n",
-	    a->window_ns / 1e9);
+	xs = v, q2c = v + n, k = v + 2 * n, dr = v + 3 * n, dv = v + 4 * n;
 	for (size_t i = 0; i < n; i++) {
-		const struct window *w = &a->win[i];
+		const struct window *w = &wp->win[i];
 
-		fprintf(
-		    f,
-		    "<tr><td>%.3f</td><td>%" PRIu64 "</td><td>%" PRIu64
-		    "</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td></tr>\n",
-		    i * a->window_ns / 1e9, w->requests, w->bytes,
-		    w->nr_q2c ? w->q2c_sum_ns / 1e3 / w->nr_q2c : 0.0,
-		    w->nr_q2g ? w->q2g_sum_ns / 1e3 / w->nr_q2g : 0.0,
-		    w->nr_g2d ? w->g2d_sum_ns / 1e3 / w->nr_g2d : 0.0,
-		    w->nr_d2c ? w->d2c_sum_ns / 1e3 / w->nr_d2c : 0.0);
+		xs[i] = ((double)i + 0.5) * (double)wp->window_ns;
+		q2c[i] = w->nr_q2c ? (double)w->q2c_sum_ns / (double)w->nr_q2c : NAN;
+		k[i] = w->nr_q2g ? (double)w->q2g_sum_ns / (double)w->nr_q2g : NAN;
+		dr[i] = w->nr_g2d ? (double)w->g2d_sum_ns / (double)w->nr_g2d : NAN;
+		dv[i] = w->nr_d2c ? (double)w->d2c_sum_ns / (double)w->nr_d2c : NAN;
+	}
+	positive_range(q2c, n, &lo, &hi);
+	positive_range(k, n, &lo, &hi);
+	positive_range(dr, n, &lo, &hi);
+	positive_range(dv, n, &lo, &hi);
+	if (hi > 0) {
+		chart_begin(&c, f, "fig-stages-time",
+			    "Stages over time (average per window)", 900, 360, false);
+		c.x = (struct axis){.min = 0,
+				    .max = (double)wp->window_ns * (double)n,
+				    .unit = AX_NS,
+				    .label = "elapsed since the recording started"};
+		log_axis(&c.y, lo, hi, "time per request (log)");
+		chart_axes(&c);
+		chart_line(&c, &c.y, xs, q2c, n, C_BIO, NULL, "q2c");
+		chart_line(&c, &c.y, xs, k, n, C_Q2G, NULL, "kernel");
+		chart_line(&c, &c.y, xs, dr, n, "#ff7f0e", NULL, "driver");
+		chart_line(&c, &c.y, xs, dv, n, C_DEV, NULL, "device");
+		chart_legend(&c, "Q2C", C_BIO, true);
+		chart_legend(&c, "kernel Q2G", C_Q2G, true);
+		chart_legend(&c, "driver G2D", "#ff7f0e", true);
+		chart_legend(&c, "device D2C", C_DEV, true);
+		chart_end(&c, "Per window of completions: the average of each stage over "
+			      "the requests that had it. A stage no request had (a "
+			      "bio-based device has Q and C only) is not drawn: not "
+			      "applicable, not zero.");
+	}
+	free(v);
+}
+
+/* any analyzer's table, as the text report shows it */
+static void html_table(FILE *f, const struct table *t)
+{
+	size_t n = t->nr_rows < 2000 ? t->nr_rows : 2000;
+	char buf[256];
+
+	if (!table_in(t->in, IN_HTML))
+		return;
+	fputs("<h2>", f);
+	xml_escape(f, t->title[0] ? t->title : t->name);
+	fputs("</h2>\n<table id=\"", f);
+	xml_escape(f, t->name);
+	fputs("\"><tr>", f);
+	for (size_t c = 0; c < t->nr_cols; c++) {
+		if (!table_in(t->cols[c].in, IN_HTML))
+			continue;
+		fputs("<th>", f);
+		xml_escape(f, t->cols[c].head);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t r = 0; r < n; r++) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < t->nr_cols; c++) {
+			if (!table_in(t->cols[c].in, IN_HTML))
+				continue;
+			render_cell(t, r, c, buf, sizeof(buf));
+			fputs("<td>", f);
+			xml_escape(f, buf);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
-	if (n < a->nr_win)
-		fprintf(f, "<p class=\"meta\">First %zu of %zu windows.</p>\n", n,
-			a->nr_win);
+	if (n < t->nr_rows)
+		fprintf(f, "<p class=\"meta\">First %zu of %zu rows.</p>\n", n,
+			t->nr_rows);
+	if (t->note) {
+		fputs("<p class=\"meta\">", f);
+		xml_escape(f, t->note);
+		fputs("</p>\n", f);
+	}
 }
 
-void render_html(FILE *f, const struct report_info *ri, struct analysis *a,
-		 const struct frag_scan *layout)
+/* the seed experiment's figures, with a layout (the demo) */
+static void patterns_figures(FILE *f, const struct groups *gs)
 {
-	const struct groups *gs = a->groups;
-
-	head(f, ri);
-	if (gs) {
-		patterns_table(f, gs);
-		fputs("<h2>Layout and throughput</h2>\n", f);
-		fig_frags_and_throughput(f, gs);
-		if (layout && gs->by_layout)
-			fig_block_maps(f, gs, layout);
-		fputs("<h2>Time per layer over elapsed time</h2>\n", f);
-		for (size_t i = 0; i < gs->nr; i++)
-			fig_time(f, &gs->g[i]);
-	}
-	fputs("<h2>System call time against bio and scheduler time</h2>\n", f);
-	fig_corr(f, a, false);
-	fig_corr(f, a, true);
-	if (gs && gs->file) {
+	if (!gs->by_layout)
+		return;
+	fputs("<h2>Layout and throughput</h2>\n", f);
+	fig_frags_and_throughput(f, gs);
+	if (gs->grids)
+		fig_block_maps(f, gs);
+	fputs("<h2>Time per layer over elapsed time</h2>\n", f);
+	for (size_t i = 0; i < gs->nr; i++)
+		fig_time(f, &gs->g[i]);
+	if (gs->file) {
 		fputs("<h2>Traced order against the layout</h2>\n", f);
 		fig_block_order(f, gs);
 	}
+}
+
+static void correlate_figures(FILE *f, const struct correlate_priv *cp)
+{
+	fputs("<h2>System call time against bio and scheduler time</h2>\n", f);
+	fig_corr(f, cp, false);
+	fig_corr(f, cp, true);
+}
+
+void render_html(FILE *f, const struct report_info *ri, const struct analysis *a)
+{
+	const struct an_output *w = analysis_output(a, "windows");
+
+	head(f, ri);
 	fputs("<h2>Devices</h2>\n", f);
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		fig_stages(f, &a->devs[i]);
 		fig_hist(f, &a->devs[i]);
 	}
-	windows_table(f, a);
+	if (w) {
+		fputs("<h2>Stages over time</h2>\n", f);
+		fig_windows(f, w->priv);
+	}
 	drops_table(f, ri);
+	/* the analyzers in registry order: their figures, then their tables */
+	for (size_t i = 0; i < a->nr_out; i++) {
+		const struct an_output *o = &a->out[i];
+
+		if (!strcmp(o->an->name, "patterns"))
+			patterns_figures(f, o->priv);
+		else if (!strcmp(o->an->name, "correlate"))
+			correlate_figures(f, o->priv);
+		for (size_t k = 0; k < o->nr_tables; k++)
+			html_table(f, o->tables[k]);
+	}
 	fputs(
 	    "<p class=\"meta\">Written by iotrail report --html.</p>\n</body>\n</html>\n",
 	    f);

@@ -4,29 +4,101 @@
  * ("report JSON"); fields are only ever added.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "../util/json_writer.h"
 #include "render.h"
 
-static void stage_obj(struct json_writer *w, struct metric *m)
+static void stage_obj(struct json_writer *w, const struct metric *m)
 {
-	struct metric_stats s;
+	const struct metric_stats *s = &m->st;
 
-	metric_stats(m, &s);
 	jw_start_object(w);
-	jw_uint_field(w, "count", s.count);
-	jw_uint_field(w, "min_ns", s.min);
-	jw_float_field(w, "avg_ns", s.avg);
-	jw_uint_field(w, "p50_ns", s.p50);
-	jw_uint_field(w, "p90_ns", s.p90);
-	jw_uint_field(w, "p99_ns", s.p99);
-	jw_uint_field(w, "p999_ns", s.p999);
-	jw_uint_field(w, "max_ns", s.max);
+	jw_uint_field(w, "count", s->count);
+	jw_uint_field(w, "min_ns", s->min);
+	jw_float_field(w, "avg_ns", s->avg);
+	jw_uint_field(w, "p50_ns", s->p50);
+	jw_uint_field(w, "p90_ns", s->p90);
+	jw_uint_field(w, "p99_ns", s->p99);
+	jw_uint_field(w, "p999_ns", s->p999);
+	jw_uint_field(w, "max_ns", s->max);
 	jw_end_object(w);
 }
 
-static void device(struct json_writer *w, struct dev_result *d)
+static void cell(struct json_writer *w, const struct table *t, size_t r, size_t c)
+{
+	const union cell *v = table_cell(t, r, c);
+	const struct column *col = &t->cols[c];
+
+	jw_name(w, col->json_key ? col->json_key : col->key);
+	if (table_is_na(t, r, c)) {
+		jw_float(w, NAN); /* null */
+		return;
+	}
+	switch (col->type) {
+	case CELL_STR:
+		jw_string(w, table_cell_str(t, r, c));
+		break;
+	case CELL_U64:
+		jw_uint(w, v->u);
+		break;
+	case CELL_I64:
+		jw_int(w, v->i);
+		break;
+	case CELL_F64:
+		jw_float(w, v->d);
+		break;
+	}
+}
+
+/* a row as an object; consecutive columns of one json_group as an object
+ * inside it */
+static void row(struct json_writer *w, const struct table *t, size_t r)
+{
+	const char *group = NULL;
+
+	jw_start_object(w);
+	for (size_t c = 0; c < t->nr_cols; c++) {
+		const struct column *col = &t->cols[c];
+
+		if (!table_in(col->in, IN_JSON))
+			continue;
+		if (group && (!col->json_group || strcmp(group, col->json_group))) {
+			jw_end_object(w);
+			group = NULL;
+		}
+		if (col->json_group && !group) {
+			group = col->json_group;
+			jw_name(w, group);
+			jw_start_object(w);
+		}
+		cell(w, t, r, c);
+	}
+	if (group)
+		jw_end_object(w);
+	jw_end_object(w);
+}
+
+static void table(struct json_writer *w, const struct table *t)
+{
+	if (!table_in(t->in, IN_JSON))
+		return;
+	jw_name(w, t->name);
+	if (t->json_object) {
+		if (t->nr_rows)
+			row(w, t, 0);
+		else
+			jw_start_object(w), jw_end_object(w);
+		return;
+	}
+	jw_start_array(w);
+	for (size_t r = 0; r < t->nr_rows; r++)
+		row(w, t, r);
+	jw_end_array(w);
+}
+
+static void device(struct json_writer *w, const struct dev_result *d)
 {
 	char dev[24];
 
@@ -57,12 +129,9 @@ static void device(struct json_writer *w, struct dev_result *d)
 	jw_end_object(w);
 }
 
-void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
+void render_json(FILE *f, const struct report_info *ri, const struct analysis *a,
 		 const struct render_opts *o)
 {
-	static const int order[] = {AN_LATENCY, AN_SYSCALL, AN_BIOTIME, AN_ELVTIME,
-				    AN_IOSECTOR};
-	struct metric *m[1024];
 	struct json_writer w;
 
 	jw_init(&w, f, true);
@@ -132,87 +201,38 @@ void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
 
 	jw_name(&w, "metrics");
 	jw_start_array(&w);
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		size_t n;
+	for (size_t i = 0; i < a->nr_out; i++) {
+		for (size_t k = 0; k < a->out[i].nr_metrics; k++) {
+			const struct metric *m = a->out[i].metrics[k];
+			const struct metric_stats *s = &m->st;
 
-		if (!(o->analyzers & order[i]))
-			continue;
-		n = analysis_metrics(a, order[i], m, 1024);
-		for (size_t k = 0; k < n; k++) {
-			struct metric_stats s;
-
-			metric_stats(m[k], &s);
 			jw_start_object(&w);
-			jw_string_field(&w, "analyzer", analyzer_name(order[i]));
-			jw_string_field(&w, "scope", m[k]->scope);
-			jw_string_field(&w, "metric", m[k]->name);
-			jw_string_field(&w, "unit", m[k]->unit);
-			jw_uint_field(&w, "count", s.count);
-			jw_uint_field(&w, "min", s.min);
-			jw_float_field(&w, "avg", s.avg);
-			jw_uint_field(&w, "p50", s.p50);
-			jw_uint_field(&w, "p90", s.p90);
-			jw_uint_field(&w, "p99", s.p99);
-			jw_uint_field(&w, "p999", s.p999);
-			jw_uint_field(&w, "max", s.max);
+			jw_string_field(&w, "analyzer", a->out[i].an->name);
+			jw_string_field(&w, "scope", m->scope);
+			jw_string_field(&w, "metric", m->name);
+			jw_string_field(&w, "unit", m->unit);
+			jw_uint_field(&w, "count", s->count);
+			jw_uint_field(&w, "min", s->min);
+			jw_float_field(&w, "avg", s->avg);
+			jw_uint_field(&w, "p50", s->p50);
+			jw_uint_field(&w, "p90", s->p90);
+			jw_uint_field(&w, "p99", s->p99);
+			jw_uint_field(&w, "p999", s->p999);
+			jw_uint_field(&w, "max", s->max);
 			if (o->view == VIEW_HIST) {
-				struct log2_hist h;
-
-				metric_hist(m[k], 1, &h);
 				jw_name(&w, "log2_hist");
 				jw_start_array(&w);
-				for (int b = 0; b <= h.max_slot; b++)
-					jw_uint(&w, h.slot[b]);
+				for (int b = 0; b <= m->hist.max_slot; b++)
+					jw_uint(&w, m->hist.slot[b]);
 				jw_end_array(&w);
 			}
 			jw_end_object(&w);
 		}
 	}
 	jw_end_array(&w);
-
-	if (o->windows) {
-		jw_name(&w, "windows");
-		jw_start_array(&w);
-		for (size_t i = 0; i < a->nr_win; i++) {
-			struct window *x = &a->win[i];
-
-			jw_start_object(&w);
-			jw_uint_field(&w, "start_ns", i * a->window_ns);
-			jw_uint_field(&w, "requests", x->requests);
-			jw_uint_field(&w, "bytes", x->bytes);
-			jw_uint_field(&w, "q2c_sum_ns", x->q2c_sum_ns);
-			jw_uint_field(&w, "kernel_sum_ns", x->q2g_sum_ns);
-			jw_uint_field(&w, "driver_sum_ns", x->g2d_sum_ns);
-			jw_uint_field(&w, "device_sum_ns", x->d2c_sum_ns);
-			jw_end_object(&w);
-		}
-		jw_end_array(&w);
-	}
-	if (o->analyzers & AN_CORRELATE) {
-		jw_name(&w, "correlation");
-		jw_start_array(&w);
-		for (int k = 0; k < LOG2_SLOTS; k++) {
-			struct corr_bucket *c = &a->corr[k];
-
-			if (!c->syscalls)
-				continue;
-			jw_start_object(&w);
-			jw_uint_field(&w, "syscall_low_us", k ? 1ull << k : 0);
-			jw_uint_field(&w, "syscall_high_us", (2ull << k) - 1);
-			jw_uint_field(&w, "syscalls", c->syscalls);
-			jw_uint_field(&w, "bio_avg_ns", c->bio_sum_ns / c->syscalls);
-			jw_uint_field(&w, "bio_min_ns", c->bio_min_ns);
-			jw_uint_field(&w, "bio_max_ns", c->bio_max_ns);
-			jw_uint_field(&w, "elv_avg_ns",
-				      c->elv_n ? c->elv_sum_ns / c->elv_n : 0);
-			jw_uint_field(&w, "elv_min_ns", c->elv_min_ns);
-			jw_uint_field(&w, "elv_max_ns", c->elv_max_ns);
-			jw_end_object(&w);
-		}
-		jw_end_array(&w);
-	}
-	if ((o->analyzers & AN_PATTERNS) && a->groups)
-		render_patterns_json(&w, a->groups);
+	for (size_t i = 0; i < a->nr_out; i++)
+		for (size_t k = 0; k < a->out[i].nr_tables; k++)
+			table(&w, a->out[i].tables[k]);
 	if (o->requests) {
 		jw_name(&w, "requests");
 		jw_start_array(&w);

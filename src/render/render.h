@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Renderers: the result model (analysis.h) and facts about the trace
- * (struct report_info) into text, CSV or JSON. They never see an event, and
- * all three print the same numbers.
+ * Renderers: the result model (analysis.h, read-only: every statistic is
+ * computed by analysis_finish) and facts about the trace (struct
+ * report_info) into text, CSV, JSON or HTML. Each prints the analyzers'
+ * metrics and tables in registry order, without knowing the analyzers, and
+ * all of them print the same numbers. `iotrail script` prints events
+ * (render_event); the reports never see one.
  */
 #ifndef IOTRAIL_RENDER_RENDER_H
 #define IOTRAIL_RENDER_RENDER_H
@@ -10,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../analyze/analysis.h"
+#include "../analyze/analyzer.h"
 #include "../trace/format.h"
 
 enum view { VIEW_STATS, VIEW_HIST, VIEW_SERIES };
@@ -37,30 +40,27 @@ struct report_info {
 };
 
 struct render_opts {
-	unsigned int analyzers; /* AN_* to show */
 	enum view view;
-	enum out_format format;
 	bool requests; /* list every request */
-	bool windows;  /* the --window table */
 };
 
-void render_text(FILE *f, const struct report_info *ri, struct analysis *a,
+void render_text(FILE *f, const struct report_info *ri, const struct analysis *a,
 		 const struct render_opts *o);
-void render_csv(FILE *f, const struct report_info *ri, struct analysis *a,
+void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 		const struct render_opts *o);
-void render_json(FILE *f, const struct report_info *ri, struct analysis *a,
+void render_json(FILE *f, const struct report_info *ri, const struct analysis *a,
 		 const struct render_opts *o);
+/* One analyzer's metrics and tables as CSV (report --out-dir). */
+void render_csv_output(FILE *f, const struct report_info *ri, const struct an_output *o,
+		       const struct render_opts *ro);
+/* report --html: one page; the seed experiment's figures when the patterns
+ * analyzer ran with a layout. */
+void render_html(FILE *f, const struct report_info *ri, const struct analysis *a);
 
-/* report --html: the page, with seed 000's figures; layout may be NULL
- * (no fragment figures). */
-void render_html(FILE *f, const struct report_info *ri, struct analysis *a,
-		 const struct frag_scan *layout);
-
-/* The patterns table (AN_PATTERNS), in each format. */
-struct json_writer;
-void render_patterns_text(FILE *f, const struct groups *gs);
-void render_patterns_csv(FILE *f, const struct groups *gs);
-void render_patterns_json(struct json_writer *w, const struct groups *gs);
+/* A metric's samples as CSV lines: time_s,scope,metric,value,unit. */
+void render_series(FILE *f, const struct report_info *ri, const struct metric *m);
+/* A table cell as people read it (text and HTML): "-" when not applicable. */
+void render_cell(const struct table *t, size_t row, size_t col, char *buf, size_t len);
 
 /* "R", "W", "F", "D" + "S" sync, "M" meta, "A" readahead, like rwbs */
 void render_rwbs(uint32_t flags, char out[8]);

@@ -91,12 +91,12 @@ static void header(FILE *f, const struct report_info *ri)
 	}
 }
 
-static void devices(FILE *f, struct analysis *a)
+static void devices(FILE *f, const struct analysis *a)
 {
 	fprintf(f, "\n%-10s %10s %12s %10s %12s %8s %8s %7s\n", "DEVICE", "READS",
 		"RSECTORS", "WRITES", "WSECTORS", "FLUSHES", "DISCARDS", "ERRORS");
 	for (size_t i = 0; i < a->nr_devs; i++) {
-		struct dev_result *d = &a->devs[i];
+		const struct dev_result *d = &a->devs[i];
 
 		fprintf(f,
 			"%-10s %10" PRIu64 " %12" PRIu64 " %10" PRIu64 " %12" PRIu64
@@ -107,108 +107,129 @@ static void devices(FILE *f, struct analysis *a)
 	}
 }
 
-static void stats_table(FILE *f, const char *title, struct metric **m, size_t n)
+static void stats_table(FILE *f, const char *title, const struct an_output *o)
 {
-	bool ns = n && !strcmp(m[0]->unit, "ns");
-
 	fprintf(f, "\n%-24s %-8s %9s %10s %10s %10s %10s %10s %10s %10s\n", title, "",
 		"COUNT", "MIN", "AVG", "P50", "P90", "P99", "P99.9", "MAX");
-	for (size_t i = 0; i < n; i++) {
-		struct metric_stats s;
+	for (size_t i = 0; i < o->nr_metrics; i++) {
+		const struct metric *m = o->metrics[i];
+		const struct metric_stats *s = &m->st;
 
-		metric_stats(m[i], &s);
-		if (ns)
+		if (!strcmp(m->unit, "ns"))
 			fprintf(f,
 				"%-24s %-8s %9" PRIu64
 				" %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n",
-				m[i]->scope, m[i]->name, s.count, us(s.min),
-				s.avg / 1000.0, us(s.p50), us(s.p90), us(s.p99),
-				us(s.p999), us(s.max));
+				m->scope, m->name, s->count, us(s->min), s->avg / 1000.0,
+				us(s->p50), us(s->p90), us(s->p99), us(s->p999),
+				us(s->max));
 		else
 			fprintf(f,
 				"%-24s %-8s %9" PRIu64 " %10" PRIu64 " %10.0f %10" PRIu64
 				" %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
 				"\n",
-				m[i]->scope, m[i]->name, s.count, s.min, s.avg, s.p50,
-				s.p90, s.p99, s.p999, s.max);
+				m->scope, m->name, s->count, s->min, s->avg, s->p50,
+				s->p90, s->p99, s->p999, s->max);
 	}
 }
 
 /* libbpf-tools' print_log2_hist shape */
-static void hist(FILE *f, struct metric *m)
+static void hist(FILE *f, const struct metric *m)
 {
 	bool ns = !strcmp(m->unit, "ns");
-	struct log2_hist h;
+	const struct log2_hist *h = ns ? &m->hist_k : &m->hist;
 	uint64_t max = 0;
 
-	metric_hist(m, ns ? 1000 : 1, &h);
 	fprintf(f, "\n%s %s\n", m->scope, m->name);
-	for (int i = 0; i <= h.max_slot; i++)
-		if (h.slot[i] > max)
-			max = h.slot[i];
-	fprintf(f, "%*s%-*s : count    distribution\n", 10, "", ns ? 14 : 14,
-		ns ? "usecs" : "sectors");
-	for (int i = 0; i <= h.max_slot; i++) {
+	for (int i = 0; i <= h->max_slot; i++)
+		if (h->slot[i] > max)
+			max = h->slot[i];
+	fprintf(f, "%*s%-*s : count    distribution\n", 10, "", 14,
+		ns ? "usecs" : m->unit);
+	for (int i = 0; i <= h->max_slot; i++) {
 		uint64_t lo = i ? 1ull << i : 0, hi = (2ull << i) - 1;
-		int stars = max ? (int)(h.slot[i] * 40 / max) : 0;
+		int stars = max ? (int)(h->slot[i] * 40 / max) : 0;
 
 		fprintf(f, "%14" PRIu64 " -> %-12" PRIu64 ": %-8" PRIu64 " |%-*.*s|\n",
-			lo, hi, h.slot[i], 40, stars,
+			lo, hi, h->slot[i], 40, stars,
 			"****************************************");
 	}
 }
 
-static void series(FILE *f, const struct report_info *ri, struct metric **m, size_t n)
+/* one line per sample, in time order: the CSV series */
+void render_series(FILE *f, const struct report_info *ri, const struct metric *m)
 {
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < m[i]->n && m[i]->t; k++)
-			fprintf(f, "%.9f,%s,%s,%" PRId64 ",%s\n",
-				(int64_t)(m[i]->t[k] - ri->t0_ns) / 1e9, m[i]->scope,
-				m[i]->name, m[i]->sv ? m[i]->sv[k] : (int64_t)m[i]->v[k],
-				m[i]->unit);
+	for (size_t k = 0; k < m->n && m->t; k++)
+		fprintf(f, "%.9f,%s,%s,%" PRId64 ",%s\n",
+			(int64_t)(m->t[k] - ri->t0_ns) / 1e9, m->scope, m->name,
+			m->sv ? m->sv[k] : (int64_t)m->v[k], m->unit);
 }
 
-static void windows(FILE *f, const struct report_info *ri, struct analysis *a)
+void render_cell(const struct table *t, size_t row, size_t col, char *buf, size_t len)
 {
-	fprintf(f, "\n%10s %9s %12s %10s %10s %10s %10s\n", "WINDOW_S", "REQUESTS",
-		"BYTES", "Q2C_US", "KERNEL_US", "DRIVER_US", "DEVICE_US");
-	for (size_t i = 0; i < a->nr_win; i++) {
-		struct window *w = &a->win[i];
+	const struct column *c = &t->cols[col];
+	const union cell *v = table_cell(t, row, col);
+	double div = c->text_div;
+	int prec = div ? c->text_prec : c->prec;
 
-		fprintf(f,
-			"%10.3f %9" PRIu64 " %12" PRIu64 " %10.1f %10.1f %10.1f %10.1f\n",
-			i * a->window_ns / 1e9, w->requests, w->bytes,
-			w->nr_q2c ? w->q2c_sum_ns / 1e3 / w->nr_q2c : 0.0,
-			w->nr_q2g ? w->q2g_sum_ns / 1e3 / w->nr_q2g : 0.0,
-			w->nr_g2d ? w->g2d_sum_ns / 1e3 / w->nr_g2d : 0.0,
-			w->nr_d2c ? w->d2c_sum_ns / 1e3 / w->nr_d2c : 0.0);
+	if (table_is_na(t, row, col)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	switch (c->type) {
+	case CELL_STR:
+		snprintf(buf, len, "%s", table_cell_str(t, row, col));
+		break;
+	case CELL_U64:
+		if (div)
+			snprintf(buf, len, "%.*f", prec, (double)v->u / div);
+		else
+			snprintf(buf, len, "%" PRIu64, v->u);
+		break;
+	case CELL_I64:
+		if (div)
+			snprintf(buf, len, "%.*f", prec, (double)v->i / div);
+		else
+			snprintf(buf, len, "%" PRId64, v->i);
+		break;
+	case CELL_F64:
+		snprintf(buf, len, "%.*f", prec, div ? v->d / div : v->d);
+		break;
 	}
 }
 
-static void correlate(FILE *f, struct analysis *a)
+static void table(FILE *f, const struct table *t)
 {
-	fprintf(f, "\nread syscall time against the bio time (Q2C) and scheduler time "
-		   "(I2D) of its bios\n");
-	fprintf(f, "%-18s %9s %10s %10s %10s %10s %10s %10s\n", "SYSCALL_US", "SYSCALLS",
-		"BIO_AVG", "BIO_MIN", "BIO_MAX", "ELV_AVG", "ELV_MIN", "ELV_MAX");
-	for (int k = 0; k < LOG2_SLOTS; k++) {
-		struct corr_bucket *c = &a->corr[k];
-		char range[32];
+	char buf[256];
+	bool first = true;
 
-		if (!c->syscalls)
+	if (!table_in(t->in, IN_TEXT))
+		return;
+	fputc('\n', f);
+	if (t->title[0])
+		fprintf(f, "%s\n", t->title);
+	for (size_t c = 0; c < t->nr_cols; c++) {
+		if (!table_in(t->cols[c].in, IN_TEXT))
 			continue;
-		snprintf(range, sizeof(range), "%llu -> %llu", k ? 1ull << k : 0ull,
-			 (2ull << k) - 1);
-		fprintf(f,
-			"%-18s %9" PRIu64 " %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n",
-			range, c->syscalls, us(c->bio_sum_ns / c->syscalls),
-			us(c->bio_min_ns), us(c->bio_max_ns),
-			c->elv_n ? us(c->elv_sum_ns / c->elv_n) : 0.0, us(c->elv_min_ns),
-			us(c->elv_max_ns));
+		fprintf(f, "%s%*s", first ? "" : " ", t->cols[c].width, t->cols[c].head);
+		first = false;
 	}
+	fputc('\n', f);
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		first = true;
+		for (size_t c = 0; c < t->nr_cols; c++) {
+			if (!table_in(t->cols[c].in, IN_TEXT))
+				continue;
+			render_cell(t, r, c, buf, sizeof(buf));
+			fprintf(f, "%s%*s", first ? "" : " ", t->cols[c].width, buf);
+			first = false;
+		}
+		fputc('\n', f);
+	}
+	if (t->note)
+		fputs(t->note, f);
 }
 
-static void requests(FILE *f, const struct report_info *ri, struct analysis *a)
+static void requests(FILE *f, const struct report_info *ri, const struct analysis *a)
 {
 	fprintf(f, "\n%12s %-8s %-5s %12s %6s %7s %-16s %9s %9s %9s %9s %9s\n",
 		"C_TIME_S", "DEVICE", "RWBS", "SECTOR", "NR", "TID", "COMM", "Q2G_US",
@@ -232,44 +253,34 @@ static void requests(FILE *f, const struct report_info *ri, struct analysis *a)
 	}
 }
 
-void render_text(FILE *f, const struct report_info *ri, struct analysis *a,
-		 const struct render_opts *o)
+void render_text(FILE *f, const struct report_info *ri, const struct analysis *a,
+		 const struct render_opts *ro)
 {
-	static const int order[] = {AN_LATENCY, AN_SYSCALL, AN_BIOTIME, AN_ELVTIME,
-				    AN_IOSECTOR};
-	struct metric *m[1024];
-
-	if (o->view != VIEW_SERIES) {
-		header(f, ri);
-		devices(f, a);
-	} else {
+	if (ro->view == VIEW_SERIES) {
 		fprintf(f, "time_s,scope,metric,value,unit\n");
+		for (size_t i = 0; i < a->nr_out; i++)
+			for (size_t k = 0; k < a->out[i].nr_metrics; k++)
+				render_series(f, ri, a->out[i].metrics[k]);
+		return;
 	}
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		size_t n;
+	header(f, ri);
+	devices(f, a);
+	for (size_t i = 0; i < a->nr_out; i++) {
+		const struct an_output *o = &a->out[i];
 		char title[48];
 
-		if (!(o->analyzers & order[i]))
-			continue;
-		n = analysis_metrics(a, order[i], m, 1024);
-		snprintf(title, sizeof(title), "%s (%s)", analyzer_name(order[i]),
-			 n && strcmp(m[0]->unit, "ns") ? "sectors" : "us");
-		if (o->view == VIEW_STATS)
-			stats_table(f, title, m, n);
-		else if (o->view == VIEW_HIST)
-			for (size_t k = 0; k < n; k++)
-				hist(f, m[k]);
-		else
-			series(f, ri, m, n);
+		if (o->an->metric_unit) {
+			snprintf(title, sizeof(title), "%s (%s)", o->an->name,
+				 o->an->metric_unit);
+			if (ro->view == VIEW_STATS)
+				stats_table(f, title, o);
+			else
+				for (size_t k = 0; k < o->nr_metrics; k++)
+					hist(f, o->metrics[k]);
+		}
+		for (size_t k = 0; k < o->nr_tables; k++)
+			table(f, o->tables[k]);
 	}
-	if (o->view == VIEW_SERIES)
-		return;
-	if (o->analyzers & AN_CORRELATE)
-		correlate(f, a);
-	if (o->windows)
-		windows(f, ri, a);
-	if ((o->analyzers & AN_PATTERNS) && a->groups)
-		render_patterns_text(f, a->groups);
-	if (o->requests)
+	if (ro->requests)
 		requests(f, ri, a);
 }

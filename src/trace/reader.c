@@ -496,3 +496,47 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->path);
 	memset(r, 0, sizeof(*r));
 }
+
+void trace_reader_aggs(const struct trace_reader *r,
+		       void (*fn)(void *ctx, const struct iot_agg_entry *e), void *ctx)
+{
+	for (size_t i = 0; i < r->nr_aggs; i++) {
+		const struct reader_chunk *ch = &r->aggs[i];
+		struct iot_agg_header h;
+
+		if (ch->size < sizeof(h))
+			continue;
+		memcpy(&h, r->map + ch->offset, sizeof(h));
+		for (uint64_t k = 0;
+		     k < h.nr_entries &&
+		     sizeof(h) + (k + 1) * sizeof(struct iot_agg_entry) <= ch->size;
+		     k++) {
+			struct iot_agg_entry e;
+
+			memcpy(&e, r->map + ch->offset + sizeof(h) + k * sizeof(e),
+			       sizeof(e));
+			fn(ctx, &e);
+		}
+	}
+}
+
+const char *trace_reader_stop_reason(const struct trace_reader *r)
+{
+	static const char *const names[] = {
+	    [IOT_STOP_COMMAND] = "command", [IOT_STOP_DURATION] = "duration",
+	    [IOT_STOP_SIGNAL] = "signal",   [IOT_STOP_ERROR] = "error",
+	    [IOT_STOP_FILL] = "fill",	    [IOT_STOP_TRIGGER] = "trigger",
+	};
+
+	if (!r->has_end || r->end.reason >= sizeof(names) / sizeof(names[0]) ||
+	    !names[r->end.reason])
+		return "unknown";
+	return names[r->end.reason];
+}
+
+uint64_t trace_reader_duration_ns(const struct trace_reader *r)
+{
+	return r->has_end && r->end.end_mono_ns > r->hdr.start_mono_ns
+		   ? r->end.end_mono_ns - r->hdr.start_mono_ns
+		   : 0;
+}

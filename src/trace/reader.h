@@ -89,6 +89,15 @@ void trace_reader_rewind(struct trace_reader *r);
 /* The META value of key, copied into out ("" when absent). */
 void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
 		       size_t outlen);
+/* Every histogram of every AGG chunk (--aggregate), in file order; entries
+ * past a cut-short chunk's end are left out. */
+void trace_reader_aggs(const struct trace_reader *r,
+		       void (*fn)(void *ctx, const struct iot_agg_entry *e), void *ctx);
+/* "command", "duration", ...: why the recording stopped (END chunk), or
+ * "unknown". */
+const char *trace_reader_stop_reason(const struct trace_reader *r);
+/* The recording's length from the header and END chunk, 0 if unknown. */
+uint64_t trace_reader_duration_ns(const struct trace_reader *r);
 const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r, uint32_t dev);
 const struct iot_task_entry *trace_reader_task(const struct trace_reader *r,
 					       uint32_t tid);

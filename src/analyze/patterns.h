@@ -20,25 +20,32 @@
  * requests draw as fast as a thousand.
  *
  * One file's traced block order against its layout order (figure 3-15) is
- * kept as runs of consecutive blocks.
+ * kept as runs of consecutive blocks, and each group's blocks as a block
+ * map (figures 3-1 to 3-4, layout/grid.h).
+ *
+ * The `patterns` analyzer: groups_*() are its engine, public for the unit
+ * tests and the HTML report's figures.
  */
-#ifndef IOTRAIL_ANALYZE_GROUPS_H
-#define IOTRAIL_ANALYZE_GROUPS_H
+#ifndef IOTRAIL_ANALYZE_PATTERNS_H
+#define IOTRAIL_ANALYZE_PATTERNS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../layout/grid.h"
 #include "../layout/layout.h"
 #include "../join/join.h"
 #include "../util/u64map.h"
-#include "syscalls.h"
+#include "../trace/syscalls.h"
 
-#define GROUP_BINS 100
+#define GROUP_BINS	100
+#define GROUP_MAP_CELLS (128 * 6) /* cells of a group's block map */
 
 /* count, sum, min, max of one quantity */
 struct tally {
 	uint64_t n, sum, min, max;
+	double avg; /* groups_finish(): sum / n, 0 without samples */
 };
 
 struct group_bin {
@@ -54,6 +61,10 @@ struct file_group {
 	struct tally sys, bio, elv, dev, sdiff;
 	uint64_t seeks;	 /* dispatches with a sector difference != 0 */
 	uint64_t bin_ns; /* width of a bin */
+	/* groups_finish() */
+	double mbps;	       /* MB/s (10^6 bytes), 0 when nothing was read */
+	double frags_per_file; /* from the layout, 0 without files */
+	double seeks_pct;      /* seeks per dispatch, % */
 	struct group_bin bin[GROUP_BINS];
 };
 
@@ -90,12 +101,16 @@ struct groups {
 	struct gbio *fb;		      /* its bios until finish */
 	size_t nr_fb, cap_fb;
 
+	/* figures 3-1 to 3-4: each group's blocks, with a layout */
+	const struct frag_scan *layout;
+	struct block_grid *grids; /* one per group; cells 0 when it has none */
+
 	int err;
 };
 
 /* layout may be NULL (one group "all", every read). Groups are the layout's directories
  * in name order; the file of figure 3-15 is the most fragmented one of the
- * last group. syscall_nr: the numbers by kind (syscall_nr_x86_64). */
+ * last group. syscall_nr: the numbers by kind (syscalls.h). */
 int groups_init(struct groups *gs, const struct frag_scan *layout,
 		const uint32_t syscall_nr[NR_SYSCALL_KINDS],
 		bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start),
@@ -107,19 +122,8 @@ void groups_request(struct groups *gs, const struct join_request *r);
 void groups_bio(struct groups *gs, const struct join_request *r,
 		const struct join_bio *b);
 /* Bins the samples, orders the dispatches, maps figure 3-15's sectors to
- * blocks. 0 or -ENOMEM. */
+ * blocks, builds the block maps, computes every average. 0 or -ENOMEM. */
 int groups_finish(struct groups *gs);
 void groups_release(struct groups *gs);
-
-static inline double tally_avg(const struct tally *t)
-{
-	return t->n ? (double)t->sum / (double)t->n : 0.0;
-}
-static inline double group_frags_per_file(const struct file_group *g)
-{
-	return g->nr_files ? (double)g->frags_sum / (double)g->nr_files : 0.0;
-}
-/* MB/s (10^6 bytes), 0 when nothing was read */
-double group_mbps(const struct file_group *g);
 
 #endif

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Seed 000's patterns: read system calls grouped by file set (groups.h). */
-#include "groups.h"
+/* patterns: seed 000's read system calls grouped by file set (patterns.h). */
+#include "patterns.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/grow.h"
+#include "analyzer.h"
 
 enum { K_SYS, K_BIO, K_ELV };
 
@@ -36,31 +40,13 @@ static void tally(struct tally *t, uint64_t v)
 	t->n++;
 }
 
-double group_mbps(const struct file_group *g)
-{
-	if (!g->bytes || g->last_ns <= g->first_ns)
-		return 0.0;
-	return (double)g->bytes / ((double)(g->last_ns - g->first_ns) / 1e9) / 1e6;
-}
-
-#define GROW(gs, arr, nr, cap)                                                           \
-	do {                                                                             \
-		if ((gs)->nr == (gs)->cap) {                                             \
-			size_t _c = (gs)->cap ? 2 * (gs)->cap : 4096;                    \
-			void *_p = realloc((gs)->arr, _c * sizeof(*(gs)->arr));          \
-			if (!_p) {                                                       \
-				(gs)->err = -ENOMEM;                                     \
-				return;                                                  \
-			}                                                                \
-			(gs)->arr = _p;                                                  \
-			(gs)->cap = _c;                                                  \
-		}                                                                        \
-	} while (0)
-
 static void sample(struct groups *gs, uint32_t group, uint32_t kind, uint64_t t_ns,
 		   uint64_t v)
 {
-	GROW(gs, s, nr_s, cap_s);
+	if (GROW(gs->s, gs->nr_s + 1, gs->cap_s)) {
+		gs->err = -ENOMEM;
+		return;
+	}
 	gs->s[gs->nr_s++] =
 	    (struct gsample){.t_ns = t_ns, .v = v, .group = group, .kind = kind};
 }
@@ -137,6 +123,7 @@ int groups_init(struct groups *gs, const struct frag_scan *layout,
 	gs->fs_dev = fs_dev;
 	gs->ctx = ctx;
 	gs->by_layout = layout != NULL;
+	gs->layout = layout;
 	gs->block_size = layout ? layout->block_size : 4096;
 	if (u64map_init(&gs->by_ino, 64))
 		return -ENOMEM;
@@ -236,7 +223,10 @@ void groups_bio(struct groups *gs, const struct join_request *r, const struct jo
 	if (gs->err || !b->q_ns || r->c_ns < b->q_ns)
 		return;
 	if (gs->file && b->ino == gs->file->ino) {
-		GROW(gs, fb, nr_fb, cap_fb);
+		if (GROW(gs->fb, gs->nr_fb + 1, gs->cap_fb)) {
+			gs->err = -ENOMEM;
+			return;
+		}
 		gs->fb[gs->nr_fb++] = (struct gbio){.q_ns = b->q_ns,
 						    .sector = b->sector,
 						    .nr = b->nr_sectors,
@@ -262,7 +252,10 @@ void groups_request(struct groups *gs, const struct join_request *r)
 	if (gi >= 0 && r->d_ns && r->c_ns >= r->d_ns)
 		tally(&gs->g[gi].dev, r->c_ns - r->d_ns);
 	if (r->d_ns && r->nr_sectors && r->sector != UINT64_MAX) {
-		GROW(gs, d, nr_d, cap_d);
+		if (GROW(gs->d, gs->nr_d + 1, gs->cap_d)) {
+			gs->err = -ENOMEM;
+			return;
+		}
 		gs->d[gs->nr_d++] = (struct gdisp){.d_ns = r->d_ns,
 						   .sector = r->sector,
 						   .nr = r->nr_sectors,
@@ -272,6 +265,49 @@ void groups_request(struct groups *gs, const struct join_request *r)
 }
 
 /* ---- finish ---------------------------------------------------------------- */
+
+/* Figures 3-1 to 3-4: per group, its files' blocks from its first to its
+ * last, a colour per file. */
+static int block_maps(struct groups *gs)
+{
+	const struct frag_scan *lay = gs->layout;
+
+	if (!lay || !gs->by_layout)
+		return 0;
+	gs->grids = calloc(gs->nr ? gs->nr : 1, sizeof(*gs->grids));
+	if (!gs->grids)
+		return -ENOMEM;
+	for (size_t gi = 0; gi < gs->nr; gi++) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		int32_t idx = 0;
+
+		for (size_t i = 0; i < lay->nr_files; i++) {
+			const struct frag_file *x = &lay->files[i];
+
+			if (groups_of_inode(gs, x->ino) != (int)gi)
+				continue;
+			for (size_t k = 0; k < x->nr_ext; k++) {
+				const struct frag_extent *e = &x->ext[k];
+
+				if (!frag_has_blocks(e) ||
+				    e->physical + e->len < e->physical)
+					continue;
+				lo = e->physical < lo ? e->physical : lo;
+				hi =
+				    e->physical + e->len > hi ? e->physical + e->len : hi;
+			}
+		}
+		if (hi <= lo)
+			continue;
+		if (block_grid_init(&gs->grids[gi], lo, hi, GROUP_MAP_CELLS))
+			return -ENOMEM;
+		for (size_t i = 0; i < lay->nr_files; i++)
+			if (groups_of_inode(gs, lay->files[i].ino) == (int)gi)
+				block_grid_file(&gs->grids[gi], &lay->files[i], idx++,
+						false);
+	}
+	return 0;
+}
 
 static int cmp_disp(const void *a, const void *b)
 {
@@ -389,11 +425,29 @@ int groups_finish(struct groups *gs)
 	}
 	if (gs->file && traced_runs(gs))
 		return -ENOMEM;
-	return 0;
+	for (size_t i = 0; i < gs->nr; i++) {
+		struct file_group *g = &gs->g[i];
+		struct tally *t[] = {&g->sys, &g->bio, &g->elv, &g->dev, &g->sdiff};
+
+		for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+			t[k]->avg = t[k]->n ? (double)t[k]->sum / (double)t[k]->n : 0.0;
+		g->mbps = g->bytes && g->last_ns > g->first_ns
+			      ? (double)g->bytes /
+				    ((double)(g->last_ns - g->first_ns) / 1e9) / 1e6
+			      : 0.0;
+		g->frags_per_file =
+		    g->nr_files ? (double)g->frags_sum / (double)g->nr_files : 0.0;
+		g->seeks_pct =
+		    g->sdiff.n ? 100.0 * (double)g->seeks / (double)g->sdiff.n : 0.0;
+	}
+	return block_maps(gs);
 }
 
 void groups_release(struct groups *gs)
 {
+	for (size_t i = 0; gs->grids && i < gs->nr; i++)
+		block_grid_release(&gs->grids[i]);
+	free(gs->grids);
 	free(gs->g);
 	free(gs->s);
 	free(gs->d);
@@ -403,3 +457,183 @@ void groups_release(struct groups *gs)
 	u64map_release(&gs->by_ino);
 	memset(gs, 0, sizeof(*gs));
 }
+
+/* ---- the analyzer ------------------------------------------------------------ */
+
+static int init(struct analysis *a, struct an_output *o)
+{
+	return groups_init(o->priv, a->env.layout, a->env.syscall_nr, a->env.fs_dev,
+			   a->env.ctx);
+}
+
+static void on_syscall(struct analysis *a, void *priv, const struct join_syscall *s)
+{
+	groups_syscall(priv, s);
+}
+
+static void on_request(struct analysis *a, void *priv, const struct join_request *r)
+{
+	groups_request(priv, r);
+}
+
+static void on_bio(struct analysis *a, void *priv, const struct join_request *r,
+		   const struct join_bio *b)
+{
+	groups_bio(priv, r, b);
+}
+
+#define TALLY(group)                                                                     \
+	{"count", "", 0, CELL_U64, IN_JSON, 0, 0, 0, group, NULL},                       \
+	    {"sum", "", 0, CELL_U64, IN_JSON, 0, 0, 0, group, NULL},                     \
+	    {"min", "", 0, CELL_U64, IN_JSON, 0, 0, 0, group, NULL},                     \
+	{                                                                                \
+		"max", "", 0, CELL_U64, IN_JSON, 0, 0, 0, group, NULL                    \
+	}
+#define AVG_US(key, head)                                                                \
+	{                                                                                \
+		key, head, 11, CELL_F64, IN_TEXT | IN_HTML | IN_CSV, 0, 1e3, 1           \
+	}
+#define MAX_NS(key)                                                                      \
+	{                                                                                \
+		key, "", 0, CELL_U64, IN_CSV                                             \
+	}
+
+/* text, CSV and JSON each pick theirs, in their own (historical) order */
+static const struct column cols[] = {
+    {"pattern", "PATTERN", -10, CELL_STR},
+    {"files", "FILES", 5, CELL_U64},
+    {"fragments_per_file", "FRAG/FILE", 9, CELL_F64, IN_ALL & ~IN_JSON, 2},
+    {"fragments_sum", "", 0, CELL_U64, IN_JSON},
+    {"fragments_min", "", 0, CELL_U64, IN_PROGRAMS},
+    {"fragments_max", "", 0, CELL_U64, IN_PROGRAMS},
+    {"read_mb", "READ_MB", 8, CELL_F64, IN_PEOPLE, 1},
+    {"reads", "", 0, CELL_U64, IN_PROGRAMS},
+    {"bytes", "", 0, CELL_U64, IN_PROGRAMS},
+    {"seconds", "", 0, CELL_F64, IN_CSV, 6},
+    {"first_ns", "", 0, CELL_U64, IN_JSON},
+    {"last_ns", "", 0, CELL_U64, IN_JSON},
+    {"throughput_mbps", "MB/s", 9, CELL_F64, IN_ALL, 1},
+    AVG_US("syscall_avg_ns", "SYSCALL_us"),
+    MAX_NS("syscall_max_ns"),
+    TALLY("syscall_ns"),
+    AVG_US("bio_avg_ns", "BIO_us"),
+    MAX_NS("bio_max_ns"),
+    TALLY("bio_ns"),
+    AVG_US("scheduler_avg_ns", "SCHED_us"),
+    MAX_NS("scheduler_max_ns"),
+    TALLY("scheduler_ns"),
+    AVG_US("device_avg_ns", "DEVICE_us"),
+    MAX_NS("device_max_ns"),
+    TALLY("device_ns"),
+    {"seeks_pct", "SEEKS_%", 9, CELL_F64, IN_PEOPLE, 1},
+    {"dispatches", "", 0, CELL_U64, IN_CSV},
+    {"seeks", "", 0, CELL_U64, IN_CSV},
+    {"sector_diff_avg", "SECTOR_DIFF", 12, CELL_F64, IN_TEXT | IN_HTML | IN_CSV, 0},
+    MAX_NS("sector_diff_max"),
+    TALLY("sector_diff"),
+    {"seeks", "", 0, CELL_U64, IN_JSON},
+};
+
+static const struct column order_cols[] = {
+    {"file", "", 0, CELL_STR},
+    {"inode", "", 0, CELL_U64},
+    {"traced_blocks", "", 0, CELL_U64},
+    {"where_layout_says", "", 0, CELL_U64},
+};
+
+static void avg_max(struct table *t, const struct tally *x)
+{
+	table_f64(t, x->avg);
+	table_u64(t, x->max);
+	table_u64(t, x->n);
+	table_u64(t, x->sum);
+	table_u64(t, x->min);
+	table_u64(t, x->max);
+}
+
+static int finish(struct analysis *a, struct an_output *o)
+{
+	struct groups *gs = o->priv;
+	struct table *t;
+	int err = groups_finish(gs);
+
+	if (err)
+		return err;
+	t = an_output_table(a, o, "patterns", cols, sizeof(cols) / sizeof(cols[0]));
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->title, sizeof(t->title), "Patterns: reads by file set%s",
+		 gs->by_layout ? " (the layout's directories)"
+			       : " (no --layout: every read)");
+	for (size_t i = 0; i < gs->nr; i++) {
+		const struct file_group *g = &gs->g[i];
+
+		table_row(t);
+		table_str(t, "%s", g->name);
+		table_u64(t, g->nr_files);
+		table_f64(t, g->frags_per_file);
+		table_u64(t, g->frags_sum);
+		table_u64(t, g->frags_min);
+		table_u64(t, g->frags_max);
+		table_f64(t, (double)g->bytes / 1e6);
+		table_u64(t, g->reads);
+		table_u64(t, g->bytes);
+		table_f64(t, g->last_ns > g->first_ns
+				 ? (double)(g->last_ns - g->first_ns) / 1e9
+				 : 0.0);
+		table_u64(t, g->first_ns);
+		table_u64(t, g->last_ns);
+		table_f64(t, g->mbps);
+		avg_max(t, &g->sys);
+		avg_max(t, &g->bio);
+		avg_max(t, &g->elv);
+		avg_max(t, &g->dev);
+		table_f64(t, g->seeks_pct);
+		table_u64(t, g->sdiff.n);
+		table_u64(t, g->seeks);
+		avg_max(t, &g->sdiff);
+		table_u64(t, g->seeks);
+	}
+	table_note(t,
+		   "  times are averages: syscall = read enter to exit, bio = Q2C, "
+		   "sched = I2D, device = D2C;\n  SEEKS_%% = dispatches not starting "
+		   "where the previous one ended, SECTOR_DIFF = their average distance "
+		   "(sectors)\n");
+	if (gs->file && gs->traced_blocks)
+		table_note(
+		    t, "  %s: %" PRIu64 " traced blocks, %.1f%% where the layout says\n",
+		    gs->file->path, gs->traced_blocks,
+		    100.0 * (double)gs->traced_where / (double)gs->traced_blocks);
+	if (!gs->file)
+		return 0;
+	t = an_output_table(a, o, "block_order", order_cols,
+			    sizeof(order_cols) / sizeof(order_cols[0]));
+	if (!t)
+		return -ENOMEM;
+	t->in = IN_JSON;
+	t->json_object = true;
+	table_row(t);
+	table_str(t, "%s", gs->file->path);
+	table_u64(t, gs->file->ino);
+	table_u64(t, gs->traced_blocks);
+	table_u64(t, gs->traced_where);
+	return 0;
+}
+
+static void release(void *priv)
+{
+	groups_release(priv);
+}
+
+const struct analyzer an_patterns = {
+    .name = "patterns",
+    .help = "read syscalls grouped by the directories of a --layout (seed 000's "
+	    "patterns A to E): throughput, time per layer, seeks",
+    .priv_size = sizeof(struct groups),
+    .init = init,
+    .request = on_request,
+    .bio = on_bio,
+    .syscall = on_syscall,
+    .finish = finish,
+    .release = release,
+};

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An analyzer: one file under src/analyze/, one line in registry.c, in the
+ * spirit of perf's struct perf_tool. The analysis core calls its hooks with
+ * every joined request, bio and system call; finish() turns what it kept
+ * into metrics and tables of its an_output (analysis.h), which every
+ * renderer prints without knowing the analyzer.
+ *
+ * Hooks are optional. priv is priv_size zeroed bytes, the analyzer's own.
+ */
+#ifndef IOTRAIL_ANALYZE_ANALYZER_H
+#define IOTRAIL_ANALYZE_ANALYZER_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis.h"
+
+struct analyzer {
+	const char *name;
+	const char *help; /* one line, for --help and the man page */
+	size_t priv_size;
+	const char *metric_unit; /* its metrics' unit heading: "us", "sectors" */
+
+	/* 0 or -errno (a message in a->errmsg) */
+	int (*init)(struct analysis *a, struct an_output *o);
+	void (*request)(struct analysis *a, void *priv, const struct join_request *r);
+	void (*bio)(struct analysis *a, void *priv, const struct join_request *r,
+		    const struct join_bio *b);
+	void (*syscall)(struct analysis *a, void *priv, const struct join_syscall *s);
+	/* an in-kernel histogram of an --aggregate recording */
+	void (*agg)(struct analysis *a, void *priv, const struct iot_agg_entry *e);
+	/* metrics and tables into o; 0 or -errno */
+	int (*finish)(struct analysis *a, struct an_output *o);
+	void (*release)(void *priv);
+};
+
+/* The registry, in the order the renderers show the analyzers. */
+extern const struct analyzer *const analyzers[];
+extern const size_t nr_analyzers;
+
+#define AN_BIT(i) (1ull << (i))
+/* A registry index by name, or -1. */
+int analyzer_index(const char *name);
+/* "latency, syscall, ..." */
+void analyzer_list(char *buf, size_t len);
+
+#endif

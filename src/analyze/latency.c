@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latency: btt's breakdown per device and read/write: Q2G, G2I, I2D, D2C
+ * per request, Q2C per bio. Its metrics live in the devices of the result
+ * (analysis.h), where the JSON device objects and the HTML stage charts
+ * read them.
+ */
+#include "analyzer.h"
+
+static void stage_add(struct analysis *a, struct dev_result *d, int s, int o, uint64_t t,
+		      uint64_t from, uint64_t to)
+{
+	if (!from || !to || to < from)
+		return;
+	analysis_note_err(a, metric_add(&d->stage[s][o], t, to - from));
+}
+
+static void request(struct analysis *a, void *priv, const struct join_request *r)
+{
+	int o = opg_of(r->flags);
+	struct dev_result *d;
+
+	if (o < 0 || !(d = analysis_dev(a, r->dev)))
+		return;
+	stage_add(a, d, ST_Q2G, o, r->c_ns, r->q_ns, r->g_ns);
+	stage_add(a, d, ST_G2I, o, r->c_ns, r->g_ns, r->i_ns);
+	stage_add(a, d, ST_I2D, o, r->c_ns, r->i_ns, r->d_ns);
+	stage_add(a, d, ST_D2C, o, r->c_ns, r->d_ns, r->c_ns);
+}
+
+static void bio(struct analysis *a, void *priv, const struct join_request *r,
+		const struct join_bio *b)
+{
+	int o = opg_of(r->flags);
+	struct dev_result *d;
+
+	if (o < 0 || !b->q_ns || r->c_ns < b->q_ns || !(d = analysis_dev(a, r->dev)))
+		return;
+	stage_add(a, d, ST_Q2C, o, r->c_ns, b->q_ns, r->c_ns);
+}
+
+static void agg(struct analysis *a, void *priv, const struct iot_agg_entry *e)
+{
+	struct dev_result *d;
+
+	if (e->metric > IOT_AGG_Q2C || e->op >= NR_OPG || !(d = analysis_dev(a, e->dev)))
+		return;
+	metric_add_hist(&d->stage[e->metric][e->op], e->buckets, e->sum);
+}
+
+static int finish(struct analysis *a, struct an_output *o)
+{
+	for (size_t i = 0; i < a->nr_devs; i++) {
+		struct dev_result *d = &a->devs[i];
+
+		for (int s = 0; s < NR_STAGES; s++) {
+			for (int op = 0; op < NR_OPG && a->env.stage_all; op++) {
+				const struct metric *m = &d->stage[s][op];
+
+				for (size_t k = 0; k < m->n; k++)
+					analysis_note_err(
+					    a, metric_add(&d->stage_all[s], 0, m->v[k]));
+				if (m->agg_n)
+					metric_add_hist(&d->stage_all[s], m->agg_b,
+							m->agg_sum);
+			}
+			analysis_note_err(a, metric_finish(&d->stage_all[s]));
+			for (int op = 0; op < NR_OPG; op++)
+				analysis_note_err(a, metric_finish(&d->stage[s][op]));
+		}
+		for (int op = 0; op < NR_OPG; op++)
+			for (int s = 0; s < NR_STAGES; s++)
+				an_output_metric(a, o, &d->stage[s][op]);
+	}
+	return 0;
+}
+
+const struct analyzer an_latency = {
+    .name = "latency",
+    .help = "btt's Q2G, G2I, I2D, D2C per request and Q2C per bio, per device "
+	    "and read/write",
+    .metric_unit = "us",
+    .request = request,
+    .bio = bio,
+    .agg = agg,
+    .finish = finish,
+};

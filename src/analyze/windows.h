@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * windows: seed 003's per-window records, by completion time: requests,
+ * bytes, and the average Q2C, kernel (Q2G), driver (G2D) and device (D2C)
+ * time. A stage a device does not have (a bio-based device has Q and C
+ * only) has no samples, and shows as not applicable. Public for the HTML
+ * report's stages-over-time chart.
+ */
+#ifndef IOTRAIL_ANALYZE_WINDOWS_H
+#define IOTRAIL_ANALYZE_WINDOWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct window {
+	uint64_t requests, bytes;
+	uint64_t q2c_sum_ns, nr_q2c;
+	uint64_t q2g_sum_ns, nr_q2g; /* kernel */
+	uint64_t g2d_sum_ns, nr_g2d; /* driver */
+	uint64_t d2c_sum_ns, nr_d2c; /* device */
+};
+
+struct windows_priv {
+	uint64_t window_ns;
+	struct window *win;
+	size_t nr, cap;
+};
+
+#endif

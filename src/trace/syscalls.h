@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The I/O system calls iotrail traces, by kind, and their numbers per
+ * architecture: the one list. The recorder loads the numbers of the running
+ * machine into the BPF programs (cfg_nr_*); analysis picks the numbers of
+ * the architecture the trace names (META arch=), so a trace read on another
+ * machine means what it meant where it was recorded.
+ */
+#ifndef IOTRAIL_TRACE_SYSCALLS_H
+#define IOTRAIL_TRACE_SYSCALLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* the kinds, in the order of IOT_AGG_SYSCALL + kind */
+enum syscall_kind {
+	SK_READ,
+	SK_WRITE,
+	SK_PREAD64,
+	SK_PWRITE64,
+	SK_READV,
+	SK_WRITEV,
+	SK_PREADV,
+	SK_PWRITEV,
+	SK_FSYNC,
+	SK_FDATASYNC,
+	NR_SYSCALL_KINDS
+};
+extern const char *const syscall_kind_names[NR_SYSCALL_KINDS];
+
+/* The numbers by kind of an architecture as uname -m names it ("x86_64",
+ * "aarch64"), or NULL when iotrail does not know it. */
+const uint32_t *syscall_numbers(const char *arch);
+
+/* The kind of nr in a table of numbers by kind, or -1. */
+static inline int syscall_kind(const uint32_t kind_nr[NR_SYSCALL_KINDS], uint32_t nr)
+{
+	for (int k = 0; k < NR_SYSCALL_KINDS; k++)
+		if (kind_nr[k] == nr)
+			return k;
+	return -1;
+}
+
+/* Whether nr is one of the reading kinds (read, pread64, readv, preadv). */
+static inline bool syscall_is_read(const uint32_t kind_nr[NR_SYSCALL_KINDS], uint32_t nr)
+{
+	return nr == kind_nr[SK_READ] || nr == kind_nr[SK_PREAD64] ||
+	       nr == kind_nr[SK_READV] || nr == kind_nr[SK_PREADV];
+}
+
+#endif

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The analyzer registry, the result model's tables and the sizes, windows
+ * and syscall analyzers, driven through the analysis core as the join
+ * drives it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/analyzer.h"
+#include "render/render.h"
+#include "trace/syscalls.h"
+
+#define LOOP0 (7u << 20)
+#define ZRAM0 (252u << 20)
+
+static const char *dev_name(void *ctx, uint32_t dev)
+{
+	return dev == LOOP0 ? "loop0" : "zram0";
+}
+
+static bool bio_based(void *ctx, uint32_t dev)
+{
+	return dev == ZRAM0;
+}
+
+static void start(struct analysis *a, const char *names, uint64_t window_ns)
+{
+	struct analysis_env env = {
+	    .t0_ns = 1000000000,
+	    .end_ns = 2000000000,
+	    .window_ns = window_ns,
+	    .syscall_nr = syscall_numbers("x86_64"),
+	    .dev_name = dev_name,
+	    .is_bio_based = bio_based,
+	};
+	char buf[128], *save = NULL;
+	uint64_t set = 0;
+
+	snprintf(buf, sizeof(buf), "%s", names);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		assert_true(analyzer_index(t) >= 0);
+		set |= AN_BIT(analyzer_index(t));
+	}
+	assert_int_equal(analysis_init(a, set, &env), 0);
+}
+
+static struct join_request req(uint32_t dev, uint32_t op, uint32_t sectors, uint64_t q,
+			       uint64_t c)
+{
+	struct join_request r = {.dev = dev,
+				 .flags = op,
+				 .sector = 2048,
+				 .nr_sectors = sectors,
+				 .q_ns = q,
+				 .c_ns = c};
+
+	if (dev == LOOP0) { /* a request-based device: every stage */
+		r.g_ns = q + 1000;
+		r.i_ns = q + 2000;
+		r.d_ns = q + 3000;
+	} else {
+		r.bio_only = true;
+	}
+	return r;
+}
+
+static void registry(void **state)
+{
+	char list[512];
+
+	assert_true(nr_analyzers >= 9);
+	for (size_t i = 0; i < nr_analyzers; i++) {
+		assert_non_null(analyzers[i]->name);
+		assert_non_null(analyzers[i]->help);
+		assert_int_equal(analyzer_index(analyzers[i]->name), (int)i);
+		for (size_t k = 0; k < i; k++)
+			assert_string_not_equal(analyzers[i]->name, analyzers[k]->name);
+	}
+	assert_int_equal(analyzer_index("nosuch"), -1);
+	analyzer_list(list, sizeof(list));
+	assert_non_null(strstr(list, "patterns"));
+	assert_non_null(strstr(list, "sizes"));
+}
+
+/* bitesize's view: request sizes per device and op, in KiB */
+static void sizes(void **state)
+{
+	struct analysis a;
+	struct join_sink s;
+	const struct an_output *o;
+
+	start(&a, "sizes", 0);
+	s = analysis_sink(&a);
+	for (int i = 0; i < 90; i++) { /* 90 reads of 4 KiB, 10 of 512 KiB */
+		struct join_request r =
+		    req(LOOP0, IOT_OP_READ, 8, 1000000000 + i, 1000100000);
+
+		s.request(s.ctx, &r);
+	}
+	for (int i = 0; i < 10; i++) {
+		struct join_request r =
+		    req(LOOP0, IOT_OP_READ, 1024, 1000000000, 1000100000);
+
+		s.request(s.ctx, &r);
+	}
+	{
+		struct join_request w =
+		    req(ZRAM0, IOT_OP_WRITE, 2, 1000000000, 1000000500);
+		struct join_request fl =
+		    req(LOOP0, IOT_OP_FLUSH, 0, 1000000000, 1000000500);
+
+		s.request(s.ctx, &w);
+		s.request(s.ctx, &fl); /* no size: not counted */
+	}
+	assert_int_equal(analysis_finish(&a), 0);
+	o = analysis_output(&a, "sizes");
+	assert_non_null(o);
+	assert_int_equal(o->nr_metrics, 2); /* loop0 read, zram0 write */
+	assert_string_equal(o->metrics[0]->scope, "loop0 read");
+	assert_string_equal(o->metrics[0]->unit, "KiB");
+	assert_int_equal(o->metrics[0]->st.count, 100);
+	assert_int_equal(o->metrics[0]->st.p50, 4);
+	assert_int_equal(o->metrics[0]->st.p99, 512);
+	assert_int_equal(o->metrics[0]->hist.slot[2], 90); /* 4 KiB in [4, 8) */
+	assert_int_equal(o->metrics[0]->hist.slot[9], 10);
+	assert_string_equal(o->metrics[1]->scope, "zram0 write");
+	assert_int_equal(o->metrics[1]->st.max, 1);
+	analysis_release(&a);
+}
+
+static char *render(const struct analysis *a, const char *name)
+{
+	struct report_info ri = {
+	    .path = "t", .mode = "events", .t0_ns = 1000000000, .stop_reason = "command"};
+	struct render_opts ro = {.view = VIEW_STATS};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (!strcmp(name, "csv"))
+		render_csv(f, &ri, a, &ro);
+	else if (!strcmp(name, "json"))
+		render_json(f, &ri, a, &ro);
+	else
+		render_text(f, &ri, a, &ro);
+	fclose(f);
+	return buf;
+}
+
+/* a stage a device does not have is not applicable, never 0 */
+static void windows_not_applicable(void **state)
+{
+	struct analysis a;
+	struct join_sink s;
+	struct join_request z = req(ZRAM0, IOT_OP_READ, 8, 1000000000, 1000004000);
+	struct join_request l = req(LOOP0, IOT_OP_READ, 8, 1200000000, 1200010000);
+	char *csv, *json, *text;
+
+	start(&a, "windows", 100000000); /* 100 ms */
+	s = analysis_sink(&a);
+	s.request(s.ctx, &z);
+	s.request(s.ctx, &l);
+	assert_int_equal(analysis_finish(&a), 0);
+	csv = render(&a, "csv");
+	/* window 0: zram0's read, Q2C 4 µs, no kernel/driver/device stage */
+	assert_non_null(strstr(csv, "window_start_s,requests,bytes,q2c_avg_ns,"
+				    "kernel_avg_ns,driver_avg_ns,device_avg_ns\n"));
+	assert_non_null(strstr(csv, "0.000000,1,4096,4000.0,,,\n"));
+	assert_non_null(strstr(csv, "0.100000,0,0,,,,\n"));
+	assert_non_null(strstr(csv, "0.200000,1,4096,10000.0,1000.0,2000.0,7000.0\n"));
+	json = render(&a, "json");
+	assert_non_null(strstr(json, "\"kernel_sum_ns\": 0"));
+	assert_null(strstr(json, "\"kernel_avg_ns\"")); /* JSON has the sums */
+	text = render(&a, "text");
+	assert_non_null(
+	    strstr(text, "     0.000         1         4096        4.0          -"));
+	free(csv);
+	free(json);
+	free(text);
+	analysis_release(&a);
+}
+
+static void table_cells(void **state)
+{
+	static const struct column cols[] = {
+	    {"name", "NAME", -6, CELL_STR},
+	    {"ns", "US", 8, CELL_U64, IN_ALL, 0, 1e3, 1},
+	    {"x", "", 0, CELL_F64, IN_CSV, 2},
+	};
+	struct table t;
+	char buf[64];
+
+	table_init(&t, "t", cols, 3);
+	table_row(&t);
+	table_str(&t, "a,%d", 1);
+	table_u64(&t, 1500);
+	table_na(&t);
+	table_row(&t);
+	table_str(&t, "b");
+	table_u64(&t, 2);
+	table_f64(&t, 0.125);
+	table_u64(&t, 9); /* one cell too many: an error, not an overrun */
+	assert_int_equal(t.nr_rows, 2);
+	assert_int_not_equal(t.err, 0);
+	render_cell(&t, 0, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "a,1");
+	render_cell(&t, 0, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "1.5");
+	render_cell(&t, 0, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "-");
+	render_cell(&t, 1, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "0.12");
+	table_release(&t);
+}
+
+static void syscall_numbers_by_arch(void **state)
+{
+	const uint32_t *x = syscall_numbers("x86_64"), *a = syscall_numbers("aarch64");
+
+	assert_int_equal(x[SK_READ], 0);
+	assert_int_equal(x[SK_FDATASYNC], 75);
+	assert_int_equal(a[SK_READ], 63);
+	assert_int_equal(a[SK_PREAD64], 67);
+	assert_true(syscall_is_read(a, 65));  /* readv */
+	assert_false(syscall_is_read(a, 64)); /* write */
+	assert_int_equal(syscall_kind(a, 83), SK_FDATASYNC);
+	assert_null(syscall_numbers("sparc"));
+}
+
+/* an aarch64 trace's read (63) counts as a read, an x86_64 number does not */
+static void syscall_analyzer_uses_trace_arch(void **state)
+{
+	struct analysis a;
+	struct analysis_env env = {.syscall_nr = syscall_numbers("aarch64"),
+				   .dev_name = dev_name};
+	struct join_syscall rd = {.nr = 63, .enter_ns = 10, .exit_ns = 5010};
+	struct join_syscall x86_read = {.nr = 0, .enter_ns = 10, .exit_ns = 20};
+	struct join_sink s;
+	const struct an_output *o;
+
+	assert_int_equal(analysis_init(&a, AN_BIT(analyzer_index("syscall")), &env), 0);
+	s = analysis_sink(&a);
+	s.syscall(s.ctx, &rd);
+	s.syscall(s.ctx, &x86_read);
+	assert_int_equal(analysis_finish(&a), 0);
+	o = analysis_output(&a, "syscall");
+	assert_int_equal(o->nr_metrics, 1);
+	assert_string_equal(o->metrics[0]->name, "read");
+	assert_int_equal(o->metrics[0]->st.count, 1);
+	assert_int_equal(o->metrics[0]->st.max, 5000);
+	analysis_release(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(registry),
+	    cmocka_unit_test(sizes),
+	    cmocka_unit_test(windows_not_applicable),
+	    cmocka_unit_test(table_cells),
+	    cmocka_unit_test(syscall_numbers_by_arch),
+	    cmocka_unit_test(syscall_analyzer_uses_trace_arch),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
