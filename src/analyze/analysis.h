@@ -72,12 +72,15 @@ struct analysis_env {
 	const uint32_t *syscall_nr;	/* numbers by kind (syscalls.h) for the
 					   trace's architecture */
 	const struct frag_scan *layout; /* --layout, or NULL */
-	const char *overlay_file;	/* the overlay analyzer's file */
+	const char *overlay_file;	/* the overlay analyzer's file (-a overlay
+					   --overlay-file, iotrail overlay) */
 	void *ctx;
 	const char *(*dev_name)(void *ctx, uint32_t dev);
 	bool (*is_bio_based)(void *ctx, uint32_t dev);
 	/* whether st_dev is a traced block device, and its first sector */
 	bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start);
+	/* the trace's device table entry of dev, or NULL */
+	const struct iot_dev_entry *(*dev_entry)(void *ctx, uint32_t dev);
 };
 
 struct analysis {

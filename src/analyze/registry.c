@@ -18,7 +18,8 @@
 	X(sizes)                                                                         \
 	X(correlate)                                                                     \
 	X(windows)                                                                       \
-	X(patterns)
+	X(patterns)                                                                      \
+	X(overlay)
 
 #define DECLARE(n) extern const struct analyzer an_##n;
 #define ENTRY(n)   &an_##n,

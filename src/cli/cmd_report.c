@@ -14,11 +14,11 @@
 #include "../analyze/analyzer.h"
 #include "../layout/layout_json.h"
 #include "../join/join.h"
-#include "../trace/syscalls.h"
 #include "../render/render.h"
 #include "../trace/reader.h"
 #include "../util/parse.h"
 #include "cli.h"
+#include "pipeline.h"
 
 static void report_usage(FILE *f)
 {
@@ -55,58 +55,9 @@ static void report_usage(FILE *f)
 		"                        layout) instead of the text report\n"
 		"      --out-dir DIR     every format from one analysis: report.txt,\n"
 		"                        report.json, report.html and ANALYZER.csv\n"
+		"      --file FILE       the overlay analyzer's file (with --layout)\n"
 		"  analyzers: %s\n",
 		(analyzer_list(list, sizeof(list)), list));
-}
-
-/* a trace from an architecture iotrail does not know: no number matches */
-static const uint32_t unknown_arch_nr[NR_SYSCALL_KINDS] = {
-    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
-    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
-
-struct names {
-	const struct trace_reader *r;
-	char buf[32];
-};
-
-static const char *dev_name(void *ctx, uint32_t dev)
-{
-	struct names *n = ctx;
-	const struct iot_dev_entry *e = trace_reader_dev(n->r, dev);
-
-	if (e)
-		return e->name;
-	snprintf(n->buf, sizeof(n->buf), "%u:%u", dev >> 20, dev & 0xfffff);
-	return n->buf;
-}
-
-static bool is_bio_based(void *ctx, uint32_t dev)
-{
-	struct names *n = ctx;
-	const struct iot_dev_entry *e = trace_reader_dev(n->r, dev);
-
-	return e ? (e->flags & IOT_DEV_BIO_BASED) != 0 : true;
-}
-
-/* A filesystem's st_dev: traced (in the device table), and where its
- * partition starts. */
-static bool fs_dev(void *ctx, uint32_t st_dev, uint64_t *part_start)
-{
-	struct names *n = ctx;
-	const struct iot_dev_entry *e = trace_reader_dev(n->r, st_dev);
-
-	if (!e)
-		return false;
-	*part_start = e->start_sector;
-	return true;
-}
-
-static const char *comm_of(void *ctx, uint32_t tid)
-{
-	struct names *n = ctx;
-	const struct iot_task_entry *t = trace_reader_task(n->r, tid);
-
-	return t ? t->comm : "?";
 }
 
 static int add_analyzers(const char *arg, uint64_t *set)
@@ -124,11 +75,6 @@ static int add_analyzers(const char *arg, uint64_t *set)
 		*set |= AN_BIT(i);
 	}
 	return 0;
-}
-
-static void add_agg(void *ctx, const struct iot_agg_entry *e)
-{
-	analysis_add_agg(ctx, e);
 }
 
 /* one file of --out-dir */
@@ -196,6 +142,7 @@ int cmd_report(int argc, char **argv)
 	    {"layout", required_argument, NULL, 'L'},
 	    {"html", required_argument, NULL, 'H'},
 	    {"out-dir", required_argument, NULL, 'O'},
+	    {"file", required_argument, NULL, 'F'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -208,16 +155,11 @@ int cmd_report(int argc, char **argv)
 	uint64_t set = 0;
 	bool windows = false;
 	FILE *out = stdout;
-	struct trace_reader rd;
+	struct pipeline pl;
 	struct report_info ri;
-	struct analysis an;
-	struct join jn;
-	struct join_sink sink;
-	struct names names;
 	uint64_t window_ns = 0; /* 0 with windows: auto */
-	char errbuf[512], mode[32], kernel[128], arch[32];
-	const struct iot_rec *rec;
-	int c, err, ret = 1;
+	char errbuf[512], mode[32], kernel[128];
+	int c, ret = 1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:a:v:w:f:rh", longopts, NULL)) != -1) {
@@ -271,6 +213,9 @@ int cmd_report(int argc, char **argv)
 		case 'O':
 			out_dir = optarg;
 			break;
+		case 'F':
+			env.overlay_file = optarg;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -293,85 +238,45 @@ int cmd_report(int argc, char **argv)
 	}
 	if (windows)
 		set |= AN_BIT(analyzer_index("windows"));
+	if ((set & AN_BIT(analyzer_index("overlay"))) &&
+	    !(layout_path && env.overlay_file))
+		return usage_error(
+		    "--analyzer overlay: needs --layout LAYOUT and --file FILE");
 	if (layout_path &&
 	    frag_layout_load(layout_path, &layout, errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "iotrail: %s\n", errbuf);
 		return 2;
 	}
 
-	err = trace_reader_open(&rd, input, errbuf, sizeof(errbuf));
-	if (err) {
-		fprintf(stderr, "iotrail: %s\n", errbuf);
-		frag_scan_release(&layout);
-		return 1;
-	}
-	names.r = &rd;
-	trace_reader_meta(&rd, "arch", arch, sizeof(arch));
-	env.syscall_nr = syscall_numbers(arch[0] ? arch : "x86_64");
-	if (!env.syscall_nr) {
-		fprintf(stderr,
-			"iotrail: %s: recorded on %s, whose system call numbers iotrail "
-			"does not know; system calls are left out\n",
-			input, arch);
-		env.syscall_nr = unknown_arch_nr;
-	}
-	env.t0_ns = rd.hdr.start_mono_ns;
-	env.end_ns = rd.has_end ? rd.end.end_mono_ns : 0;
 	env.window_ns = window_ns;
 	env.keep_time = ro.view == VIEW_SERIES;
 	env.keep_requests = ro.requests;
 	env.stage_all = format == FMT_JSON || out_dir;
 	env.layout = layout_path ? &layout : NULL;
-	env.ctx = &names;
-	env.dev_name = dev_name;
-	env.is_bio_based = is_bio_based;
-	env.fs_dev = fs_dev;
-	if (analysis_init(&an, set, &env)) {
-		fprintf(stderr, "iotrail: %s\n",
-			an.errmsg[0] ? an.errmsg : "out of memory");
-		goto cleanup_an;
-	}
-	sink = analysis_sink(&an);
-	if (join_init(&jn, &sink, is_bio_based, &names)) {
-		fprintf(stderr, "iotrail: out of memory\n");
-		goto cleanup_an;
-	}
-	while ((err = trace_reader_next(&rd, &rec)) == 1) {
-		if (join_feed(&jn, rec)) {
-			err = -1;
-			break;
-		}
-	}
-	/* --aggregate recordings: the kernel's histograms */
-	trace_reader_aggs(&rd, add_agg, &an);
-	if (err < 0 || analysis_finish(&an)) {
-		fprintf(stderr, "iotrail: %s: out of memory\n", input);
+	if (pipeline_run(&pl, input, set, &env))
 		goto cleanup;
-	}
-	if (rd.warning[0])
-		fprintf(stderr, "iotrail: warning: %s\n", rd.warning);
 
-	trace_reader_meta(&rd, "mode", mode, sizeof(mode));
-	trace_reader_meta(&rd, "kernel", kernel, sizeof(kernel));
+	trace_reader_meta(&pl.rd, "mode", mode, sizeof(mode));
+	trace_reader_meta(&pl.rd, "kernel", kernel, sizeof(kernel));
 	memset(&ri, 0, sizeof(ri));
 	ri.path = input;
 	ri.mode = mode[0] ? mode : "events";
 	ri.kernel = kernel;
-	ri.nr_cpus = rd.hdr.nr_cpus;
-	ri.events = jn.st.events;
-	ri.gaps = rd.nr_gaps;
-	ri.kernel_misses = rd.has_end ? rd.end.kernel_misses : 0;
-	ri.t0_ns = rd.hdr.start_mono_ns;
-	ri.duration_ns = trace_reader_duration_ns(&rd);
-	ri.stop_reason = trace_reader_stop_reason(&rd);
-	ri.stop = rd.has_stop ? &rd.stop : NULL;
-	ri.spec = rd.has_spec ? &rd.spec : NULL;
-	ri.drops = rd.drops;
-	ri.nr_drops = rd.nr_drops;
-	ri.join = jn.st;
-	ri.comm = comm_of;
-	ri.comm_ctx = &names;
-	if (out_dir && write_out_dir(out_dir, &ri, &an, &ro))
+	ri.nr_cpus = pl.rd.hdr.nr_cpus;
+	ri.events = pl.jn.st.events;
+	ri.gaps = pl.rd.nr_gaps;
+	ri.kernel_misses = pl.rd.has_end ? pl.rd.end.kernel_misses : 0;
+	ri.t0_ns = pl.rd.hdr.start_mono_ns;
+	ri.duration_ns = trace_reader_duration_ns(&pl.rd);
+	ri.stop_reason = trace_reader_stop_reason(&pl.rd);
+	ri.stop = pl.rd.has_stop ? &pl.rd.stop : NULL;
+	ri.spec = pl.rd.has_spec ? &pl.rd.spec : NULL;
+	ri.drops = pl.rd.drops;
+	ri.nr_drops = pl.rd.nr_drops;
+	ri.join = pl.jn.st;
+	ri.comm = pipeline_comm;
+	ri.comm_ctx = &pl;
+	if (out_dir && write_out_dir(out_dir, &ri, &pl.an, &ro))
 		goto cleanup;
 	if (html) {
 		out = fopen(html, "we");
@@ -381,19 +286,19 @@ int cmd_report(int argc, char **argv)
 			out = stdout;
 			goto cleanup;
 		}
-		render_html(out, &ri, &an);
+		render_html(out, &ri, &pl.an);
 	} else if (out_dir) {
 		/* the files say it all */
 	} else {
 		switch (format) {
 		case FMT_TEXT:
-			render_text(out, &ri, &an, &ro);
+			render_text(out, &ri, &pl.an, &ro);
 			break;
 		case FMT_CSV:
-			render_csv(out, &ri, &an, &ro);
+			render_csv(out, &ri, &pl.an, &ro);
 			break;
 		case FMT_JSON:
-			render_json(out, &ri, &an, &ro);
+			render_json(out, &ri, &pl.an, &ro);
 			break;
 		}
 	}
@@ -405,14 +310,11 @@ int cmd_report(int argc, char **argv)
 	}
 	out = stdout;
 	/* a damaged file still gets its report, but says so in the status */
-	ret = rd.warning[0] ? 3 : 0;
+	ret = pl.rd.warning[0] ? 3 : 0;
 cleanup:
 	if (out != stdout)
 		fclose(out);
-	join_release(&jn);
-cleanup_an:
-	analysis_release(&an);
-	trace_reader_release(&rd);
+	pipeline_release(&pl);
 	frag_scan_release(&layout);
 	return ret;
 }

@@ -99,6 +99,9 @@ void frag_stats(const struct frag_extent *e, size_t n, struct frag_stats *st);
 struct frag_file *frag_scan_add(struct frag_scan *s, const char *path);
 int frag_fs_add_sys(struct frag_fs *fs, uint64_t start, uint64_t len, uint32_t kind);
 void frag_scan_release(struct frag_scan *s);
+/* The one file of s named name, where either may carry a longer prefix (a
+ * mount point, an image root); NULL if none or several. */
+const struct frag_file *frag_scan_find(const struct frag_scan *s, const char *name);
 const char *frag_sys_name(uint32_t kind);
 
 #endif

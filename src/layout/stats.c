@@ -107,3 +107,25 @@ const char *frag_sys_name(uint32_t kind)
 		return "other";
 	}
 }
+
+const struct frag_file *frag_scan_find(const struct frag_scan *s, const char *name)
+{
+	const struct frag_file *hit = NULL;
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < s->nr_files; i++) {
+		const char *p = s->files[i].path;
+		size_t m = strlen(p);
+
+		/* either may carry a longer prefix (mount point, image root) */
+		if (!strcmp(p, name) ||
+		    (m > n && !strcmp(p + m - n, name) && p[m - n - 1] == '/') ||
+		    (n > m && !strcmp(name + n - m, p) &&
+		     (p[0] == '/' || name[n - m - 1] == '/'))) {
+			if (hit)
+				return NULL;
+			hit = &s->files[i];
+		}
+	}
+	return hit;
+}

@@ -50,20 +50,22 @@ void chart_begin(struct chart *c, FILE *f, const char *id, const char *title, do
 	memset(c, 0, sizeof(*c));
 	c->f = f;
 	c->w = w;
-	c->h = h;
+	c->h = id ? h : h + 22; /* standalone: a row for the caption */
 	c->left = 80;
 	c->right = w - (has_y2 ? 80 : 20);
 	c->top = 40;
 	c->bottom = h - 70;
 	c->has_y2 = has_y2;
-	fprintf(f, "<figure class=\"chart\" id=\"%s\">\n", id);
+	c->figure = id != NULL;
+	if (id)
+		fprintf(f, "<figure class=\"chart\" id=\"%s\">\n", id);
 	fprintf(
 	    f,
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 	    "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
 	    "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n"
 	    "<text x=\"%.0f\" y=\"22\" font-size=\"15\" font-weight=\"bold\">",
-	    w, h, w, h, w, h, c->left);
+	    w, c->h, w, c->h, w, c->h, c->left);
 	xml_escape(f, title);
 	fputs("</text>\n", f);
 }
@@ -247,7 +249,7 @@ void chart_legend(struct chart *c, const char *name, const char *color, bool lin
 {
 	/* a row under the x axis label, each entry as wide as its text */
 	double x = c->left + 10 + c->legend_x;
-	double y = c->h - 16;
+	double y = (c->figure ? c->h : c->h - 22) - 16;
 
 	c->legend_x += 34 + 6.5 * (double)strlen(name);
 	if (line)
@@ -268,7 +270,24 @@ void chart_legend(struct chart *c, const char *name, const char *color, bool lin
 
 void chart_end(struct chart *c, const char *caption)
 {
+	if (!c->figure) { /* a standalone SVG: the caption inside it */
+		fprintf(c->f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">", c->left,
+			c->h - 4);
+		xml_escape(c->f, caption);
+		fputs("</text>\n</svg>\n", c->f);
+		return;
+	}
 	fputs("</svg>\n<figcaption>", c->f);
 	xml_escape(c->f, caption);
 	fputs("</figcaption>\n</figure>\n", c->f);
+}
+
+void chart_dots(struct chart *c, const struct axis *ya, const double *xs,
+		const double *ys, size_t n, const char *color)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(c->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.5\" fill=\"%s\"/>",
+			chart_x(c, xs[i]), chart_y(c, ya, ys[i]), color);
+	if (n)
+		fputc('\n', c->f);
 }

@@ -35,9 +35,11 @@ struct chart {
 	struct axis x, y, y2;
 	bool has_y2;
 	double legend_x; /* where the next legend entry goes */
+	bool figure;	 /* inside an HTML <figure> (else a standalone SVG) */
 };
 
-/* Opens <figure id=ID> with an <svg> of w x h pixels and a title. */
+/* Opens <figure id=ID> with an <svg> of w x h pixels and a title; with id
+ * NULL, a standalone SVG document (a .svg file). */
 void chart_begin(struct chart *c, FILE *f, const char *id, const char *title, double w,
 		 double h, bool has_y2);
 /* Frame, ticks and axis labels (call after setting x, y, y2). Category
@@ -56,6 +58,9 @@ void chart_line(struct chart *c, const struct axis *ya, const double *xs,
 void chart_bar(struct chart *c, const struct axis *ya, double x, double w, double v,
 	       const char *color, const char *datav, const char *tip);
 void chart_legend(struct chart *c, const char *name, const char *color, bool line);
+/* A dot at each point. */
+void chart_dots(struct chart *c, const struct axis *ya, const double *xs,
+		const double *ys, size_t n, const char *color);
 /* Closes the svg, adds the caption, closes the figure. */
 void chart_end(struct chart *c, const char *caption);
 

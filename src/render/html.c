@@ -629,12 +629,15 @@ static void fig_hist(FILE *f, const struct dev_result *d)
 			    tip);
 			base += v;
 		}
-		if (tot[b])
+		if (tot[b]) {
+			double pct = 100.0 * (double)tot[b] / (double)all;
+
 			fprintf(f,
 				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-				"font-size=\"10\">%.0f%%</text>\n",
-				x, chart_y(&c, &c.y, base) - 3,
-				100.0 * (double)tot[b] / (double)all);
+				"font-size=\"10\">%s%.0f%%</text>\n",
+				x, chart_y(&c, &c.y, base) - 3, pct < 0.5 ? "&lt;" : "",
+				pct < 0.5 ? 1.0 : pct);
+		}
 		if ((b - lo) % (1 + (hi - lo) / 8) == 0) {
 			chart_fmt(AX_NS, b ? (double)(1ull << b) : 0, buf, sizeof(buf));
 			fprintf(f,

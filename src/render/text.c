@@ -201,6 +201,7 @@ static void table(FILE *f, const struct table *t)
 {
 	char buf[256];
 	bool first = true;
+	size_t last = 0;
 
 	if (!table_in(t->in, IN_TEXT))
 		return;
@@ -214,13 +215,20 @@ static void table(FILE *f, const struct table *t)
 		first = false;
 	}
 	fputc('\n', f);
+	for (size_t c = 0; c < t->nr_cols; c++)
+		if (table_in(t->cols[c].in, IN_TEXT))
+			last = c;
 	for (size_t r = 0; r < t->nr_rows; r++) {
 		first = true;
 		for (size_t c = 0; c < t->nr_cols; c++) {
+			int w = t->cols[c].width;
+
 			if (!table_in(t->cols[c].in, IN_TEXT))
 				continue;
 			render_cell(t, r, c, buf, sizeof(buf));
-			fprintf(f, "%s%*s", first ? "" : " ", t->cols[c].width, buf);
+			/* no trailing blanks after a left-aligned last column */
+			fprintf(f, "%s%*s", first ? "" : " ", c == last && w < 0 ? 0 : w,
+				buf);
 			first = false;
 		}
 		fputc('\n', f);

@@ -19,14 +19,14 @@ for c in iotrail iotrail-record iotrail-report iotrail-script iotrail-frag iotra
 		not_ok "man page $c" "missing or without usage"; fi
 done
 # the report page lists every analyzer of the registry, patterns and sizes included
-for a in latency syscall biotime elvtime iosector sizes correlate windows patterns; do
+for a in latency syscall biotime elvtime iosector sizes correlate windows patterns overlay; do
 	grep -q "^ *$a " "$D/usr/local/share/man/man1/iotrail-report.1" ||
 		not_ok "iotrail-report(1) lists analyzer $a" "not found"
 done
 ok "iotrail-report(1) lists every analyzer"
 "$BIN" report -a nosuch -i /dev/null 2>"$TMP/err"
 rc=$?
-if [ $rc = 2 ] && grep -q "nosuch: unknown (latency, .*sizes.*patterns)" "$TMP/err"; then
+if [ $rc = 2 ] && grep -q "nosuch: unknown (latency, .*sizes.*patterns.*overlay)" "$TMP/err"; then
 	ok "an unknown analyzer is named, with the registry's list"
 else
 	not_ok "an unknown analyzer is named, with the registry's list" "exit $rc: $(cat "$TMP/err")"

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyzer.h"
+#include "analyze/overlay.h"
 #include "render/render.h"
 #include "trace/syscalls.h"
 
@@ -257,6 +258,84 @@ static void syscall_analyzer_uses_trace_arch(void **state)
 	analysis_release(&a);
 }
 
+static const struct iot_dev_entry loop0p1 = {
+    .dev = (259u << 20) | 1, .disk_dev = LOOP0, .start_sector = 2048, .name = "loop0p1"};
+
+static bool fs_dev(void *ctx, uint32_t st_dev, uint64_t *start)
+{
+	*start = 2048;
+	return st_dev == loop0p1.dev;
+}
+
+static const struct iot_dev_entry *dev_entry(void *ctx, uint32_t dev)
+{
+	return dev == loop0p1.dev ? &loop0p1 : NULL;
+}
+
+/* figure 3-15: the file's read bios, as blocks, against its layout */
+static void overlay(void **state)
+{
+	static struct frag_extent ext[] = {{0, 100, 4, 0}, {4, 300, 4, 0}};
+	static uint64_t meta[] = {50};
+	struct frag_file file = {.path = "/mnt/E/f00",
+				 .ino = 12,
+				 .ext = ext,
+				 .nr_ext = 2,
+				 .meta = meta,
+				 .nr_meta = 1};
+	struct frag_scan layout = {.files = &file, .nr_files = 1, .block_size = 4096};
+	struct analysis_env env = {.t0_ns = 0,
+				   .syscall_nr = syscall_numbers("x86_64"),
+				   .layout = &layout,
+				   .overlay_file = "E/f00",
+				   .dev_name = dev_name,
+				   .fs_dev = fs_dev,
+				   .dev_entry = dev_entry};
+	struct join_syscall rd = {
+	    .nr = 0, .dev = loop0p1.dev, .ino = 12, .enter_ns = 1, .exit_ns = 9};
+	struct join_request r = {.dev = LOOP0, .flags = IOT_OP_READ, .c_ns = 10};
+	/* queue order: the mapping block, blocks 300-303 (file 4-7), then
+	 * 100-101 (file 0-1) and one block elsewhere */
+	struct join_bio b[] = {
+	    {.q_ns = 3, .sector = 2048 + 300 * 8, .nr_sectors = 32, .ino = 12},
+	    {.q_ns = 2, .sector = 2048 + 50 * 8, .nr_sectors = 8, .ino = 12},
+	    {.q_ns = 4, .sector = 2048 + 100 * 8, .nr_sectors = 16, .ino = 12},
+	    {.q_ns = 5, .sector = 2048 + 999 * 8, .nr_sectors = 8, .ino = 12},
+	    {.q_ns = 5,
+	     .sector = 2048 + 7 * 8,
+	     .nr_sectors = 8,
+	     .ino = 13}, /* another file */
+	};
+	const struct overlay_priv *p;
+	struct analysis a;
+	struct join_sink s;
+
+	assert_int_equal(analysis_init(&a, AN_BIT(analyzer_index("overlay")), &env), 0);
+	s = analysis_sink(&a);
+	s.syscall(s.ctx, &rd);
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+		s.bio(s.ctx, &r, &b[i]);
+	assert_int_equal(analysis_finish(&a), 0);
+	p = analysis_output(&a, "overlay")->priv;
+	assert_int_equal(p->nr_acc, 8);
+	assert_int_equal(p->acc[0].file_block, OVERLAY_MAPPING);
+	assert_int_equal(p->acc[1].block, 300);
+	assert_int_equal(p->acc[1].file_block, 4);
+	assert_int_equal(p->acc[4].file_block, 7);
+	assert_int_equal(p->acc[5].file_block, 0);
+	assert_int_equal(p->acc[7].file_block, OVERLAY_ELSEWHERE);
+	assert_int_equal(p->where, 7);
+	assert_int_equal(p->file_blocks, 8);
+	assert_string_equal(p->fs_name, "loop0p1");
+	analysis_release(&a);
+
+	env.overlay_file = "nowhere";
+	assert_int_not_equal(analysis_init(&a, AN_BIT(analyzer_index("overlay")), &env),
+			     0);
+	assert_non_null(strstr(a.errmsg, "nowhere: not (or not once) among the 1 files"));
+	analysis_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +345,7 @@ int main(void)
 	    cmocka_unit_test(table_cells),
 	    cmocka_unit_test(syscall_numbers_by_arch),
 	    cmocka_unit_test(syscall_analyzer_uses_trace_arch),
+	    cmocka_unit_test(overlay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The analysis pipeline of report and overlay (pipeline.h). */
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../trace/syscalls.h"
+
+/* a trace from an architecture iotrail does not know: no number matches */
+static const uint32_t unknown_arch_nr[NR_SYSCALL_KINDS] = {
+    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+
+static const struct iot_dev_entry *dev_entry(void *ctx, uint32_t dev)
+{
+	return trace_reader_dev(&((struct pipeline *)ctx)->rd, dev);
+}
+
+static const char *dev_name(void *ctx, uint32_t dev)
+{
+	struct pipeline *p = ctx;
+	const struct iot_dev_entry *e = dev_entry(ctx, dev);
+
+	if (e)
+		return e->name;
+	snprintf(p->buf, sizeof(p->buf), "%u:%u", dev >> 20, dev & 0xfffff);
+	return p->buf;
+}
+
+static bool is_bio_based(void *ctx, uint32_t dev)
+{
+	const struct iot_dev_entry *e = dev_entry(ctx, dev);
+
+	return e ? (e->flags & IOT_DEV_BIO_BASED) != 0 : true;
+}
+
+/* A filesystem's st_dev: traced (in the device table), and where its
+ * partition starts. */
+static bool fs_dev(void *ctx, uint32_t st_dev, uint64_t *part_start)
+{
+	const struct iot_dev_entry *e = dev_entry(ctx, st_dev);
+
+	if (!e)
+		return false;
+	*part_start = e->start_sector;
+	return true;
+}
+
+const char *pipeline_comm(void *ctx, uint32_t tid)
+{
+	const struct iot_task_entry *t =
+	    trace_reader_task(&((struct pipeline *)ctx)->rd, tid);
+
+	return t ? t->comm : "?";
+}
+
+static void add_agg(void *ctx, const struct iot_agg_entry *e)
+{
+	analysis_add_agg(ctx, e);
+}
+
+int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
+		 struct analysis_env *env)
+{
+	char errbuf[512], arch[32];
+	const struct iot_rec *rec;
+	struct join_sink sink;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	if (trace_reader_open(&p->rd, input, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "iotrail: %s\n", errbuf);
+		return 1;
+	}
+	p->opened = true;
+	trace_reader_meta(&p->rd, "arch", arch, sizeof(arch));
+	env->syscall_nr = syscall_numbers(arch[0] ? arch : "x86_64");
+	if (!env->syscall_nr) {
+		fprintf(stderr,
+			"iotrail: %s: recorded on %s, whose system call numbers iotrail "
+			"does not know; system calls are left out\n",
+			input, arch);
+		env->syscall_nr = unknown_arch_nr;
+	}
+	env->t0_ns = p->rd.hdr.start_mono_ns;
+	env->end_ns = p->rd.has_end ? p->rd.end.end_mono_ns : 0;
+	env->ctx = p;
+	env->dev_name = dev_name;
+	env->is_bio_based = is_bio_based;
+	env->fs_dev = fs_dev;
+	env->dev_entry = dev_entry;
+	p->analyzing = true;
+	err = analysis_init(&p->an, set, env);
+	if (err) {
+		fprintf(stderr, "iotrail: %s\n",
+			p->an.errmsg[0] ? p->an.errmsg : "out of memory");
+		return 1;
+	}
+	sink = analysis_sink(&p->an);
+	if (join_init(&p->jn, &sink, is_bio_based, p)) {
+		fprintf(stderr, "iotrail: out of memory\n");
+		return 1;
+	}
+	p->joining = true;
+	while ((err = trace_reader_next(&p->rd, &rec)) == 1) {
+		if (join_feed(&p->jn, rec)) {
+			err = -1;
+			break;
+		}
+	}
+	/* --aggregate recordings: the kernel's histograms */
+	trace_reader_aggs(&p->rd, add_agg, &p->an);
+	if (err < 0 || analysis_finish(&p->an)) {
+		fprintf(stderr, "iotrail: %s: %s\n", input,
+			p->an.errmsg[0] ? p->an.errmsg : "out of memory");
+		return 1;
+	}
+	if (p->rd.warning[0])
+		fprintf(stderr, "iotrail: warning: %s\n", p->rd.warning);
+	return 0;
+}
+
+void pipeline_release(struct pipeline *p)
+{
+	if (p->joining)
+		join_release(&p->jn);
+	if (p->analyzing)
+		analysis_release(&p->an);
+	if (p->opened)
+		trace_reader_release(&p->rd);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * reader -> join -> analyzers, in one pass over a trace with memory bounded
+ * by the in-flight requests (plus what the chosen analyzers keep): what
+ * `report` and `overlay` share.
+ */
+#ifndef IOTRAIL_CLI_PIPELINE_H
+#define IOTRAIL_CLI_PIPELINE_H
+
+#include "../analyze/analyzer.h"
+#include "../join/join.h"
+#include "../trace/reader.h"
+
+struct pipeline {
+	struct trace_reader rd;
+	struct analysis an;
+	struct join jn;
+	char buf[32]; /* a device name not in the trace's table */
+	bool opened, analyzing, joining;
+};
+
+/* Opens input, completes env with the trace's facts (start and end, the
+ * system call numbers of its architecture, the device table's callbacks),
+ * runs the analyzers of set over every record and AGG chunk, and finishes
+ * them. 0, or the exit status after saying why on stderr (1). */
+int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
+		 struct analysis_env *env);
+/* A task's name from the trace's task table (ctx: the pipeline). */
+const char *pipeline_comm(void *ctx, uint32_t tid);
+void pipeline_release(struct pipeline *p);
+
+#endif
