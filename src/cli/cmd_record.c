@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iotrail record: option parsing; the work is in src/record/record.c. */
+/* iotrail record: option parsing; the work is in src/record/ (record.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -37,7 +37,7 @@ struct plan {
 	const char *tp;
 	struct bpf_program *cur; /* current layout */
 	int cur_nargs;
-	struct bpf_program *old; /* with request_queue, or NULL */
+	struct bpf_program *old; /* an older layout the same program reads, or NULL */
 	int old_nargs;
 	bool in_summary; /* needed by --summary */
 	bool in_events;	 /* needed by per-event tracing */
@@ -59,22 +59,18 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 	/* name, current, nargs, old layout, nargs, in --summary, per event */
 	const struct plan plans[] = {
 	    {"block_bio_queue", p->block_bio_queue, 1, NULL, 0, true, true},
-	    {"block_getrq", p->block_getrq, 1, p->block_getrq_q, 3, false, true},
-	    {"block_rq_insert", p->block_rq_insert, 1, p->block_rq_insert_q, 2, true,
-	     true},
-	    {"block_rq_issue", p->block_rq_issue, 1, p->block_rq_issue_q, 2, true, true},
+	    {"block_getrq", p->block_getrq, 1, NULL, 0, false, true},
+	    {"block_rq_insert", p->block_rq_insert, 1, NULL, 0, true, true},
+	    {"block_rq_issue", p->block_rq_issue, 1, NULL, 0, true, true},
 	    {"block_rq_complete", p->block_rq_complete, 3, NULL, 0, true, true},
 	    {"block_bio_complete", p->block_bio_complete, 2, NULL, 0, true, true},
-	    {"block_bio_backmerge", p->block_bio_backmerge, 1, p->block_bio_backmerge_q,
-	     3, true, true},
-	    {"block_bio_frontmerge", p->block_bio_frontmerge, 1,
-	     p->block_bio_frontmerge_q, 3, false, true},
-	    {"block_rq_merge", p->block_rq_merge, 1, p->block_rq_merge_q, 2, false, true},
+	    {"block_bio_backmerge", p->block_bio_backmerge, 1, NULL, 0, true, true},
+	    {"block_bio_frontmerge", p->block_bio_frontmerge, 1, NULL, 0, false, true},
+	    {"block_rq_merge", p->block_rq_merge, 1, NULL, 0, false, true},
 	    {"block_split", p->block_split, 2, NULL, 0, true, true},
 	    {"block_bio_remap", p->block_bio_remap, 3, NULL, 0, false, true},
 	    {"block_rq_remap", p->block_rq_remap, 3, NULL, 0, false, true},
-	    {"block_rq_requeue", p->block_rq_requeue, 1, p->block_rq_requeue_q, 2, false,
-	     true},
+	    {"block_rq_requeue", p->block_rq_requeue, 1, NULL, 0, false, true},
 	    {"block_plug", p->block_plug, 1, NULL, 0, false, !po->dev_filter},
 	    {"block_unplug", p->block_unplug, 3, NULL, 0, false, !po->dev_filter},
 	    {"block_io_start", p->block_io_start, 1, NULL, 0, false, po->accounting},
@@ -116,10 +112,12 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 			append(variant, vlen, "%s%s:%s", pl->tp, "cur");
 		} else if (pl->old && n == pl->old_nargs) {
 			bpf_program__set_autoload(pl->old, true);
-			append(variant, vlen, "%s%s:%s", pl->tp, "q");
+			append(variant, vlen, "%s%s:%s", pl->tp, "old");
 		} else {
+			/* a layout these programs would read wrong (the
+			 * pre-5.11 request_queue argument): not traced */
 			append(missing, mlen, "%s%s%s", pl->tp,
-			       n < 0 ? "(absent)" : "(unknown layout)");
+			       n < 0 ? "(absent)" : "(unsupported layout)");
 		}
 	}
 	btf__free(btf);

@@ -3,11 +3,13 @@
  * Chooses, per tracepoint, which BPF program variant fits the running
  * kernel, by counting the arguments of btf_trace_<tracepoint> in its BTF.
  *
- * Fallback order, per tracepoint:
- *   1. the current layout (no request_queue argument, Linux >= 5.11)
- *   2. the *_q layout with a leading struct request_queue * (older kernels)
- *   3. not traced: the tracepoint is missing or has a layout we do not know;
- *      named on stderr and in the trace's META "missing=" line.
+ * Per tracepoint:
+ *   1. the layout the programs read (Linux >= 5.11: no request_queue
+ *      argument; src/bpf/shims.bpf.h), or for sched_process_exit the older
+ *      one-argument layout, which the same program reads;
+ *   2. else not traced: the tracepoint is missing or has a layout the
+ *      programs would read wrong (older kernels); named on stderr and in the
+ *      trace's META "missing=" line.
  */
 #ifndef IOTRAIL_RECORD_PROBE_H
 #define IOTRAIL_RECORD_PROBE_H

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Draining the per-CPU buffers into the trace file, and the main loop that
+ * does it at every switch period (recorder.h).
+ *
+ * Consumer protocol, per CPU and per drain (producer side: emit.bpf.h):
+ *   1. head = load-acquire(ctl.head); s = tail
+ *   2. while s < head and slot[s].seq == s: s++   (committed records)
+ *   3. write slots [tail, s) as one EVENTS chunk (two pieces if it wraps)
+ *   4. store-release(ctl.tail, s): the slots are the producer's again
+ * After all CPUs: a ROUND chunk with the time read before step 1 of the
+ * first CPU (the merge barrier of reader.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "recorder.h"
+#include "spec.h"
+
+static void note_tasks(struct recorder *rc, const struct iot_rec *r, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (r[i].type == IOT_EV_SUMMARY) {
+			const struct iot_summary *s = (const void *)&r[i];
+
+			task_table_note(&rc->tasks, 0, s->tid);
+		} else if (r[i].tid) {
+			task_table_note(&rc->tasks, r[i].pid, r[i].tid);
+		}
+	}
+}
+
+/* One CPU; see the consumer protocol at the top of the file. */
+static int drain_cpu(struct recorder *rc, uint32_t cpu)
+{
+	struct iot_ctl *c = &rc->ctl[cpu];
+	struct iot_rec *base = rc->buf + (size_t)cpu * rc->nr_slots;
+	uint64_t mask = rc->nr_slots - 1;
+	uint64_t tail = c->tail, s = tail;
+	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+	uint64_t n, first, wrap;
+	int err;
+
+	while (s < head) {
+		if (__atomic_load_n(&base[s & mask].seq, __ATOMIC_ACQUIRE) == s) {
+			s++;
+			continue;
+		}
+		/* A reserved slot not committed across several drains while
+		 * later ones are: its writer is gone; skip it, counted. */
+		if (rc->stuck_seq[cpu] == s && ++rc->stuck_rounds[cpu] > 5) {
+			if (s > tail)
+				break; /* write what precedes it first */
+			rc->torn[cpu]++;
+			s = tail = s + 1;
+			rc->stuck_rounds[cpu] = 0;
+			continue;
+		}
+		if (rc->stuck_seq[cpu] != s) {
+			rc->stuck_seq[cpu] = s;
+			rc->stuck_rounds[cpu] = 0;
+		}
+		break;
+	}
+	n = s - tail;
+	if (n) {
+		first = tail & mask;
+		wrap = first + n > rc->nr_slots ? first + n - rc->nr_slots : 0;
+		note_tasks(rc, base + first, n - wrap);
+		if (wrap)
+			note_tasks(rc, base, wrap);
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, base + first,
+					 (n - wrap) * IOT_REC_SIZE, wrap ? base : NULL,
+					 wrap * IOT_REC_SIZE);
+		if (err)
+			return err;
+		rc->written[cpu] += n;
+	}
+	__atomic_store_n(&c->tail, s, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int drain_all(struct recorder *rc)
+{
+	struct iot_round rd = {.mark_ns = now_ns(CLOCK_MONOTONIC)};
+	int err;
+
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		err = drain_cpu(rc, cpu);
+		if (err)
+			return err;
+	}
+	return trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
+}
+
+/*
+ * bufpolicy=ring: nothing is written while recording. At the stop, after the
+ * programs are detached, each CPU's buffer holds its newest records; they
+ * are written oldest first (slots whose sequence number is not the expected
+ * one were being overwritten at the stop and are left out), then one ROUND.
+ */
+static int drain_ring(struct recorder *rc)
+{
+	struct iot_round rd = {.mark_ns = UINT64_MAX};
+	uint64_t mask = rc->nr_slots - 1;
+	struct iot_rec *out;
+	int err = 0;
+
+	out = malloc((size_t)rc->nr_slots * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus && !err; cpu++) {
+		struct iot_rec *base = rc->buf + (size_t)cpu * rc->nr_slots;
+		uint64_t head = __atomic_load_n(&rc->ctl[cpu].head, __ATOMIC_ACQUIRE);
+		uint64_t n = 0;
+
+		for (uint64_t s = head > rc->nr_slots ? head - rc->nr_slots : 0; s < head;
+		     s++)
+			if (__atomic_load_n(&base[s & mask].seq, __ATOMIC_ACQUIRE) == s)
+				out[n++] = base[s & mask];
+		note_tasks(rc, out, n);
+		if (n)
+			err = trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, out,
+						 n * IOT_REC_SIZE, NULL, 0);
+		rc->written[cpu] += n;
+	}
+	free(out);
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd),
+					 NULL, 0);
+	return err;
+}
+
+/* The kernel side's stop state (fill full, ring trigger), or 0. */
+uint64_t kernel_stop(const struct recorder *rc)
+{
+	return __atomic_load_n(&rc->skel->bss->stop.reason, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * --summary keeps per-bio state in the kernel; a bio that never completes
+ * (front-merged away, or torn by a lost event) would hold its slot forever.
+ * About once a second the recorder frees, through the mmap, slots whose Q is
+ * over a minute old and that held the same bio with the same Q one sweep
+ * earlier: a slot just claimed by the kernel (key written, q_ns not yet)
+ * changes between two sweeps and is never taken.
+ */
+static void reap_inflight(struct recorder *rc, uint64_t now)
+{
+	for (size_t i = 0; i < (size_t)IOT_SUM_SETS * IOT_SUM_WAYS; i++) {
+		struct iot_sum_slot *sl = &rc->sum[i];
+		uint64_t key = __atomic_load_n(&sl->key, __ATOMIC_ACQUIRE);
+		uint64_t q = __atomic_load_n(&sl->q_ns, __ATOMIC_ACQUIRE);
+
+		if (!key || !q || q + 60000000000ull >= now) {
+			rc->reap_key[i] = 0;
+			continue;
+		}
+		if (rc->reap_key[i] == key && rc->reap_q[i] == q &&
+		    __atomic_compare_exchange_n(&sl->key, &key, 0, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED) &&
+		    rc->o->speculate_ns)
+			spec_release_slot(rc->skel->maps.spec_free, sl);
+		rc->reap_key[i] = key;
+		rc->reap_q[i] = q;
+	}
+}
+
+/*
+ * --aggregate: one AGG chunk with what each histogram gained since the last
+ * one (summed over CPUs, read through the mmap), naming each device by the
+ * dev_t the kernel gave its slot.
+ */
+static int write_agg(struct recorder *rc, uint64_t now)
+{
+	const size_t hists = (size_t)rc->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
+	struct iot_agg_header h = {.start_ns = rc->agg_last_ns, .end_ns = now};
+	uint32_t slot_dev[IOT_AGG_DEVS] = {0}, key, next, *prev = NULL, slot;
+	int fd = bpf_map__fd(rc->skel->maps.agg_devs), err;
+	struct iot_agg_entry *e;
+	size_t n = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &slot) == 0 && slot < rc->agg_devs)
+			slot_dev[slot] = key;
+	}
+	e = calloc(hists, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (size_t hi = 0; hi < hists; hi++) {
+		uint64_t cur[IOT_AGG_HIST] = {0}, count = 0;
+
+		for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+			const uint64_t *src =
+			    rc->agg + (size_t)cpu * agg_per_cpu(rc) + hi * IOT_AGG_HIST;
+
+			for (size_t b = 0; b < IOT_AGG_HIST; b++)
+				cur[b] += __atomic_load_n(&src[b], __ATOMIC_RELAXED);
+		}
+		for (size_t b = 0; b < IOT_AGG_HIST; b++) {
+			uint64_t d = cur[b] - rc->agg_prev[hi * IOT_AGG_HIST + b];
+
+			rc->agg_prev[hi * IOT_AGG_HIST + b] = cur[b];
+			cur[b] = d;
+			if (b < IOT_AGG_BUCKETS)
+				count += d;
+		}
+		if (!count)
+			continue;
+		e[n].dev = slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)];
+		e[n].op = (hi / IOT_AGG_METRICS) % IOT_AGG_OPS;
+		e[n].metric = hi % IOT_AGG_METRICS;
+		e[n].sum = cur[IOT_AGG_BUCKETS];
+		memcpy(e[n].buckets, cur, sizeof(e[n].buckets));
+		n++;
+	}
+	h.nr_entries = n;
+	err = trace_writer_chunk(&rc->w, IOT_CHUNK_AGG, 0, &h, sizeof(h), e,
+				 n * sizeof(*e));
+	free(e);
+	rc->agg_last_ns = now;
+	return err;
+}
+
+static void progress(struct recorder *rc, bool final)
+{
+	uint64_t recs = 0, drops = 0;
+
+	for (uint32_t i = 0; i < rc->nr_cpus; i++) {
+		recs += rc->written[i];
+		drops += rc->ctl[i].drops_full + rc->torn[i] + rc->ctl[i].drops_nostate;
+	}
+	fprintf(stderr, "\riotrail: recording %.1f s, %llu records, %llu drops%s",
+		(now_ns(CLOCK_MONOTONIC) - rc->start_ns) / 1e9, (unsigned long long)recs,
+		(unsigned long long)drops, final ? "\n" : "   ");
+}
+
+int record_loop(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	/* progress on a terminal and the in-flight reaping: once a second */
+	uint64_t next_progress = rc->start_ns + 1000000000ull, next_reap = next_progress;
+	uint64_t next_agg = o->interval_ns ? rc->start_ns + o->interval_ns : UINT64_MAX;
+	uint64_t last_drain = 0, max_gap = 0, max_drain = 0;
+	bool debug = getenv("IOTRAIL_DEBUG") != NULL, tty = isatty(STDERR_FILENO);
+	int err = 0;
+
+	rc->agg_last_ns = rc->start_ns;
+	for (;;) {
+		struct timespec ts = {0, (long)o->switch_ns};
+		uint64_t t, d0;
+
+		while (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (!record_stop_signal)
+			nanosleep(&ts, NULL);
+		/* fill and ring: the buffer is read once, at the stop (fill: when
+		 * the first CPU is full; DTrace's fill is never switched) */
+		d0 = now_ns(CLOCK_MONOTONIC);
+		if (debug && last_drain && d0 - last_drain > max_gap)
+			max_gap = d0 - last_drain;
+		err = o->policy != IOT_POLICY_SWITCH ? 0 : drain_all(rc);
+		last_drain = now_ns(CLOCK_MONOTONIC);
+		if (debug && last_drain - d0 > max_drain)
+			max_drain = last_drain - d0;
+		if (err)
+			break;
+		if (kernel_stop(rc)) {
+			rc->reason = kernel_stop(rc) == IOT_STOP_REASON_FULL
+					 ? IOT_STOP_FILL
+					 : IOT_STOP_TRIGGER;
+			break;
+		}
+		if (record_stop_signal) {
+			rc->reason = IOT_STOP_SIGNAL;
+			break;
+		}
+		if (rc->child > 0 &&
+		    waitpid(rc->child, &rc->child_status, WNOHANG) == rc->child) {
+			rc->child_done = true;
+			rc->reason = IOT_STOP_COMMAND;
+			break;
+		}
+		t = now_ns(CLOCK_MONOTONIC);
+		if (o->duration_ns && t - rc->start_ns >= o->duration_ns) {
+			rc->reason = IOT_STOP_DURATION;
+			break;
+		}
+		if (o->aggregate && t >= next_agg) {
+			err = write_agg(rc, t);
+			if (err)
+				break;
+			next_agg = t + o->interval_ns;
+		}
+		if ((o->summary || o->aggregate || o->speculate_ns) && t >= next_reap) {
+			reap_inflight(rc, t);
+			next_reap = t + 1000000000ull;
+		}
+		if (tty && t >= next_progress) {
+			progress(rc, false);
+			next_progress = t + 1000000000ull;
+		}
+	}
+	if (err) {
+		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+		rc->reason = IOT_STOP_ERROR;
+	}
+	if (debug)
+		fprintf(stderr,
+			"iotrail: debug: longest gap between drains %.1f ms, longest "
+			"drain %.1f ms\n",
+			max_gap / 1e6, max_drain / 1e6);
+	return err;
+}
+
+int final_drain(struct recorder *rc)
+{
+	int e;
+
+	/* stop producing, then take what is left */
+	iotrail_bpf__detach(rc->skel);
+	if (rc->o->policy == IOT_POLICY_RING) {
+		/* let programs still running on other CPUs finish */
+		struct timespec settle = {0, 10 * 1000 * 1000};
+
+		nanosleep(&settle, NULL);
+		e = drain_ring(rc);
+	} else {
+		e = drain_all(rc);
+	}
+	if (!e && rc->o->aggregate)
+		e = write_agg(rc, now_ns(CLOCK_MONOTONIC));
+	if (e)
+		fprintf(stderr, "iotrail: %s: %s\n", rc->o->output, strerror(-e));
+	if (isatty(STDERR_FILENO))
+		progress(rc, true);
+	return e;
+}

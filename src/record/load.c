@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sizing the buffers, loading the programs, the filters and the mmaps
+ * (recorder.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../trace/syscalls.h"
+#include "probe.h"
+#include "recorder.h"
+#include "skel.h"
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* libbpf's warnings and info only under IOTRAIL_DEBUG, never its debug */
+	if (level == LIBBPF_DEBUG || !getenv("IOTRAIL_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* "128m", "4g", "2048" */
+const char *fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "kmgt";
+	int u = -1;
+
+	while (bytes >= 1024 && bytes % 1024 == 0 && u < 3) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
+	return buf;
+}
+
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return UINT64_MAX;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb ? kb * 1024 : UINT64_MAX;
+}
+
+/*
+ * Per-CPU slots for the requested size: a power of two, at least 2 x the
+ * slack kept for nested interrupts, and (bufresize) within the limit of a
+ * quarter of MemAvailable for all CPUs together. Under bufresize=auto a size
+ * over the limit is halved until it fits, and said; under manual it fails.
+ * The kernel refusing the allocation at load is handled the same way
+ * (load_programs). Returns 0, or the exit status after saying why.
+ */
+int size_buffers(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	const uint64_t reserve = (IOT_SLACK_SLOTS + 1) * IOT_REC_SIZE;
+	uint64_t slots = o->bufsize / IOT_REC_SIZE, limit = mem_available() / 4;
+	char a[32], b[32];
+	bool lowered = false;
+
+	if (o->policy == IOT_POLICY_FILL && o->bufsize < reserve + IOT_REC_SIZE) {
+		fprintf(
+		    stderr,
+		    "iotrail: END record reservation (%llu bytes) exceeds the principal "
+		    "buffer (%llu bytes per CPU)\n",
+		    (unsigned long long)reserve, (unsigned long long)o->bufsize);
+		return 2;
+	}
+	if (slots < 2 * IOT_SLACK_SLOTS) {
+		fprintf(stderr,
+			"iotrail: buffer size %llu bytes is too small: at least %u bytes "
+			"per CPU\n",
+			(unsigned long long)o->bufsize,
+			2 * IOT_SLACK_SLOTS * IOT_REC_SIZE);
+		return 2;
+	}
+	while (slots & (slots - 1)) /* round down to a power of two */
+		slots &= slots - 1;
+	while (slots * IOT_REC_SIZE * rc->nr_cpus > limit ||
+	       slots * rc->nr_cpus > UINT32_MAX / 2) {
+		if (o->bufresize_manual || slots <= 2 * IOT_SLACK_SLOTS) {
+			fprintf(
+			    stderr,
+			    "iotrail: could not enable tracing: not enough space (%s per "
+			    "CPU x %u CPUs over the limit of %s, a quarter of "
+			    "MemAvailable)\n",
+			    fmt_size(slots * IOT_REC_SIZE, a, sizeof(a)), rc->nr_cpus,
+			    fmt_size(limit, b, sizeof(b)));
+			return 1;
+		}
+		slots /= 2;
+		lowered = true;
+	}
+	if (lowered)
+		fprintf(stderr, "iotrail: buffer size lowered to %s\n",
+			fmt_size(slots * IOT_REC_SIZE, a, sizeof(a)));
+	rc->nr_slots = slots;
+	return 0;
+}
+
+/* -d: the disks and sector ranges, into the programs' constants (before
+ * load). A partition selects its disk's sectors inside it. */
+static int config_devs(struct recorder *rc, char *msg, size_t msglen)
+{
+	const struct record_opts *o = rc->o;
+	typeof(rc->skel->rodata) ro = rc->skel->rodata;
+
+	if (o->nr_devs > (int)(sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]))) {
+		snprintf(msg, msglen, "-d: at most %zu devices",
+			 sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]));
+		return -ERANGE;
+	}
+	for (int i = 0; i < o->nr_devs; i++) {
+		struct iot_dev_entry *e =
+		    devtab_resolve(&rc->devs, o->devs[i], msg, msglen);
+
+		if (!e)
+			return -ENODEV;
+		e->flags |= IOT_DEV_FILTERED;
+		ro->cfg_dev[i] = e->disk_dev;
+		ro->cfg_dev_start[i] = e->start_sector;
+		ro->cfg_dev_end[i] = (e->flags & IOT_DEV_PARTITION)
+					 ? e->start_sector + e->nr_sectors
+					 : UINT64_MAX;
+	}
+	ro->cfg_nr_devs = o->nr_devs;
+	return 0;
+}
+
+/* -p and COMMAND: the processes whose syscalls are traced (after load). */
+int setup_pids(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	uint8_t one = 1;
+
+	for (int i = 0; i < o->nr_pids; i++) {
+		uint32_t pid = o->pids[i];
+
+		if (bpf_map__update_elem(rc->skel->maps.pids, &pid, sizeof(pid), &one, 1,
+					 BPF_ANY))
+			return -errno;
+	}
+	if (rc->child > 0) {
+		uint32_t pid = rc->child;
+
+		if (bpf_map__update_elem(rc->skel->maps.pids, &pid, sizeof(pid), &one, 1,
+					 BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The system call numbers of this machine's architecture (src/trace/
+ * syscalls.c, the list the analysis reads traces with) into the programs'
+ * constants. On an architecture iotrail does not know, system calls are
+ * not traced, and the recording says so.
+ */
+static void set_syscall_numbers(struct recorder *rc)
+{
+	struct utsname u;
+	const uint32_t *nr;
+
+	uname(&u);
+	nr = syscall_numbers(u.machine);
+	if (!nr) {
+		fprintf(stderr,
+			"iotrail: %s: system call numbers unknown, system calls "
+			"not traced\n",
+			u.machine);
+		return;
+	}
+	rc->skel->rodata->cfg_nr_read = nr[SK_READ];
+	rc->skel->rodata->cfg_nr_write = nr[SK_WRITE];
+	rc->skel->rodata->cfg_nr_pread64 = nr[SK_PREAD64];
+	rc->skel->rodata->cfg_nr_pwrite64 = nr[SK_PWRITE64];
+	rc->skel->rodata->cfg_nr_readv = nr[SK_READV];
+	rc->skel->rodata->cfg_nr_writev = nr[SK_WRITEV];
+	rc->skel->rodata->cfg_nr_preadv = nr[SK_PREADV];
+	rc->skel->rodata->cfg_nr_pwritev = nr[SK_PWRITEV];
+	rc->skel->rodata->cfg_nr_fsync = nr[SK_FSYNC];
+	rc->skel->rodata->cfg_nr_fdatasync = nr[SK_FDATASYNC];
+}
+
+/*
+ * Opens, configures and loads one build of the programs. Tried first with
+ * the tp_btf build, then with the raw_tp build if the kernel refuses it.
+ */
+static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
+			 char *msg, size_t msglen)
+{
+	const struct record_opts *o = rc->o;
+	struct probe_opts po = {
+	    .summary = o->summary,
+	    .pid_filter = o->nr_pids || o->argv,
+	    .dev_filter = o->nr_devs > 0,
+	    .accounting = o->accounting,
+	    .aggregate = o->aggregate,
+	    .speculate = o->speculate_ns != 0,
+	};
+	int err;
+
+	rc->skel = open();
+	if (!rc->skel) {
+		err = -errno;
+		snprintf(msg, msglen, "could not open BPF object: %s", strerror(errno));
+		return err;
+	}
+	err = probe_plan(rc->skel, &po, rc->variant, sizeof(rc->variant), rc->missing,
+			 sizeof(rc->missing));
+	if (err) {
+		snprintf(msg, msglen,
+			 "kernel BTF (/sys/kernel/btf/vmlinux) unavailable: %s",
+			 strerror(-err));
+		return err;
+	}
+	err = config_devs(rc, msg, msglen);
+	if (err)
+		return err;
+	set_syscall_numbers(rc);
+	rc->skel->rodata->cfg_nr_slots = rc->nr_slots;
+	rc->skel->rodata->cfg_self_tgid = getpid();
+	rc->skel->rodata->cfg_filter_pids = po.pid_filter;
+	rc->skel->rodata->cfg_summary = o->summary;
+	rc->skel->rodata->cfg_policy = o->policy;
+	rc->skel->rodata->cfg_aggregate = o->aggregate;
+	rc->skel->rodata->cfg_agg_devs = rc->agg_devs;
+	if (o->aggregate)
+		bpf_map__set_max_entries(rc->skel->maps.agg,
+					 rc->nr_cpus * rc->agg_devs * IOT_AGG_PER_DEV);
+	rc->skel->rodata->cfg_speculate = o->speculate_ns != 0;
+	rc->skel->rodata->cfg_spec_ns = o->speculate_ns;
+	rc->skel->rodata->cfg_spec_nrec = rc->spec_nrec;
+	if (o->speculate_ns) {
+		bpf_map__set_max_entries(rc->skel->maps.spec_buf,
+					 o->nspec * rc->spec_nrec);
+		bpf_map__set_max_entries(rc->skel->maps.spec_len, o->nspec);
+		bpf_map__set_max_entries(rc->skel->maps.spec_free, o->nspec);
+	}
+	rc->skel->rodata->cfg_trigger_ns = o->trigger_ns;
+	rc->skel->rodata->cfg_trigger_error = o->trigger_error;
+	bpf_map__set_max_entries(rc->skel->maps.buf, rc->nr_cpus * rc->nr_slots);
+	bpf_map__set_max_entries(rc->skel->maps.ctl, rc->nr_cpus);
+	err = iotrail_bpf__load(rc->skel);
+	if (err)
+		snprintf(msg, msglen, "could not load BPF programs: %s%s", strerror(-err),
+			 err == -EPERM ? " (run as root, or with CAP_BPF and CAP_PERFMON)"
+				       : "");
+	return err;
+}
+
+/* Maps a BPF_F_MMAPABLE map of `bytes` (rounded up to pages) into *out;
+ * *len gets the mapped length for munmap. 0 or -errno. */
+static int map_shared(const struct bpf_map *map, size_t bytes, void **out, size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	*len = (bytes + page - 1) / page * page;
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	*out = p;
+	return 0;
+}
+
+/* u64 counters of --aggregate per CPU, for aggsize's device slots */
+size_t agg_per_cpu(const struct recorder *rc)
+{
+	return (size_t)rc->agg_devs * IOT_AGG_PER_DEV;
+}
+
+int map_buffers(struct recorder *rc)
+{
+	int err;
+
+	err = map_shared(rc->skel->maps.buf,
+			 (size_t)rc->nr_cpus * rc->nr_slots * IOT_REC_SIZE,
+			 (void **)&rc->buf, &rc->buf_bytes);
+	if (!err)
+		err = map_shared(rc->skel->maps.ctl,
+				 (size_t)rc->nr_cpus * sizeof(struct iot_ctl),
+				 (void **)&rc->ctl, &rc->ctl_bytes);
+	if (!err)
+		err = map_shared(rc->skel->maps.inflight,
+				 (size_t)IOT_SUM_SETS * IOT_SUM_WAYS * sizeof(*rc->sum),
+				 (void **)&rc->sum, &rc->sum_bytes);
+	if (err || !rc->o->aggregate)
+		return err;
+	err = map_shared(rc->skel->maps.agg,
+			 (size_t)rc->nr_cpus * agg_per_cpu(rc) * sizeof(uint64_t),
+			 (void **)&rc->agg, &rc->agg_bytes);
+	if (err)
+		return err;
+	rc->agg_prev = calloc(agg_per_cpu(rc), sizeof(uint64_t));
+	return rc->agg_prev ? 0 : -ENOMEM;
+}
+
+int load_programs(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	char msg[512] = "";
+	int err;
+
+	libbpf_set_print(libbpf_quiet);
+	for (;;) {
+		char sz[32];
+
+		err = open_and_load(rc, skel_open_btf, msg, sizeof(msg));
+		rc->attach_kind = "tp_btf";
+		if (err && err != -ENODEV && err != -ERANGE && err != -ENOMEM &&
+		    err != -E2BIG) {
+			/* the typed build was refused: the untyped one reads
+			 * through probe reads and loads where tp_btf cannot */
+			if (getenv("IOTRAIL_DEBUG"))
+				fprintf(stderr,
+					"iotrail: tp_btf build: %s; trying raw_tp\n",
+					msg);
+			iotrail_bpf__destroy(rc->skel);
+			rc->skel = NULL;
+			err = open_and_load(rc, skel_open_raw, msg, sizeof(msg));
+			rc->attach_kind = "raw_tp";
+		}
+		if ((err != -ENOMEM && err != -E2BIG) || o->bufresize_manual ||
+		    rc->nr_slots <= 2 * IOT_SLACK_SLOTS)
+			break;
+		/* bufresize=auto: the kernel could not allocate it, halve */
+		iotrail_bpf__destroy(rc->skel);
+		rc->skel = NULL;
+		rc->nr_slots /= 2;
+		fprintf(stderr, "iotrail: buffer size lowered to %s\n",
+			fmt_size((uint64_t)rc->nr_slots * IOT_REC_SIZE, sz, sizeof(sz)));
+	}
+	if (err == -ENOMEM || err == -E2BIG) {
+		fprintf(stderr,
+			"iotrail: could not enable tracing: not enough space (%s)\n",
+			msg);
+		return 1;
+	}
+	if (err) {
+		fprintf(stderr, "iotrail: %s\n", msg);
+		return err == -ENODEV || err == -ERANGE ? 2 : 1;
+	}
+	if (rc->missing[0])
+		fprintf(stderr, "iotrail: not traced on this kernel: %s\n", rc->missing);
+	return 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The recorder's rooms, private to src/record/ (record_run in record.c is
+ * their sequence):
+ *   child.c   the traced command: checked, forked stopped, released, reaped
+ *   load.c    buffer sizing, loading (tp_btf, then raw_tp, then smaller
+ *             buffers), filters, the mmaps
+ *   drain.c   the consumer protocol and the main loop: drains, AGG chunks,
+ *             in-flight reaping, progress, the final drain
+ *   tables.c  META at the start; devices, tasks, drops and END at the stop
+ */
+#ifndef IOTRAIL_RECORD_RECORDER_H
+#define IOTRAIL_RECORD_RECORDER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "../trace/writer.h"
+#include "devices.h"
+#include "iotrail_btf.skel.h"
+#include "record.h"
+#include "tasks.h"
+
+struct recorder {
+	const struct record_opts *o;
+	struct iotrail_bpf *skel;
+	struct trace_writer w;
+	struct dev_table devs;
+	struct task_table tasks;
+	uint32_t nr_cpus;
+	uint32_t nr_slots;   /* per CPU, power of two */
+	struct iot_rec *buf; /* mmap of the "buf" map */
+	size_t buf_bytes;
+	struct iot_ctl *ctl; /* mmap of the "ctl" map */
+	size_t ctl_bytes;
+	struct iot_sum_slot *sum; /* mmap of "inflight" (--summary) */
+	size_t sum_bytes;
+	uint64_t *reap_key, *reap_q; /* per slot: what the last reap saw */
+	uint64_t *agg;		     /* mmap of "agg" (--aggregate) */
+	size_t agg_bytes;
+	uint32_t agg_devs;  /* device slots per CPU (aggsize) */
+	uint32_t spec_nrec; /* --speculate: records per buffer */
+	uint64_t *agg_prev; /* sums over CPUs at the last AGG chunk */
+	uint64_t agg_last_ns;
+	uint64_t *written;   /* records written per CPU */
+	uint64_t *torn;	     /* slots skipped: reserved, never committed */
+	uint64_t *stuck_seq; /* per CPU: uncommitted slot seen last drain */
+	unsigned int *stuck_rounds;
+	pid_t child;
+	int go_fd;   /* write end: releases the child */
+	int exec_fd; /* read end: exec errno from the child */
+	int child_status;
+	bool child_done;
+	int orig_nice; /* the command gets it back; the recorder runs at --nice */
+
+	/* the loading's choices, for META */
+	char variant[1024];	 /* the program chosen per tracepoint */
+	char missing[512];	 /* tracepoints not traced */
+	const char *attach_kind; /* "tp_btf" or "raw_tp" */
+
+	/* the main loop */
+	uint64_t start_ns;
+	uint32_t reason; /* IOT_STOP_* */
+};
+
+/* the signal that asks the recording to stop, 0 while none came */
+extern volatile sig_atomic_t record_stop_signal;
+
+static inline uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* child.c */
+bool command_exists(const char *argv0);
+int start_child(struct recorder *rc);
+int release_child(struct recorder *rc);
+/* After the stop: the command ends (SIGTERM unless it exited) and is
+ * reaped; its failure said. */
+void finish_child(struct recorder *rc, int ret);
+/* On an error before the command was released: kill and reap it. */
+void kill_child(struct recorder *rc);
+
+/* load.c */
+int size_buffers(struct recorder *rc);
+/* Loads the programs (tp_btf build, the raw_tp one if refused, smaller
+ * buffers if the kernel cannot allocate them). 0, or the exit status
+ * after saying why. */
+int load_programs(struct recorder *rc);
+int map_buffers(struct recorder *rc);
+int setup_pids(struct recorder *rc);
+size_t agg_per_cpu(const struct recorder *rc);
+/* "128m", "4g", "2048" */
+const char *fmt_size(uint64_t bytes, char *buf, size_t len);
+
+/* drain.c */
+/* Drains at every switch period until a stop; rc->reason says which. 0,
+ * or -errno of a write that failed (reason IOT_STOP_ERROR). */
+int record_loop(struct recorder *rc);
+/* Stops the programs and writes what the buffers still hold. */
+int final_drain(struct recorder *rc);
+/* IOT_STOP_REASON_* when the kernel side stopped itself (fill, trigger), else 0. */
+uint64_t kernel_stop(const struct recorder *rc);
+
+/* tables.c */
+int write_meta(struct recorder *rc);
+int write_tables(struct recorder *rc, uint32_t reason);
+/* Why the kernel side stopped (fill, trigger), said on stderr, and the
+ * drops per CPU. */
+void say_stop(const struct recorder *rc, uint32_t reason);
+/* "iotrail: N drops on CPU k" for each CPU that dropped. */
+void say_drops(const struct recorder *rc);
+
+#endif

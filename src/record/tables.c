@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The trace file's tables: META at the start; devices, tasks, drops and
+ * END at the stop (recorder.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "recorder.h"
+#include "spec.h"
+
+int write_meta(struct recorder *rc)
+{
+	char meta[4096], host[256] = "";
+	struct utsname u;
+	int n;
+
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	n = snprintf(meta, sizeof(meta),
+		     "tool=iotrail\nhost=%s\nkernel=%s %s\narch=%s\n"
+		     "cmdline=%s\nmode=%s\nspeculate_ns=%llu\nbufpolicy=%s\nbufresize=%"
+		     "s\nbufsize=%llu\n"
+		     "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\n",
+		     host, u.sysname, u.release, u.machine,
+		     rc->o->cmdline ? rc->o->cmdline : "",
+		     rc->o->aggregate ? "aggregate"
+		     : rc->o->summary ? "summary"
+				      : "events",
+		     (unsigned long long)rc->o->speculate_ns,
+		     rc->o->policy == IOT_POLICY_FILL	? "fill"
+		     : rc->o->policy == IOT_POLICY_RING ? "ring"
+							: "switch",
+		     rc->o->bufresize_manual ? "manual" : "auto",
+		     (unsigned long long)rc->nr_slots * IOT_REC_SIZE,
+		     (unsigned long long)rc->o->switch_ns, rc->attach_kind, rc->variant,
+		     rc->missing);
+	if (n >= (int)sizeof(meta) - 8)
+		n = sizeof(meta) - 8;
+	while (n % 8) /* keep every later record 8-byte aligned in the file */
+		meta[n++] = '\n';
+	return trace_writer_chunk(&rc->w, IOT_CHUNK_META, 0, meta, n, NULL, 0);
+}
+
+static int exited_lookup(void *ctx, uint32_t tid, uint32_t *pid, uint64_t *cgroup_id,
+			 char comm[16])
+{
+	struct recorder *rc = ctx;
+	struct {
+		uint32_t tgid, pad;
+		uint64_t cgroup_id;
+		char comm[16];
+	} ti;
+
+	if (bpf_map__lookup_elem(rc->skel->maps.exited, &tid, sizeof(tid), &ti,
+				 sizeof(ti), 0))
+		return -ENOENT;
+	*pid = ti.tgid;
+	*cgroup_id = ti.cgroup_id;
+	memcpy(comm, ti.comm, 16);
+	return 0;
+}
+
+/*
+ * Events the kernel did not let a program see: a program already running on
+ * a CPU is not entered again from a nested context (an interrupt completing
+ * another request inside a completion), and the kernel only counts it, per
+ * program (bpf_prog_info.recursion_misses). Summed here, named per program
+ * in `names`, so such losses are never silent.
+ */
+static uint64_t kernel_misses(const struct recorder *rc, char *names, size_t len)
+{
+	struct bpf_program *prog;
+	uint64_t total = 0;
+	size_t n = 0;
+
+	names[0] = 0;
+	bpf_object__for_each_program(prog, rc->skel->obj)
+	{
+		struct bpf_prog_info info = {};
+		__u32 ilen = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &ilen) ||
+		    !info.recursion_misses)
+			continue;
+		total += info.recursion_misses;
+		if (n < len)
+			n += snprintf(names + n, len - n, "%s%s %llu", n ? ", " : "",
+				      bpf_program__name(prog),
+				      (unsigned long long)info.recursion_misses);
+	}
+	return total;
+}
+
+int write_tables(struct recorder *rc, uint32_t reason)
+{
+	char missed[256];
+	struct iot_drop_entry *d;
+	struct iot_end end = {
+	    .end_mono_ns = now_ns(CLOCK_MONOTONIC),
+	    .reason = reason,
+	    .command_status = rc->child > 0 && rc->child_done ? rc->child_status : -1,
+	};
+
+	end.kernel_misses = kernel_misses(rc, missed, sizeof(missed));
+	if (end.kernel_misses)
+		fprintf(stderr,
+			"iotrail: %llu events missed by the kernel (a program is not "
+			"entered again from a nested interrupt): %s\n",
+			(unsigned long long)end.kernel_misses, missed);
+	int err;
+
+	devtab_scan(&rc->devs); /* devices the command created */
+	task_table_finish(&rc->tasks, exited_lookup, rc);
+	err = trace_writer_chunk(&rc->w, IOT_CHUNK_DEVICES, 0, rc->devs.e,
+				 rc->devs.n * sizeof(*rc->devs.e), NULL, 0);
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_TASKS, 0, rc->tasks.e,
+					 rc->tasks.n * sizeof(*rc->tasks.e), NULL, 0);
+	d = calloc(rc->nr_cpus, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		d[cpu].cpu = cpu;
+		d[cpu].records = rc->written[cpu];
+		d[cpu].drops_full = rc->ctl[cpu].drops_full;
+		d[cpu].drops_torn = rc->torn[cpu];
+		d[cpu].drops_nostate = rc->ctl[cpu].drops_nostate;
+	}
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS, 0, d,
+					 rc->nr_cpus * sizeof(*d), NULL, 0);
+	free(d);
+	if (!err && rc->o->speculate_ns) {
+		struct iot_spec_info si = {
+		    .threshold_ns = rc->o->speculate_ns,
+		    .nspec = rc->o->nspec,
+		    .specsize = rc->spec_nrec * IOT_REC_SIZE,
+		};
+
+		spec_summarize(rc->ctl, rc->nr_cpus, &si);
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_SPEC, 0, &si, sizeof(si), NULL,
+					 0);
+	}
+	if (!err && kernel_stop(rc))
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_STOP, 0, &rc->skel->bss->stop,
+					 sizeof(rc->skel->bss->stop), NULL, 0);
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_END, 0, &end, sizeof(end),
+					 NULL, 0);
+	return err;
+}
+
+void say_stop(const struct recorder *rc, uint32_t reason)
+{
+	if (reason == IOT_STOP_FILL)
+		fprintf(
+		    stderr,
+		    "iotrail: buffer of CPU %u full: tracing stopped (bufpolicy=fill)\n",
+		    rc->skel->bss->stop.cpu);
+	if (reason == IOT_STOP_TRIGGER) {
+		const struct iot_stop *st = &rc->skel->bss->stop;
+		const struct iot_dev_entry *d = NULL;
+
+		for (size_t i = 0; i < rc->devs.n; i++)
+			if (rc->devs.e[i].dev == st->trig_dev)
+				d = &rc->devs.e[i];
+		fprintf(stderr,
+			"iotrail: trigger: request at sector %llu of %s took %.3f ms "
+			"(Q2C)%s; the ring holds what led up to it\n",
+			(unsigned long long)st->trig_sector, d ? d->name : "?",
+			st->trig_q2c_ns / 1e6, st->trig_error ? ", failed" : "");
+	}
+}
+
+void say_drops(const struct recorder *rc)
+{
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		uint64_t d =
+		    rc->ctl[cpu].drops_full + rc->torn[cpu] + rc->ctl[cpu].drops_nostate;
+
+		if (d)
+			fprintf(stderr, "iotrail: %llu drops on CPU %u\n",
+				(unsigned long long)d, cpu);
+	}
+}
