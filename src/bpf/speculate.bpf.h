@@ -23,7 +23,7 @@
  * Committed records keep their own timestamps, older than records already
  * in the principal buffer: the reader sorts a speculative trace as a whole
  * (reader.c). A slot whose completion never comes is reaped by the recorder
- * after a minute (record.c), which returns its buffer.
+ * after a minute (src/record/drain.c), which returns its buffer.
  */
 #ifndef IOTRAIL_SPECULATE_BPF_H
 #define IOTRAIL_SPECULATE_BPF_H

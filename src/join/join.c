@@ -4,37 +4,45 @@
  * tracepoints hand us (bio or request); sector adjacency is used only where
  * the kernel gives no address (merges, splits), as btt does.
  *
- * A bio:
+ * A bio (QUEUED while bio.req is NONE, IN_REQ after):
  *
- *   (new) --Q bio_queue----------------------------> QUEUED
- *   QUEUED --G getrq: heads a new request-----------> IN_REQ (head)
- *   QUEUED --M backmerge / F frontmerge------------> IN_REQ (found by sector)
- *   QUEUED --X split: front part becomes a new bio--> QUEUED (both; the new
- *                                                     one keeps the old Q)
- *   QUEUED --C bio_complete (bio-based device)------> emitted as a bio-only
- *                                                     request, freed
- *   IN_REQ --(its request completes)----------------> emitted per bio, freed
+ *   (new)  --Q bio_queue: bio_new()----------------------> QUEUED
+ *   QUEUED --G getrq: on_getrq(), heads a new request-----> IN_REQ (head)
+ *   QUEUED --M backmerge / F frontmerge: on_bio_merge()---> IN_REQ (the
+ *                                                request found by sector)
+ *   QUEUED --X split: on_split(), the front part----------> QUEUED (both; the
+ *                                                new one keeps the old Q)
+ *   QUEUED --C bio_complete: on_bio_complete()------------> emitted as a
+ *                                         bio-only request (bio-based device)
+ *   IN_REQ --(its request completes): emit_request()------> emitted per bio,
+ *                                                          freed by req_free()
  *
- * A request (created at G, keyed by its head bio until the kernel shows its
- * address at I or D; mergeable while not issued):
+ * A request (enum rq_state; created at G by req_new(), keyed by its head
+ * bio until the kernel shows its address at I or D, when req_for_rq() links
+ * the address; mergeable while not issued):
  *
- *   GOT      --I rq_insert---------> INSERTED     join_rq_seen() links address
- *   GOT      --D rq_issue----------> ISSUED       (no scheduler: no I)
- *   INSERTED --D rq_issue----------> ISSUED       leaves the merge maps
- *   ISSUED   --R rq_requeue--------> INSERTED     next D overwrites d_ns
- *   any      --rq_merge------------> (its bios move to the neighbour it
- *                                     touches; it is freed, never emitted)
- *   ISSUED   --C rq_complete, sectors left > done--> ISSUED (partial)
- *   ISSUED   --C rq_complete, last sectors---------> emitted, freed
+ *   RQ_GOT      --I rq_insert------------> RQ_INSERTED
+ *   RQ_GOT      --D rq_issue-------------> RQ_ISSUED     (no scheduler: no I)
+ *   RQ_INSERTED --D rq_issue-------------> RQ_ISSUED     req_unmerge(): out of
+ *                                                         the merge maps
+ *   RQ_ISSUED   --R rq_requeue-----------> RQ_INSERTED   next D overwrites d_ns
+ *   any         --rq_merge: on_rq_merge()-> (its bios move to the neighbour it
+ *                                            touches; freed, never emitted)
+ *   any         --C rq_complete: on_rq_complete(), sectors left > done
+ *                                         -> unchanged (partial completion)
+ *   any         --C rq_complete, last sectors -> emit_request(), req_free()
  *
  * A completion of a request never seen before (in flight when the trace
  * began) is emitted with only the stages seen, and counted as an orphan.
  *
- * A system call: SYS_ENTER opens one per tid; every bio that tid queues
- * before SYS_EXIT is attributed to it; SYS_EXIT emits it with the bio and
- * scheduler times of those bios that completed by then.
+ * A system call: SYS_ENTER opens one per tid (on_sys_enter()); every bio
+ * that tid queues before SYS_EXIT is attributed to it; SYS_EXIT
+ * (on_sys_exit()) emits it with the bio and scheduler times of those bios
+ * that completed by then (emit_request() adds them).
  */
 #include "join.h"
+
+#include <assert.h>
 
 #include "../util/grow.h"
 
@@ -57,13 +65,19 @@ struct join_bio_st {
 	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
 };
 
+enum rq_state {
+	RQ_GOT,	     /* allocated (G), or first seen at I, D or C */
+	RQ_INSERTED, /* in the I/O scheduler (I), or requeued (R) */
+	RQ_ISSUED,   /* dispatched (D): no longer mergeable */
+};
+
 struct join_req_st {
 	struct join_request r;
 	uint32_t head, tail;	     /* bio list */
 	uint64_t start_key, end_key; /* keys in the merge maps, 0 = none */
 	uint64_t left;		     /* sectors not yet completed */
 	uint32_t next_free;
-	bool issued;
+	enum rq_state state;
 };
 
 struct join_sys_st {
@@ -154,7 +168,7 @@ static int req_remerge(struct join *j, uint32_t ri)
 	struct join_req_st *rs = &j->reqs[ri];
 
 	req_unmerge(j, rs, ri);
-	if (rs->issued)
+	if (rs->state == RQ_ISSUED)
 		return 0;
 	rs->start_key = ds_key(rs->r.dev, rs->r.sector);
 	rs->end_key = ds_key(rs->r.dev, rs->r.sector + rs->r.nr_sectors);
@@ -403,6 +417,7 @@ static void emit_request(struct join *j, uint32_t ri)
 		    .ino = bs->ino,
 		};
 
+		assert(bs->req == ri); /* a request's bios are IN_REQ, in it */
 		if (j->sink.bio)
 			j->sink.bio(j->sink.ctx, &rs->r, &jb);
 		if (bs->sys != NONE && j->sys[bs->sys].open &&
@@ -663,8 +678,12 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		break;
 	case IOT_EV_RQ_INSERT:
 		err = req_for_rq(j, r, r->id2, &ri);
-		if (!err && !j->reqs[ri].r.i_ns)
+		if (err)
+			break;
+		if (!j->reqs[ri].r.i_ns)
 			j->reqs[ri].r.i_ns = r->ts_ns;
+		if (j->reqs[ri].state == RQ_GOT)
+			j->reqs[ri].state = RQ_INSERTED;
 		break;
 	case IOT_EV_RQ_ISSUE:
 		err = req_for_rq(j, r, r->id2, &ri);
@@ -674,7 +693,7 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		j->reqs[ri].r.sector = r->sector;
 		j->reqs[ri].r.nr_sectors = r->nr;
 		j->reqs[ri].r.flags = r->flags;
-		j->reqs[ri].issued = true;
+		j->reqs[ri].state = RQ_ISSUED;
 		req_unmerge(j, &j->reqs[ri], ri);
 		break;
 	case IOT_EV_RQ_REQUEUE: {
@@ -683,7 +702,7 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		j->st.requeues++;
 		if (v) {
 			j->reqs[*v].r.nr_requeues++;
-			j->reqs[*v].issued = false;
+			j->reqs[*v].state = RQ_INSERTED;
 		}
 		break;
 	}

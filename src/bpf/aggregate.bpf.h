@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --aggregate: log2 histograms per device, op and stage, request sizes and
+ * system calls, kept in a per-CPU mmap-able array that user space reads
+ * (AGG chunks). Disks get a slot at first sight.
+ */
+#ifndef IOTRAIL_AGGREGATE_BPF_H
+#define IOTRAIL_AGGREGATE_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1); /* set by user space: nr_cpus * slots * IOT_AGG_PER_DEV */
+} agg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IOT_AGG_DEVS);
+	__type(key, __u32);
+	__type(value, __u32);
+} agg_devs SEC(".maps");
+
+__u64 agg_next_slot = 1; /* .bss: slot 0 is "no device" (64-bit: see iot_stop) */
+/* aggsize: device slots (slot 0 included) per CPU, at most IOT_AGG_DEVS */
+const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
+#define AGG_PER_CPU (cfg_agg_devs * IOT_AGG_PER_DEV)
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	return r;
+}
+
+/* The histogram slot of a disk, handed out at first sight; ~0 if full. */
+static __always_inline __u32 agg_dev_slot(__u32 dev)
+{
+	__u32 *v = bpf_map_lookup_elem(&agg_devs, &dev), slot;
+
+	if (v)
+		return *v;
+	slot = (__u32)__sync_fetch_and_add(&agg_next_slot, 1);
+	if (slot >= cfg_agg_devs)
+		return ~0u;
+	if (bpf_map_update_elem(&agg_devs, &dev, &slot, BPF_NOEXIST)) {
+		v = bpf_map_lookup_elem(&agg_devs, &dev); /* another CPU won */
+		return v ? *v : ~0u;
+	}
+	return slot;
+}
+
+static __always_inline void agg_add(__u32 slot, __u32 op, __u32 metric, __u64 value)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 base =
+	    cpu * AGG_PER_CPU +
+	    ((slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS + metric) * IOT_AGG_HIST;
+	__u32 b = base + log2_u64(value), s = base + IOT_AGG_BUCKETS;
+	__u64 *p;
+
+	if (slot >= cfg_agg_devs || op >= IOT_AGG_OPS || metric >= IOT_AGG_METRICS)
+		return;
+	p = bpf_map_lookup_elem(&agg, &b);
+	if (p)
+		__sync_fetch_and_add(p, 1); /* CPU-local: nested interrupts only */
+	p = bpf_map_lookup_elem(&agg, &s);
+	if (p)
+		__sync_fetch_and_add(p, value);
+}
+
+static __always_inline __u32 agg_op(__u32 flags)
+{
+	__u32 op = flags & IOT_OP_MASK;
+
+	return op == IOT_OP_READ ? 0 : op == IOT_OP_WRITE ? 1 : 2;
+}
+
+/* A completed request into the stage and size histograms. */
+static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64 g_ns)
+{
+	__u32 slot = agg_dev_slot(sl->dev), op = agg_op(sl->flags);
+	__u64 now = bpf_ktime_get_ns(), q = sl->q_ns;
+	__u64 i = sl->i_delta_ns ? q + sl->i_delta_ns : 0;
+	__u64 d = sl->d_delta_ns ? q + sl->d_delta_ns : 0;
+
+	if (slot == ~0u) {
+		count_nostate();
+		return;
+	}
+	if (g_ns < q)
+		g_ns = 0;
+	if (g_ns)
+		agg_add(slot, op, IOT_AGG_Q2G, g_ns - q);
+	if (g_ns && i >= g_ns)
+		agg_add(slot, op, IOT_AGG_G2I, i - g_ns);
+	if (i && d >= i)
+		agg_add(slot, op, IOT_AGG_I2D, d - i);
+	if (d)
+		agg_add(slot, op, IOT_AGG_D2C, now - d);
+	agg_add(slot, op, IOT_AGG_Q2C, now - q);
+	agg_add(slot, op, IOT_AGG_SIZE, (__u64)(nr ?: sl->nr) << 9);
+}
+
+#endif /* IOTRAIL_AGGREGATE_BPF_H */

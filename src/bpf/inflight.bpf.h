@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-flight table: per-bio state in a 4-way set-associative mmap-able
+ * array, for --summary (one record per request), --aggregate, --trigger
+ * and --speculate. Slots whose completion never comes (a bio front-merged
+ * into a request, torn by a lost event) are reaped by the recorder after a
+ * minute (src/record/drain.c).
+ */
+#ifndef IOTRAIL_INFLIGHT_BPF_H
+#define IOTRAIL_INFLIGHT_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct iot_sum_slot);
+	__uint(max_entries, IOT_SUM_SETS *IOT_SUM_WAYS);
+} inflight SEC(".maps");
+
+/* --summary folds the stages of one request into one record:
+ *
+ * Q   bio_queue      state = { q_ns, tid, op, sector, size } under the bio
+ * M   backmerge      the merged bio's own state is dropped (its request has one)
+ * X   split          the split-off front part inherits its parent's state
+ * I   rq_insert      state(rq->bio).i_delta
+ * D   rq_issue       state(rq->bio).d_delta, size = the request's
+ * C   rq_complete    G from rq->start_time_ns (the kernel's own stamp at
+ *                    allocation, when it keeps one), one record, state freed
+ * C   bio_complete   bio-based devices: one record from the bio's state
+ * A front merge makes the new bio the request's head: the request is then
+ * found under that bio's own state (its Q is the later bio's).
+ */
+
+static __always_inline __u32 sum_set(__u64 key)
+{
+	/* bios are slab objects: drop the low bits, fold the high ones */
+	return ((__u32)(key >> 6) ^ (__u32)(key >> 22)) & (IOT_SUM_SETS - 1);
+}
+
+static __always_inline struct iot_sum_slot *sum_find(__u64 key)
+{
+	__u32 base = sum_set(key) * IOT_SUM_WAYS;
+
+	/* 0 marks a free slot: a request without bios (the flush machinery's
+	 * own flush request) must not adopt one */
+	if (!key)
+		return NULL;
+
+	for (__u32 w = 0; w < IOT_SUM_WAYS; w++) {
+		__u32 i = base + w;
+		struct iot_sum_slot *sl = bpf_map_lookup_elem(&inflight, &i);
+
+		if (sl && sl->key == key)
+			return sl;
+	}
+	return NULL;
+}
+
+/* A slot for key: its own if present (address reuse), else a free one. */
+static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
+{
+	__u32 base = sum_set(key) * IOT_SUM_WAYS;
+	struct iot_sum_slot *sl = sum_find(key);
+
+	if (sl)
+		return sl;
+	for (__u32 w = 0; w < IOT_SUM_WAYS; w++) {
+		__u32 i = base + w;
+
+		sl = bpf_map_lookup_elem(&inflight, &i);
+		if (sl && !sl->key && __sync_val_compare_and_swap(&sl->key, 0, key) == 0)
+			return sl;
+	}
+	return NULL;
+}
+
+static __always_inline struct iot_sum_slot *sum_bio_queue(struct bio *bio)
+{
+	__u64 key = (__u64)bio, sector = KREAD1(bio, bi_iter.bi_sector);
+	__u32 dev = bio_devt(bio);
+	struct iot_sum_slot *sl;
+
+	if (!dev_wanted(dev, sector))
+		return NULL;
+	sl = sum_claim(key);
+	if (!sl) {
+		count_nostate();
+		return NULL;
+	}
+	sl->q_ns = bpf_ktime_get_ns();
+	sl->sector = sector;
+	sl->i_delta_ns = 0;
+	sl->d_delta_ns = 0;
+	sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
+	sl->dev = dev;
+	sl->tid = (__u32)bpf_get_current_pid_tgid();
+	sl->flags = iot_opf(KREAD1(bio, bi_opf));
+	return sl;
+}
+
+static __always_inline __u32 delta32(__u64 from, __u64 to)
+{
+	__u64 d = to > from ? to - from : 0;
+
+	return d > 0xffffffffull ? 0xffffffffu : (d ?: 1);
+}
+
+/* One record from a slot, then the slot is free again. */
+static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_ns,
+				     int error)
+{
+	struct iot_summary *r;
+	__u64 seq;
+
+	if (cfg_aggregate) {
+		agg_request(sl, nr, g_ns);
+		sl->key = 0;
+		return;
+	}
+	/* begin() stamps ts (= c_ns), cpu and type at the shared offsets */
+	r = (struct iot_summary *)begin(IOT_EV_SUMMARY, &seq);
+	if (r) {
+		r->sector = sl->sector;
+		r->q_ns = sl->q_ns;
+		r->g_delta_ns = g_ns >= sl->q_ns ? delta32(sl->q_ns, g_ns) : 0;
+		r->i_delta_ns = sl->i_delta_ns;
+		r->d_delta_ns = sl->d_delta_ns;
+		r->nr = nr ?: sl->nr;
+		r->dev = sl->dev;
+		r->tid = sl->tid;
+		r->flags = sl->flags | (error ? IOT_SUMMARY_F_ERROR : 0);
+		iot_commit((struct iot_rec *)r, seq);
+	}
+	sl->key = 0;
+}
+
+/* The split-off front part inherits its parent's state (see block_split). */
+static __always_inline struct iot_sum_slot *sum_split(struct bio *bio)
+{
+	struct iot_sum_slot *ps = sum_find((__u64)KREAD1(bio, bi_private));
+	struct iot_sum_slot *sl;
+
+	if (!ps)
+		return NULL;
+	sl = sum_claim((__u64)bio);
+	if (!sl) {
+		count_nostate();
+		return NULL;
+	}
+	sl->q_ns = ps->q_ns;
+	sl->sector = KREAD1(bio, bi_iter.bi_sector);
+	sl->i_delta_ns = 0;
+	sl->d_delta_ns = 0;
+	sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
+	sl->dev = ps->dev;
+	sl->tid = ps->tid;
+	sl->flags = ps->flags;
+	return sl;
+}
+
+/* --trigger: at a request's completion, its Q2C against the threshold. The
+ * first request to reach it stops tracing on every CPU: the ring then holds
+ * what led up to it. */
+static __always_inline void trig_check(struct iot_sum_slot *sl, int error)
+{
+	__u64 q2c;
+
+	if (!sl)
+		return;
+	q2c = bpf_ktime_get_ns() - sl->q_ns;
+	if ((cfg_trigger_ns && q2c >= cfg_trigger_ns) || (cfg_trigger_error && error)) {
+		if (__sync_val_compare_and_swap(&stop.reason, 0,
+						IOT_STOP_REASON_TRIGGER) == 0) {
+			stop.ts_ns = bpf_ktime_get_ns();
+			stop.cpu = bpf_get_smp_processor_id();
+			stop.trig_q2c_ns = q2c;
+			stop.trig_sector = sl->sector;
+			stop.trig_dev = sl->dev;
+			stop.trig_error = error;
+		}
+	}
+	sl->key = 0;
+}
+
+#endif /* IOTRAIL_INFLIGHT_BPF_H */

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records: the op encoding, the device filter, a record begun in the
+ * principal buffer or (--speculate) in its request's speculation buffer,
+ * and the bio and request events every block program emits.
+ */
+#ifndef IOTRAIL_RECORD_BPF_H
+#define IOTRAIL_RECORD_BPF_H
+
+static __always_inline struct iot_rec *spec_record(__u64 key, __u16 type);
+
+/* Translate the kernel's opf into the stable IOT_OP_* | IOT_F_* encoding.
+ * The flag bit positions are CO-RE relocated against the running kernel. */
+static __always_inline __u32 iot_opf(__u32 opf)
+{
+	__u32 f = opf & IOT_OP_MASK;
+
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)))
+		f |= IOT_F_SYNC;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+		f |= IOT_F_META;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA)))
+		f |= IOT_F_FUA;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))
+		f |= IOT_F_PREFLUSH;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD)))
+		f |= IOT_F_RAHEAD;
+	return f;
+}
+
+static __always_inline bool dev_wanted(__u32 dev, __u64 sector)
+{
+	if (!cfg_nr_devs)
+		return true;
+	/* A request without a sector (the flush machinery's flush request
+	 * carries (sector_t)-1) concerns its whole disk: it passes any filter
+	 * on that disk, as it counts in the disk's /proc/diskstats. */
+	for (__u32 i = 0; i < IOT_MAX_FILTER_DEVS && i < cfg_nr_devs; i++)
+		if (cfg_dev[i] == dev &&
+		    ((sector >= cfg_dev_start[i] && sector < cfg_dev_end[i]) ||
+		     sector == ~0ull))
+			return true;
+	return false;
+}
+
+static __always_inline struct iot_rec *begin(__u16 type, __u64 *seq)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct iot_rec *r = iot_reserve(cpu, seq);
+	__u64 pt;
+
+	if (!r)
+		return NULL;
+	pt = bpf_get_current_pid_tgid();
+	r->ts_ns = bpf_ktime_get_ns();
+	r->pid = pt >> 32;
+	r->tid = (__u32)pt;
+	r->type = type;
+	r->cpu = cpu;
+	return r;
+}
+
+/* A record about the bio or request whose state is under key: into the
+ * principal buffer, or under --speculate into that request's speculation
+ * buffer (*seq is then ~0: a speculative record is no committed slot). */
+static __always_inline struct iot_rec *begin_for(__u64 key, __u16 type, __u64 *seq)
+{
+	if (SPEC_ON) {
+		*seq = ~0ull;
+		return spec_record(key, type);
+	}
+	return begin(type, seq);
+}
+
+static __always_inline void count_nostate(void)
+{
+	struct iot_ctl *c = this_ctl();
+
+	if (c)
+		__sync_fetch_and_add(&c->drops_nostate, 1);
+}
+
+/* One bio event. flags: IOT_FLAGS_FROM_OPF to translate the bio's op, or
+ * what the type puts there instead (a remap's old dev_t). */
+#define IOT_FLAGS_FROM_OPF 0xffffffffu
+
+static __always_inline int emit_bio_flags(__u16 type, struct bio *bio, __u64 id2,
+					  __u32 flags)
+{
+	struct iot_rec *r;
+	__u64 seq, sector;
+	__u32 dev;
+
+	dev = bio_devt(bio);
+	sector = KREAD1(bio, bi_iter.bi_sector);
+	if (!dev_wanted(dev, sector))
+		return 0;
+	r = begin_for((__u64)bio, type, &seq);
+	if (!r)
+		return 0;
+	r->id = (__u64)bio;
+	r->id2 = id2;
+	r->sector = sector;
+	r->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
+	r->dev = dev;
+	r->flags = flags == IOT_FLAGS_FROM_OPF ? iot_opf(KREAD1(bio, bi_opf)) : flags;
+	iot_commit(r, seq);
+	return 0;
+}
+
+static __always_inline int emit_bio(__u16 type, struct bio *bio, __u64 id2)
+{
+	return emit_bio_flags(type, bio, id2, IOT_FLAGS_FROM_OPF);
+}
+
+static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2, __u32 nr)
+{
+	struct iot_rec *r;
+	__u64 seq, sector;
+	__u32 dev;
+
+	dev = rq_devt(rq);
+	sector = KREAD1(rq, __sector);
+	if (!dev_wanted(dev, sector))
+		return 0;
+	r = begin_for(SPEC_ON ? (__u64)KREAD1(rq, bio) : 0, type, &seq);
+	if (!r)
+		return 0;
+	r->id = (__u64)rq;
+	r->id2 = id2;
+	r->sector = sector;
+	r->nr = nr;
+	r->dev = dev;
+	r->flags = iot_opf(KREAD1(rq, cmd_flags));
+	iot_commit(r, seq);
+	return 0;
+}
+
+static __always_inline __u32 rq_sectors(struct request *rq)
+{
+	return KREAD1(rq, __data_len) >> 9;
+}
+
+#endif /* IOTRAIL_RECORD_BPF_H */

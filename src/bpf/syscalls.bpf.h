@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The system call layer: the numbers of the traced calls (set by the
+ * recorder from src/trace/syscalls.c for the running architecture; the
+ * defaults match nothing), the process filter (-p, the command and its
+ * children), and the file behind a descriptor.
+ */
+#ifndef IOTRAIL_SYSCALLS_BPF_H
+#define IOTRAIL_SYSCALLS_BPF_H
+
+/* Process filter: tgid -> 1. Children are added by the fork hook below. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+/* by kind (src/trace/syscalls.h), set by the recorder (src/record/load.c) */
+const volatile __u32 cfg_nr_read = ~0u, cfg_nr_write = ~0u, cfg_nr_pread64 = ~0u,
+		     cfg_nr_pwrite64 = ~0u, cfg_nr_readv = ~0u, cfg_nr_writev = ~0u,
+		     cfg_nr_preadv = ~0u, cfg_nr_pwritev = ~0u, cfg_nr_fsync = ~0u,
+		     cfg_nr_fdatasync = ~0u;
+
+/* --aggregate: when the current system call began, per task */
+struct sys_start {
+	__u64 ts_ns;
+	long id;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sys_start);
+} sys_starts SEC(".maps");
+
+/* 0..9 in the order of IOT_AGG_SYSCALL's kinds */
+static __always_inline __u32 syscall_kind(long id)
+{
+	return id == cfg_nr_read       ? 0
+	       : id == cfg_nr_write    ? 1
+	       : id == cfg_nr_pread64  ? 2
+	       : id == cfg_nr_pwrite64 ? 3
+	       : id == cfg_nr_readv    ? 4
+	       : id == cfg_nr_writev   ? 5
+	       : id == cfg_nr_preadv   ? 6
+	       : id == cfg_nr_pwritev  ? 7
+	       : id == cfg_nr_fsync    ? 8
+				       : 9;
+}
+
+static __always_inline bool traced_syscall(long id)
+{
+	return id == cfg_nr_read || id == cfg_nr_write || id == cfg_nr_pread64 ||
+	       id == cfg_nr_pwrite64 || id == cfg_nr_readv || id == cfg_nr_writev ||
+	       id == cfg_nr_preadv || id == cfg_nr_pwritev || id == cfg_nr_fsync ||
+	       id == cfg_nr_fdatasync;
+}
+
+/* The last answer of the process filter on this CPU: a CPU that keeps
+ * running one process (the usual case under I/O load) skips the hash.
+ * gen is bumped by the fork hook so a cached "no" cannot outlive a child
+ * being added. */
+struct pid_cache {
+	__u32 tgid;
+	__u32 wanted;
+	__u64 gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pid_cache);
+} pid_cache SEC(".maps");
+
+__u64 pids_gen = 1; /* .bss: bumped whenever "pids" grows */
+
+static __always_inline bool task_wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+	struct pid_cache *c;
+	bool wanted;
+
+	if (tgid == cfg_self_tgid)
+		return false;
+	if (!cfg_filter_pids)
+		return true;
+	c = bpf_map_lookup_elem(&pid_cache, &zero);
+	if (c && c->tgid == tgid && c->gen == pids_gen)
+		return c->wanted;
+	wanted = bpf_map_lookup_elem(&pids, &tgid) != NULL;
+	if (c) {
+		c->tgid = tgid;
+		c->wanted = wanted;
+		c->gen = pids_gen;
+	}
+	return wanted;
+}
+
+/* The file behind fd, with its position, inode number and device. The
+ * tp_btf build walks task->files with plain loads and casts the file slot
+ * read from the fd array with bpf_rdonly_cast() (Linux >= 6.2); the raw_tp
+ * build reads everything through probe reads. */
+#ifdef IOT_TP_BTF
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define SYSARG(regs, n) PT_REGS_PARM##n##_SYSCALL(regs)
+#else
+#define SYSARG(regs, n) PT_REGS_PARM##n##_CORE_SYSCALL(regs)
+#endif
+
+struct file_info {
+	__u64 pos, ino;
+	__u32 dev;
+	bool found;
+};
+
+static __always_inline void fd_file(unsigned int fd, struct file_info *fi)
+{
+	struct file **fds, *slot = NULL;
+#ifdef IOT_TP_BTF
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = task->files->fdt;
+	struct file *f;
+
+	if (fd >= fdt->max_fds)
+		return;
+	fds = fdt->fd;
+	if (bpf_probe_read_kernel(&slot, sizeof(slot), &fds[fd]) || !slot)
+		return;
+	f = bpf_rdonly_cast(slot, bpf_core_type_id_kernel(struct file));
+	fi->pos = f->f_pos;
+	fi->ino = f->f_inode->i_ino;
+	fi->dev = f->f_inode->i_sb->s_dev;
+#else
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	if (fd >= BPF_CORE_READ(task, files, fdt, max_fds))
+		return;
+	fds = BPF_CORE_READ(task, files, fdt, fd);
+	if (!fds || bpf_probe_read_kernel(&slot, sizeof(slot), &fds[fd]) || !slot)
+		return;
+	fi->pos = BPF_CORE_READ(slot, f_pos);
+	fi->ino = BPF_CORE_READ(slot, f_inode, i_ino);
+	fi->dev = BPF_CORE_READ(slot, f_inode, i_sb, s_dev);
+#endif
+	fi->found = true;
+}
+
+#endif /* IOTRAIL_SYSCALLS_BPF_H */
