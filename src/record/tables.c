@@ -16,35 +16,33 @@
 
 int write_meta(struct recorder *rc)
 {
-	char meta[4096], host[256] = "";
+	const struct record_opts *o = rc->o;
+	char host[256] = "", kernel[256];
 	struct utsname u;
-	int n;
+	struct trace_meta m = {
+	    .host = host,
+	    .kernel = kernel,
+	    .cmdline = o->cmdline,
+	    .mode = o->aggregate ? "aggregate"
+		    : o->summary ? "summary"
+				 : "events",
+	    .speculate_ns = o->speculate_ns,
+	    .bufpolicy = o->policy == IOT_POLICY_FILL	? "fill"
+			 : o->policy == IOT_POLICY_RING ? "ring"
+							: "switch",
+	    .bufresize = o->bufresize_manual ? "manual" : "auto",
+	    .bufsize = (uint64_t)rc->nr_slots * IOT_REC_SIZE,
+	    .switch_ns = o->switch_ns,
+	    .attach = rc->attach_kind,
+	    .variant = rc->variant,
+	    .missing = rc->missing,
+	};
 
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
-	n = snprintf(meta, sizeof(meta),
-		     "tool=iotrail\nhost=%s\nkernel=%s %s\narch=%s\n"
-		     "cmdline=%s\nmode=%s\nspeculate_ns=%llu\nbufpolicy=%s\nbufresize=%"
-		     "s\nbufsize=%llu\n"
-		     "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\n",
-		     host, u.sysname, u.release, u.machine,
-		     rc->o->cmdline ? rc->o->cmdline : "",
-		     rc->o->aggregate ? "aggregate"
-		     : rc->o->summary ? "summary"
-				      : "events",
-		     (unsigned long long)rc->o->speculate_ns,
-		     rc->o->policy == IOT_POLICY_FILL	? "fill"
-		     : rc->o->policy == IOT_POLICY_RING ? "ring"
-							: "switch",
-		     rc->o->bufresize_manual ? "manual" : "auto",
-		     (unsigned long long)rc->nr_slots * IOT_REC_SIZE,
-		     (unsigned long long)rc->o->switch_ns, rc->attach_kind, rc->variant,
-		     rc->missing);
-	if (n >= (int)sizeof(meta) - 8)
-		n = sizeof(meta) - 8;
-	while (n % 8) /* keep every later record 8-byte aligned in the file */
-		meta[n++] = '\n';
-	return trace_writer_chunk(&rc->w, IOT_CHUNK_META, 0, meta, n, NULL, 0);
+	snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
+	m.arch = u.machine;
+	return trace_writer_meta(&rc->w, &m);
 }
 
 static int exited_lookup(void *ctx, uint32_t tid, uint32_t *pid, uint64_t *cgroup_id,

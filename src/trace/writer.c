@@ -117,3 +117,27 @@ int trace_writer_close(struct trace_writer *w)
 	w->iobuf = NULL;
 	return err;
 }
+
+int trace_writer_meta(struct trace_writer *w, const struct trace_meta *m)
+{
+#define S(x) ((x) ? (x) : "")
+	char meta[4096];
+	int n = snprintf(
+	    meta, sizeof(meta),
+	    "tool=iotrail\nhost=%s\nkernel=%s\narch=%s\ncmdline=%s\nmode=%s\n"
+	    "speculate_ns=%llu\nbufpolicy=%s\nbufresize=%s\nbufsize=%llu\n"
+	    "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\n",
+	    S(m->host), S(m->kernel), S(m->arch), S(m->cmdline), S(m->mode),
+	    (unsigned long long)m->speculate_ns, S(m->bufpolicy), S(m->bufresize),
+	    (unsigned long long)m->bufsize, (unsigned long long)m->switch_ns,
+	    S(m->attach), S(m->variant), S(m->missing));
+#undef S
+
+	if (n < 0)
+		return -EINVAL;
+	if (n >= (int)sizeof(meta) - 8)
+		n = sizeof(meta) - 8;
+	while (n % 8) /* keep every later record 8-byte aligned in the file */
+		meta[n++] = '\n';
+	return trace_writer_chunk(w, IOT_CHUNK_META, 0, meta, (size_t)n, NULL, 0);
+}

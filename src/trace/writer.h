@@ -30,4 +30,22 @@ int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
 /* Flushes, syncs and closes; safe on a writer that failed to open. */
 int trace_writer_close(struct trace_writer *w);
 
+/* The META chunk's keys, in the order they are written: the one list
+ * (docs/FORMAT.md describes them; the reader looks them up by these
+ * names). Strings may be NULL (written empty). */
+struct trace_meta {
+	const char *host, *kernel, *arch, *cmdline;
+	const char *mode;      /* "events", "summary", "aggregate" */
+	uint64_t speculate_ns; /* 0: no --speculate */
+	const char *bufpolicy; /* "switch", "fill", "ring" */
+	const char *bufresize; /* "auto", "manual" */
+	uint64_t bufsize;      /* bytes per CPU */
+	uint64_t switch_ns;
+	const char *attach;  /* "tp_btf", "raw_tp" */
+	const char *variant; /* program chosen per tracepoint */
+	const char *missing; /* tracepoints not traced */
+};
+/* Writes m as the META chunk (key=value lines, padded to 8 bytes). */
+int trace_writer_meta(struct trace_writer *w, const struct trace_meta *m);
+
 #endif
