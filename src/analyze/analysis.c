@@ -18,19 +18,11 @@
 const char *const stage_names[NR_STAGES] = {"q2g", "g2i", "i2d", "d2c", "q2c"};
 const char *const opg_names[NR_OPG] = {"read", "write"};
 
-void analysis_note_err(struct analysis *a, int err)
-{
-	if (err && !a->err)
-		a->err = err;
-}
-
-struct dev_result *analysis_dev(struct analysis *a, uint32_t dev)
+struct dev_result *analysis_dev_slow(struct analysis *a, uint32_t dev)
 {
 	struct dev_result *d;
 	char scope[48];
 
-	if (a->last_dev >= 0 && a->devs[a->last_dev].dev == dev)
-		return &a->devs[a->last_dev];
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		if (a->devs[i].dev == dev) {
 			a->last_dev = (int)i;
@@ -58,9 +50,9 @@ struct dev_result *analysis_dev(struct analysis *a, uint32_t dev)
 	return &a->devs[a->nr_devs++];
 }
 
-struct metric *dev_metric(struct analysis *a, struct dev_metrics *dm,
-			  const struct dev_result *d, const char *name, const char *unit,
-			  bool keep_time)
+struct metric *dev_metric_slow(struct analysis *a, struct dev_metrics *dm,
+			       const struct dev_result *d, const char *name,
+			       const char *unit, bool keep_time)
 {
 	size_t idx = (size_t)(d - a->devs);
 
@@ -115,11 +107,10 @@ static void on_request(void *ctx, const struct join_request *r)
 	struct dev_result *d = analysis_dev(a, r->dev);
 	int o = opg_of(r->flags);
 
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->request)
-			a->out[i].an->request(a, a->out[i].priv, r);
 	if (!d)
 		return;
+	for (size_t i = 0; i < a->nr_on_request; i++)
+		a->on_request[i].fn(a, a->on_request[i].priv, d, r);
 	a->requests_total++;
 	if (r->error)
 		d->errors++;
@@ -146,11 +137,13 @@ static void on_request(void *ctx, const struct join_request *r)
 static void on_bio(void *ctx, const struct join_request *r, const struct join_bio *b)
 {
 	struct analysis *a = ctx;
+	struct dev_result *d;
 
 	a->bios_total++;
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->bio)
-			a->out[i].an->bio(a, a->out[i].priv, r, b);
+	if (!a->nr_on_bio || !(d = analysis_dev(a, r->dev)))
+		return;
+	for (size_t i = 0; i < a->nr_on_bio; i++)
+		a->on_bio[i].fn(a, a->on_bio[i].priv, d, r, b);
 }
 
 static void on_syscall(void *ctx, const struct join_syscall *s)
@@ -158,9 +151,8 @@ static void on_syscall(void *ctx, const struct join_syscall *s)
 	struct analysis *a = ctx;
 
 	a->syscalls_total++;
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->syscall)
-			a->out[i].an->syscall(a, a->out[i].priv, s);
+	for (size_t i = 0; i < a->nr_on_syscall; i++)
+		a->on_syscall[i].fn(a, a->on_syscall[i].priv, s);
 }
 
 int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *env)
@@ -168,8 +160,15 @@ int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *e
 	memset(a, 0, sizeof(*a));
 	a->env = *env;
 	a->last_dev = -1;
+	memset(a->syscall_kind, -1, sizeof(a->syscall_kind));
+	for (int k = 0; env->syscall_nr && k < NR_SYSCALL_KINDS; k++)
+		if (env->syscall_nr[k] < ANALYSIS_SYSCALL_NRS)
+			a->syscall_kind[env->syscall_nr[k]] = (int8_t)k;
 	a->out = calloc(nr_analyzers, sizeof(*a->out));
-	if (!a->out)
+	a->on_request = calloc(nr_analyzers, sizeof(*a->on_request));
+	a->on_bio = calloc(nr_analyzers, sizeof(*a->on_bio));
+	a->on_syscall = calloc(nr_analyzers, sizeof(*a->on_syscall));
+	if (!a->out || !a->on_request || !a->on_bio || !a->on_syscall)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr_analyzers; i++) {
 		const struct analyzer *an = analyzers[i];
@@ -183,6 +182,15 @@ int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *e
 		o->priv = calloc(1, an->priv_size ? an->priv_size : 1);
 		if (!o->priv)
 			return -ENOMEM;
+		if (an->request)
+			a->on_request[a->nr_on_request].fn = an->request,
+			a->on_request[a->nr_on_request++].priv = o->priv;
+		if (an->bio)
+			a->on_bio[a->nr_on_bio].fn = an->bio,
+			a->on_bio[a->nr_on_bio++].priv = o->priv;
+		if (an->syscall)
+			a->on_syscall[a->nr_on_syscall].fn = an->syscall,
+			a->on_syscall[a->nr_on_syscall++].priv = o->priv;
 		err = an->init ? an->init(a, o) : 0;
 		if (err) {
 			if (!a->errmsg[0])
@@ -276,6 +284,9 @@ void analysis_release(struct analysis *a)
 		free(o->tables);
 	}
 	free(a->out);
+	free(a->on_request);
+	free(a->on_bio);
+	free(a->on_syscall);
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		struct dev_result *d = &a->devs[i];
 

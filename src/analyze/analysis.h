@@ -50,6 +50,9 @@ struct dev_result {
 struct analyzer;
 struct frag_scan;
 
+/* system call numbers below this have their kind in a table */
+#define ANALYSIS_SYSCALL_NRS 1024
+
 /* What one analyzer made: metrics (shown by the stats, hist and series
  * views) and tables, in the order the renderers print them. */
 struct an_output {
@@ -87,6 +90,23 @@ struct analysis {
 	struct analysis_env env;
 	struct an_output *out; /* the chosen analyzers, in registry order */
 	size_t nr_out;
+	/* the hooks they have, gathered at init: the per-event dispatch is a
+	 * loop over these only */
+	struct {
+		void (*fn)(struct analysis *a, void *priv, struct dev_result *d,
+			   const struct join_request *r);
+		void *priv;
+	} * on_request;
+	struct {
+		void (*fn)(struct analysis *a, void *priv, struct dev_result *d,
+			   const struct join_request *r, const struct join_bio *b);
+		void *priv;
+	} * on_bio;
+	struct {
+		void (*fn)(struct analysis *a, void *priv, const struct join_syscall *s);
+		void *priv;
+	} * on_syscall;
+	size_t nr_on_request, nr_on_bio, nr_on_syscall;
 
 	struct dev_result *devs;
 	size_t nr_devs, cap_devs;
@@ -96,6 +116,7 @@ struct analysis {
 	size_t nr_reqs, cap_reqs;
 
 	uint64_t requests_total, bios_total, syscalls_total;
+	int8_t syscall_kind[ANALYSIS_SYSCALL_NRS]; /* by number: kind or -1 */
 	int err; /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];
 };
@@ -113,8 +134,30 @@ void analysis_release(struct analysis *a);
 
 /* ---- for analyzers ---- */
 /* The device of dev (created on first use), or NULL out of memory. */
-struct dev_result *analysis_dev(struct analysis *a, uint32_t dev);
-void analysis_note_err(struct analysis *a, int err);
+struct dev_result *analysis_dev_slow(struct analysis *a, uint32_t dev);
+static inline struct dev_result *analysis_dev(struct analysis *a, uint32_t dev)
+{
+	if (a->last_dev >= 0 && a->devs[a->last_dev].dev == dev)
+		return &a->devs[a->last_dev];
+	return analysis_dev_slow(a, dev);
+}
+static inline void analysis_note_err(struct analysis *a, int err)
+{
+	if (__builtin_expect(err != 0, 0) && !a->err)
+		a->err = err;
+}
+/* The kind (enum syscall_kind) of system call number nr in the trace's
+ * architecture, or -1: a table lookup. */
+static inline int analysis_syscall_kind(const struct analysis *a, uint32_t nr)
+{
+	return nr < ANALYSIS_SYSCALL_NRS ? a->syscall_kind[nr] : -1;
+}
+static inline bool analysis_syscall_is_read(const struct analysis *a, uint32_t nr)
+{
+	int k = analysis_syscall_kind(a, nr);
+
+	return k == SK_READ || k == SK_PREAD64 || k == SK_READV || k == SK_PREADV;
+}
 /* Shown in the metric views; the metric's statistics are computed here. */
 void an_output_metric(struct analysis *a, struct an_output *o, struct metric *m);
 /* A new table of o (owned by it), or NULL out of memory. */
@@ -126,9 +169,18 @@ struct dev_metrics {
 	struct metric *m;
 	size_t nr, cap;
 };
-struct metric *dev_metric(struct analysis *a, struct dev_metrics *dm,
-			  const struct dev_result *d, const char *name, const char *unit,
-			  bool keep_time);
+struct metric *dev_metric_slow(struct analysis *a, struct dev_metrics *dm,
+			       const struct dev_result *d, const char *name,
+			       const char *unit, bool keep_time);
+static inline struct metric *dev_metric(struct analysis *a, struct dev_metrics *dm,
+					const struct dev_result *d, const char *name,
+					const char *unit, bool keep_time)
+{
+	size_t idx = (size_t)(d - a->devs);
+
+	return idx < dm->nr ? &dm->m[idx]
+			    : dev_metric_slow(a, dm, d, name, unit, keep_time);
+}
 void dev_metrics_release(struct dev_metrics *dm);
 
 /* ---- for renderers ---- */

@@ -26,9 +26,11 @@ struct analyzer {
 
 	/* 0 or -errno (a message in a->errmsg) */
 	int (*init)(struct analysis *a, struct an_output *o);
-	void (*request)(struct analysis *a, void *priv, const struct join_request *r);
-	void (*bio)(struct analysis *a, void *priv, const struct join_request *r,
-		    const struct join_bio *b);
+	/* d: the request's device in the result (analysis.h) */
+	void (*request)(struct analysis *a, void *priv, struct dev_result *d,
+			const struct join_request *r);
+	void (*bio)(struct analysis *a, void *priv, struct dev_result *d,
+		    const struct join_request *r, const struct join_bio *b);
 	void (*syscall)(struct analysis *a, void *priv, const struct join_syscall *s);
 	/* an in-kernel histogram of an --aggregate recording */
 	void (*agg)(struct analysis *a, void *priv, const struct iot_agg_entry *e);

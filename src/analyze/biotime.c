@@ -6,15 +6,13 @@ struct biotime_priv {
 	struct dev_metrics q2c;
 };
 
-static void bio(struct analysis *a, void *priv, const struct join_request *r,
-		const struct join_bio *b)
+static void bio(struct analysis *a, void *priv, struct dev_result *d,
+		const struct join_request *r, const struct join_bio *b)
 {
 	struct biotime_priv *p = priv;
-	struct dev_result *d;
 	struct metric *m;
 
 	if (opg_of(r->flags) < 0 || !b->q_ns || r->c_ns < b->q_ns ||
-	    !(d = analysis_dev(a, r->dev)) ||
 	    !(m = dev_metric(a, &p->q2c, d, "biotime", "ns", a->env.keep_time)))
 		return;
 	analysis_note_err(a, metric_add(m, r->c_ns, r->c_ns - b->q_ns));

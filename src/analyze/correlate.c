@@ -11,7 +11,7 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 	struct corr_bucket *c;
 	int k;
 
-	if (!s->nr_bios_done || !syscall_is_read(a->env.syscall_nr, s->nr))
+	if (!s->nr_bios_done || !analysis_syscall_is_read(a, s->nr))
 		return;
 	us = (s->exit_ns - s->enter_ns) / 1000;
 	bio = s->bio_q2c_sum_ns / s->nr_bios_done;

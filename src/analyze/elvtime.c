@@ -6,14 +6,13 @@ struct elvtime_priv {
 	struct dev_metrics i2d;
 };
 
-static void request(struct analysis *a, void *priv, const struct join_request *r)
+static void request(struct analysis *a, void *priv, struct dev_result *d,
+		    const struct join_request *r)
 {
 	struct elvtime_priv *p = priv;
-	struct dev_result *d;
 	struct metric *m;
 
 	if (opg_of(r->flags) < 0 || !r->i_ns || r->d_ns < r->i_ns ||
-	    !(d = analysis_dev(a, r->dev)) ||
 	    !(m = dev_metric(a, &p->i2d, d, "elvtime", "ns", a->env.keep_time)))
 		return;
 	analysis_note_err(a, metric_add(m, r->d_ns, r->d_ns - r->i_ns));

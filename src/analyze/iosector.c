@@ -13,15 +13,14 @@ struct iosector_priv {
 	struct dev_metrics sector, seek; /* seek holds the sizes until finish */
 };
 
-static void request(struct analysis *a, void *priv, const struct join_request *r)
+static void request(struct analysis *a, void *priv, struct dev_result *d,
+		    const struct join_request *r)
 {
 	struct iosector_priv *p = priv;
 	struct metric *ms, *mk;
-	struct dev_result *d;
 	uint64_t t = r->d_ns ? r->d_ns : r->q_ns;
 
 	if (opg_of(r->flags) < 0 || !(r->d_ns || r->bio_only) ||
-	    !(d = analysis_dev(a, r->dev)) ||
 	    !(ms = dev_metric(a, &p->sector, d, "sector", "sectors", true)) ||
 	    !(mk = dev_metric(a, &p->seek, d, "seek", "sectors", true)))
 		return;

@@ -15,12 +15,12 @@ static void stage_add(struct analysis *a, struct dev_result *d, int s, int o, ui
 	analysis_note_err(a, metric_add(&d->stage[s][o], t, to - from));
 }
 
-static void request(struct analysis *a, void *priv, const struct join_request *r)
+static void request(struct analysis *a, void *priv, struct dev_result *d,
+		    const struct join_request *r)
 {
 	int o = opg_of(r->flags);
-	struct dev_result *d;
 
-	if (o < 0 || !(d = analysis_dev(a, r->dev)))
+	if (o < 0)
 		return;
 	stage_add(a, d, ST_Q2G, o, r->c_ns, r->q_ns, r->g_ns);
 	stage_add(a, d, ST_G2I, o, r->c_ns, r->g_ns, r->i_ns);
@@ -28,13 +28,12 @@ static void request(struct analysis *a, void *priv, const struct join_request *r
 	stage_add(a, d, ST_D2C, o, r->c_ns, r->d_ns, r->c_ns);
 }
 
-static void bio(struct analysis *a, void *priv, const struct join_request *r,
-		const struct join_bio *b)
+static void bio(struct analysis *a, void *priv, struct dev_result *d,
+		const struct join_request *r, const struct join_bio *b)
 {
 	int o = opg_of(r->flags);
-	struct dev_result *d;
 
-	if (o < 0 || !b->q_ns || r->c_ns < b->q_ns || !(d = analysis_dev(a, r->dev)))
+	if (o < 0 || !b->q_ns || r->c_ns < b->q_ns)
 		return;
 	stage_add(a, d, ST_Q2C, o, r->c_ns, b->q_ns, r->c_ns);
 }

@@ -219,15 +219,99 @@ void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 	}
 }
 
+/* first index of sorted v[0..n) with v >= x */
+static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* metric_hist() of sorted values, by 64 binary searches instead of a pass
+ * (and a division) per value: slot k ends where v / divisor reaches
+ * 2^(k+1), that is v >= 2^(k+1) * divisor. */
+static void hist_sorted(const struct metric *m, const uint64_t *v, uint64_t divisor,
+			struct log2_hist *h)
+{
+	size_t start = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->max_slot = -1;
+	for (int k = 0; k < LOG2_SLOTS && start < m->n; k++) {
+		uint64_t bound;
+		size_t end;
+
+		if (k + 1 >= 64 || __builtin_mul_overflow(2ull << k, divisor, &bound))
+			end = m->n;
+		else
+			end = lower_bound(v + start, m->n - start, bound) + start;
+		h->slot[k] = end - start;
+		if (end > start)
+			h->max_slot = k;
+		start = end;
+	}
+	/* in-kernel buckets, re-bucketed by their lower bound (as metric_hist) */
+	for (int b = 0; b < 64; b++) {
+		uint64_t x = (b ? 1ull << b : 0) / divisor;
+		int k = x ? 63 - __builtin_clzll(x) : 0;
+
+		if (!m->agg_b[b])
+			continue;
+		h->slot[k] += m->agg_b[b];
+		if (k > h->max_slot)
+			h->max_slot = k;
+	}
+}
+
 int metric_finish(struct metric *m)
 {
+	uint64_t *c = NULL;
+	const uint64_t *v = m->v;
+
 	if (m->finished)
 		return 0;
 	m->finished = true;
-	metric_stats(m, &m->st);
-	metric_hist(m, 1, &m->hist);
-	metric_hist(m, 1000, &m->hist_k);
-	return m->n && !m->st.count ? -ENOMEM : 0;
+	if (m->n && !m->sorted && m->keep_time) {
+		/* keep the series order: statistics from a sorted copy */
+		c = malloc(m->n * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		memcpy(c, m->v, m->n * sizeof(*c));
+		if (sort_u64(c, m->n)) {
+			free(c);
+			return -ENOMEM;
+		}
+		v = c;
+	} else if (m->n && !m->sorted) {
+		if (sort_u64(m->v, m->n))
+			return -ENOMEM;
+		m->sorted = true;
+	}
+	memset(&m->st, 0, sizeof(m->st));
+	if (!m->n && m->agg_n) {
+		hist_stats(m, &m->st);
+	} else if (m->n) {
+		m->st.count = m->n;
+		m->st.min = v[0];
+		m->st.max = v[m->n - 1];
+		m->st.avg = (double)m->sum / m->n;
+		m->st.p50 = pct(v, m->n, 0.50);
+		m->st.p90 = pct(v, m->n, 0.90);
+		m->st.p99 = pct(v, m->n, 0.99);
+		m->st.p999 = pct(v, m->n, 0.999);
+	}
+	hist_sorted(m, v, 1, &m->hist);
+	hist_sorted(m, v, 1000, &m->hist_k);
+	free(c);
+	return 0;
 }
 
 void metric_release(struct metric *m)

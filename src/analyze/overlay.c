@@ -41,14 +41,13 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 	uint64_t start;
 
 	/* the file's filesystem: the first of its reads on a traced device */
-	if (!p->fs_dev && s->ino == p->file->ino &&
-	    syscall_is_read(a->env.syscall_nr, s->nr) && a->env.fs_dev &&
-	    a->env.fs_dev(a->env.ctx, s->dev, &start))
+	if (!p->fs_dev && s->ino == p->file->ino && analysis_syscall_is_read(a, s->nr) &&
+	    a->env.fs_dev && a->env.fs_dev(a->env.ctx, s->dev, &start))
 		p->fs_dev = s->dev;
 }
 
-static void bio(struct analysis *a, void *priv, const struct join_request *r,
-		const struct join_bio *b)
+static void bio(struct analysis *a, void *priv, struct dev_result *d,
+		const struct join_request *r, const struct join_bio *b)
 {
 	struct overlay_priv *p = priv;
 

@@ -471,13 +471,14 @@ static void on_syscall(struct analysis *a, void *priv, const struct join_syscall
 	groups_syscall(priv, s);
 }
 
-static void on_request(struct analysis *a, void *priv, const struct join_request *r)
+static void on_request(struct analysis *a, void *priv, struct dev_result *d,
+		       const struct join_request *r)
 {
 	groups_request(priv, r);
 }
 
-static void on_bio(struct analysis *a, void *priv, const struct join_request *r,
-		   const struct join_bio *b)
+static void on_bio(struct analysis *a, void *priv, struct dev_result *d,
+		   const struct join_request *r, const struct join_bio *b)
 {
 	groups_bio(priv, r, b);
 }

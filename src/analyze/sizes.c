@@ -24,7 +24,8 @@ static struct metric *size_metric(struct analysis *a, struct sizes_priv *p, uint
 	return m;
 }
 
-static void request(struct analysis *a, void *priv, const struct join_request *r)
+static void request(struct analysis *a, void *priv, struct dev_result *d,
+		    const struct join_request *r)
 {
 	int o = opg_of(r->flags);
 	struct metric *m;

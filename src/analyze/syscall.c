@@ -19,7 +19,7 @@ static int init(struct analysis *a, struct an_output *o)
 static void syscall(struct analysis *a, void *priv, const struct join_syscall *s)
 {
 	struct syscall_priv *p = priv;
-	int k = syscall_kind(a->env.syscall_nr, s->nr);
+	int k = analysis_syscall_kind(a, s->nr);
 
 	if (k >= 0)
 		analysis_note_err(

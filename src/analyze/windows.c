@@ -44,7 +44,8 @@ static struct window *window_at(struct analysis *a, struct windows_priv *p, uint
 	return &p->win[k];
 }
 
-static void request(struct analysis *a, void *priv, const struct join_request *r)
+static void request(struct analysis *a, void *priv, struct dev_result *d,
+		    const struct join_request *r)
 {
 	struct window *w;
 

@@ -101,8 +101,9 @@ static uint64_t ds_key(uint32_t dev, uint64_t sector)
 	pool_take((void *)&(arr), sizeof(*(arr)), offsetof(__typeof__(*(arr)), link),    \
 		  &(nr), &(cap), &(freelist), (out))
 
-static int pool_take(void *arrp, size_t elem, size_t link_off, uint32_t *nr, size_t *cap,
-		     uint32_t *freelist, uint32_t *out)
+static inline __attribute__((always_inline)) int
+pool_take(void *arrp, size_t elem, size_t link_off, uint32_t *nr, size_t *cap,
+	  uint32_t *freelist, uint32_t *out)
 {
 	char *arr;
 	uint32_t i = *freelist;

@@ -95,10 +95,61 @@ static void hist_edges(void **state)
 	metric_release(&m);
 }
 
+/* metric_finish()'s histograms (binary searches over the sorted values)
+ * equal metric_hist()'s pass over every value, with and without kept
+ * times, for values around every bucket edge of both divisors, and with
+ * in-kernel buckets added */
+static void finish_matches_hist(void **state)
+{
+	for (int keep = 0; keep < 2; keep++) {
+		struct metric m, ref;
+		struct log2_hist h1, hk;
+		uint64_t buckets[64] = {0};
+		uint64_t x = 88172645463325252ull;
+
+		metric_init(&m, "s", "q2c", "ns", keep);
+		for (int k = 0; k < 64; k++) {
+			uint64_t e = 1ull << k;
+
+			metric_add(&m, 0, e - 1);
+			metric_add(&m, 0, e);
+			metric_add(&m, 0, e * 1000 - 1);
+			metric_add(&m, 0, e * 1000);
+		}
+		for (int i = 0; i < 5000; i++) { /* xorshift: values of every size */
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			metric_add(&m, i, x >> (x & 63));
+		}
+		metric_add(&m, 0, UINT64_MAX);
+		buckets[3] = 5;
+		buckets[40] = 2;
+		metric_add_hist(&m, buckets, 100);
+		/* the reference: the same values, hist by a pass */
+		metric_init(&ref, "s", "q2c", "ns", false);
+		for (size_t i = 0; i < m.n; i++)
+			metric_add(&ref, 0, m.v[i]);
+		metric_add_hist(&ref, buckets, 100);
+		metric_hist(&ref, 1, &h1);
+		metric_hist(&ref, 1000, &hk);
+		assert_int_equal(metric_finish(&m), 0);
+		assert_int_equal(m.hist.max_slot, h1.max_slot);
+		assert_int_equal(m.hist_k.max_slot, hk.max_slot);
+		assert_memory_equal(m.hist.slot, h1.slot, sizeof(h1.slot));
+		assert_memory_equal(m.hist_k.slot, hk.slot, sizeof(hk.slot));
+		assert_int_equal(m.st.count, m.n);
+		assert_int_equal(m.st.max, UINT64_MAX);
+		if (keep) /* the series keeps its order */
+			assert_int_equal(m.v[m.n - 1], UINT64_MAX);
+		metric_release(&m);
+		metric_release(&ref);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(radix_matches_qsort),
+	    cmocka_unit_test(finish_matches_hist),
 	    cmocka_unit_test(percentiles),
 	    cmocka_unit_test(percentiles_keep_series_order),
 	    cmocka_unit_test(hist_edges),
