@@ -75,6 +75,20 @@ void dev_metrics_release(struct dev_metrics *dm)
 	memset(dm, 0, sizeof(*dm));
 }
 
+int dev_metrics_finish(struct analysis *a, struct an_output *o)
+{
+	struct dev_metrics *dm = o->priv;
+
+	for (size_t i = 0; i < dm->nr; i++)
+		an_output_metric(a, o, &dm->m[i]);
+	return 0;
+}
+
+void dev_metrics_free(void *priv)
+{
+	dev_metrics_release(priv);
+}
+
 void an_output_metric(struct analysis *a, struct an_output *o, struct metric *m)
 {
 	if (!m->n && !m->agg_n)

@@ -182,6 +182,10 @@ static inline struct metric *dev_metric(struct analysis *a, struct dev_metrics *
 			    : dev_metric_slow(a, dm, d, name, unit, keep_time);
 }
 void dev_metrics_release(struct dev_metrics *dm);
+/* finish and release of an analyzer whose state is one struct dev_metrics
+ * (biotime, elvtime): every device's metric into o, in device order */
+int dev_metrics_finish(struct analysis *a, struct an_output *o);
+void dev_metrics_free(void *priv);
 
 /* ---- for renderers ---- */
 /* The name of a device of the result, "?" if it has none. */

@@ -194,6 +194,21 @@ void metric_stats(struct metric *m, struct metric_stats *s)
 	s->p999 = pct(m->v, m->n, 0.999);
 }
 
+/* in-kernel buckets into h, re-bucketed by their lower bound */
+static void add_agg_buckets(const struct metric *m, uint64_t divisor, struct log2_hist *h)
+{
+	for (int b = 0; b < 64; b++) {
+		uint64_t x = (b ? 1ull << b : 0) / (divisor ? divisor : 1);
+		int k = x ? 63 - __builtin_clzll(x) : 0;
+
+		if (!m->agg_b[b])
+			continue;
+		h->slot[k] += m->agg_b[b];
+		if (k > h->max_slot)
+			h->max_slot = k;
+	}
+}
+
 void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 {
 	memset(h, 0, sizeof(*h));
@@ -206,17 +221,7 @@ void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 		if (k > h->max_slot)
 			h->max_slot = k;
 	}
-	/* in-kernel buckets, re-bucketed by their lower bound */
-	for (int b = 0; b < 64; b++) {
-		uint64_t x = (b ? 1ull << b : 0) / (divisor ? divisor : 1);
-		int k = x ? 63 - __builtin_clzll(x) : 0;
-
-		if (!m->agg_b[b])
-			continue;
-		h->slot[k] += m->agg_b[b];
-		if (k > h->max_slot)
-			h->max_slot = k;
-	}
+	add_agg_buckets(m, divisor, h);
 }
 
 /* first index of sorted v[0..n) with v >= x */
@@ -258,17 +263,7 @@ static void hist_sorted(const struct metric *m, const uint64_t *v, uint64_t divi
 			h->max_slot = k;
 		start = end;
 	}
-	/* in-kernel buckets, re-bucketed by their lower bound (as metric_hist) */
-	for (int b = 0; b < 64; b++) {
-		uint64_t x = (b ? 1ull << b : 0) / divisor;
-		int k = x ? 63 - __builtin_clzll(x) : 0;
-
-		if (!m->agg_b[b])
-			continue;
-		h->slot[k] += m->agg_b[b];
-		if (k > h->max_slot)
-			h->max_slot = k;
-	}
+	add_agg_buckets(m, divisor, h);
 }
 
 int metric_finish(struct metric *m)

@@ -65,6 +65,13 @@ static void table(FILE *f, const struct table *t)
 	}
 }
 
+/* the metric table's header, by view */
+static const char *const heads[] = {
+    [VIEW_STATS] = "analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max",
+    [VIEW_HIST] = "analyzer,scope,metric,unit,low,high,count",
+    [VIEW_SERIES] = "time_s,scope,metric,value,unit",
+};
+
 static void metric_rows(FILE *f, const struct analyzer *an, const struct metric *m,
 			enum view view)
 {
@@ -87,12 +94,6 @@ static void metric_rows(FILE *f, const struct analyzer *an, const struct metric 
 void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 		const struct render_opts *ro)
 {
-	static const char *const heads[] = {
-	    [VIEW_STATS] =
-		"analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max",
-	    [VIEW_HIST] = "analyzer,scope,metric,unit,low,high,count",
-	    [VIEW_SERIES] = "time_s,scope,metric,value,unit",
-	};
 	bool first = true;
 
 	for (size_t i = 0; i < a->nr_out && first; i++)
@@ -139,12 +140,6 @@ void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 void render_csv_output(FILE *f, const struct report_info *ri, const struct an_output *o,
 		       const struct render_opts *ro)
 {
-	static const char *const heads[] = {
-	    [VIEW_STATS] =
-		"analyzer,scope,metric,unit,count,min,avg,p50,p90,p99,p999,max",
-	    [VIEW_HIST] = "analyzer,scope,metric,unit,low,high,count",
-	    [VIEW_SERIES] = "time_s,scope,metric,value,unit",
-	};
 	bool first = true;
 
 	if (o->an->metric_unit) {
