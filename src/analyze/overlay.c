@@ -119,6 +119,10 @@ static int finish(struct analysis *a, struct an_output *o)
 
 		if (b->dev != fs->disk_dev || b->sector < p->part_start)
 			continue;
+		if (b->nr > OVERLAY_BIO_MAX_SECTORS) {
+			p->implausible++; /* no bio is that large: damage */
+			continue;
+		}
 		first = (b->sector - p->part_start) / p->per_block;
 		last = (b->sector + b->nr - 1 - p->part_start) / p->per_block;
 		for (uint64_t blk = first; blk <= last; blk++) {

@@ -19,6 +19,9 @@
 
 #define OVERLAY_ELSEWHERE (-1)
 #define OVERLAY_MAPPING	  (-2) /* one of the file's mapping blocks */
+/* A bio larger than this (1 GiB) is damage, not a read: Linux builds bios
+ * of at most BIO_MAX_VECS (256) folios. */
+#define OVERLAY_BIO_MAX_SECTORS (1u << 21)
 
 struct overlay_access {
 	uint64_t ts_ns;	    /* the bio's queue time */
@@ -42,7 +45,8 @@ struct overlay_priv {
 	uint64_t file_blocks;	    /* the file's length in blocks (layout) */
 	struct overlay_access *acc; /* every traced block, in queue order */
 	size_t nr_acc, cap_acc;
-	size_t where; /* of which in the file's data or mapping blocks */
+	size_t where;	    /* of which in the file's data or mapping blocks */
+	size_t implausible; /* bios over OVERLAY_BIO_MAX_SECTORS, left out */
 };
 
 #endif

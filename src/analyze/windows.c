@@ -8,9 +8,14 @@
 #include "../util/nice.h"
 #include "analyzer.h"
 
+/* windows kept at most: a 1 ns window or a corrupt timestamp must not ask
+ * for memory without bound */
+#define WINDOWS_MAX 1000000
+
 static int init(struct analysis *a, struct an_output *o)
 {
 	struct windows_priv *p = o->priv;
+	uint64_t dur = a->env.end_ns > a->env.t0_ns ? a->env.end_ns - a->env.t0_ns : 0;
 
 	p->window_ns = a->env.window_ns;
 	if (!p->window_ns) {
@@ -22,6 +27,15 @@ static int init(struct analysis *a, struct an_output *o)
 		if (!p->window_ns)
 			p->window_ns = 1000000;
 	}
+	if (dur / p->window_ns >= WINDOWS_MAX) {
+		snprintf(
+		    a->errmsg, sizeof(a->errmsg),
+		    "--window: %llu windows of %llu ns over the %.3f s trace; at most "
+		    "%d (try a longer window, or auto)",
+		    (unsigned long long)(dur / p->window_ns),
+		    (unsigned long long)p->window_ns, dur / 1e9, WINDOWS_MAX);
+		return -E2BIG;
+	}
 	return 0;
 }
 
@@ -32,6 +46,10 @@ static struct window *window_at(struct analysis *a, struct windows_priv *p, uint
 	if (t_ns < a->env.t0_ns)
 		return NULL;
 	k = (t_ns - a->env.t0_ns) / p->window_ns;
+	if (k >= WINDOWS_MAX) {
+		p->out_of_range++; /* past any recording's end: a corrupt time */
+		return NULL;
+	}
 	if (k >= p->cap) {
 		if (GROW(p->win, k + 1, p->cap)) {
 			analysis_note_err(a, -ENOMEM);
@@ -104,6 +122,11 @@ static int finish(struct analysis *a, struct an_output *o)
 		return -ENOMEM;
 	snprintf(t->title, sizeof(t->title), "Windows of %.3f s (seed 003's records)",
 		 p->window_ns / 1e9);
+	if (p->out_of_range)
+		table_note(t,
+			   "  %llu requests completed past %d windows (corrupt times?) "
+			   "are left out\n",
+			   (unsigned long long)p->out_of_range, WINDOWS_MAX);
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct window *w = &p->win[i];
 

@@ -271,6 +271,12 @@ int cmd_frag(int argc, char **argv)
 	}
 	if (s.errors && !ret)
 		ret = 1;
+	if (s.damaged && !ret)
+		ret = 3; /* damaged, but what could be read is shown */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "iotrail: standard output: %s\n", strerror(errno));
+		ret = 1;
+	}
 cleanup:
 	frag_scan_release(&s);
 	return ret;

@@ -135,8 +135,10 @@ int cmd_overlay(int argc, char **argv)
 	}
 	env.layout = &s;
 	env.overlay_file = argv[optind];
-	if (pipeline_run(&pl, input, AN_BIT(analyzer_index("overlay")), &env))
+	ret = pipeline_run(&pl, input, AN_BIT(analyzer_index("overlay")), &env);
+	if (ret)
 		goto cleanup;
+	ret = 1; /* from here on, errors are the run's, not the usage's */
 	p = analysis_output(&pl.an, "overlay")->priv;
 	if (!p->nr_acc) {
 		fprintf(stderr,
@@ -197,7 +199,12 @@ int cmd_overlay(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	ret = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "iotrail: standard output: %s\n", strerror(errno));
+		goto cleanup;
+	}
+	/* a damaged trace still gets its overlay, but says so in the status */
+	ret = pl.rd.warning[0] ? 3 : 0;
 cleanup:
 	pipeline_release(&pl);
 	frag_scan_release(&s);

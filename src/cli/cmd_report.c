@@ -253,8 +253,10 @@ int cmd_report(int argc, char **argv)
 	env.keep_requests = ro.requests;
 	env.stage_all = format == FMT_JSON || out_dir;
 	env.layout = layout_path ? &layout : NULL;
-	if (pipeline_run(&pl, input, set, &env))
+	ret = pipeline_run(&pl, input, set, &env);
+	if (ret)
 		goto cleanup;
+	ret = 1;
 
 	trace_reader_meta(&pl.rd, "mode", mode, sizeof(mode));
 	trace_reader_meta(&pl.rd, "kernel", kernel, sizeof(kernel));

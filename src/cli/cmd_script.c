@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iotrail script: every event of a trace as text, in time order (perf
  * script, blkparse). */
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@ int cmd_script(int argc, char **argv)
 	const struct iot_rec *r;
 	struct trace_reader rd;
 	char errbuf[512], devbuf[32];
+	bool damaged;
 	int c, err;
 
 	optind = 1;
@@ -59,12 +62,21 @@ int cmd_script(int argc, char **argv)
 				 dev & 0xfffff);
 		render_event(stdout, r, rd.hdr.start_mono_ns, devbuf, t ? t->comm : "?");
 	}
-	if (rd.warning[0])
+	/* read what the reader says before releasing it */
+	damaged = rd.warning[0] != 0;
+	if (damaged)
 		fprintf(stderr, "iotrail: warning: %s\n", rd.warning);
+	if (rd.nr_gaps)
+		fprintf(stderr, "iotrail: %s: %llu records missing from the sequence\n",
+			input, (unsigned long long)rd.nr_gaps);
 	trace_reader_release(&rd);
 	if (err < 0) {
 		fprintf(stderr, "iotrail: %s: out of memory\n", input);
 		return 1;
 	}
-	return rd.warning[0] ? 3 : 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "iotrail: standard output: %s\n", strerror(errno));
+		return 1;
+	}
+	return damaged ? 3 : 0;
 }

@@ -2,6 +2,7 @@
 /* The analysis pipeline of report and overlay (pipeline.h). */
 #include "pipeline.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 

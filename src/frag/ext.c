@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <et/com_err.h>
+#include <ext2fs/ext2_err.h>
 #include <ext2fs/ext2fs.h>
 #include <ext2fs/ext3_extents.h>
 
@@ -289,6 +290,15 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 		    dev);
 		return 2;
 	}
+	{
+		/* com_err's messages for libext2fs codes ("Unknown code ext2 60"
+		 * without it) */
+		static bool table;
+
+		if (!table)
+			initialize_ext2_error_table();
+		table = true;
+	}
 	err = ext2fs_open2(dev, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0,
 			   0, unix_io_manager, &c.fs);
 	if (err) {
@@ -382,6 +392,21 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 		}
 	}
 	free_space(&c);
+	{
+		/* inodes the superblock counts as used, beyond the reserved ones,
+		 * and none found: the inode tables are damaged */
+		uint64_t used = (uint64_t)c.fs->super->s_inodes_count -
+				c.fs->super->s_free_inodes_count;
+
+		if (!s->nr_files && used > EXT2_FIRST_INO(c.fs->super) + 1) {
+			fprintf(
+			    stderr,
+			    "iotrail: %s: the superblock counts %llu inodes in use, the "
+			    "scan found no file: damaged inode tables?\n",
+			    dev, (unsigned long long)used);
+			s->damaged = 1;
+		}
+	}
 	ret = 0;
 cleanup:
 	if (scan)

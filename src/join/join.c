@@ -659,6 +659,12 @@ int join_feed(struct join *j, const struct iot_rec *r)
 	int err = 0;
 
 	j->st.events++;
+	/* a block event names its bio or request by kernel address, never 0
+	 * (0 is this file's "no address"): such a record is damage */
+	if (!r->id && r->type >= IOT_EV_BIO_QUEUE && r->type <= IOT_EV_RQ_REQUEUE) {
+		j->st.invalid++;
+		return 0;
+	}
 	switch (r->type) {
 	case IOT_EV_BIO_QUEUE: {
 		uint32_t *v = u64map_get(&j->bio_by_ptr, r->id);

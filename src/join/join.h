@@ -71,6 +71,7 @@ struct join_stats {
 	uint64_t orphan_completions; /* completions of requests never seen queued */
 	uint64_t unmatched_merges;   /* merges into requests never seen */
 	uint64_t lost_syscall_exits;
+	uint64_t invalid; /* block records without a kernel address: damage */
 	uint64_t splits, remaps, requeues, rq_merges;
 };
 

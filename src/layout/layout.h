@@ -88,6 +88,7 @@ struct frag_scan {
 	const char *method; /* "fiemap" or "libext2fs" */
 	uint32_t block_size;
 	uint64_t errors; /* files that could not be scanned (each said on stderr) */
+	int damaged;	 /* the filesystem itself is damaged (said on stderr) */
 };
 
 /* Whether extent e continues the fragment of p, the extent before it in

@@ -85,18 +85,30 @@ int release_child(struct recorder *rc)
 	return n == sizeof(e) ? -e : 0;
 }
 
-void finish_child(struct recorder *rc, int ret)
+int finish_child(struct recorder *rc, int ret)
 {
-	if (rc->child > 0 && !rc->child_done) {
+	int st;
+
+	if (rc->child <= 0)
+		return ret;
+	if (!rc->child_done) {
 		if (rc->reason != IOT_STOP_COMMAND)
 			kill(rc->child, SIGTERM);
 		waitpid(rc->child, &rc->child_status, 0);
 		rc->child_done = true;
 	}
-	if (rc->child > 0 && WIFEXITED(rc->child_status) &&
-	    WEXITSTATUS(rc->child_status) && ret == 0)
+	st = rc->child_status;
+	if (rc->reason == IOT_STOP_COMMAND && WIFEXITED(st) && WEXITSTATUS(st)) {
 		fprintf(stderr, "iotrail: %s exited with status %d\n", rc->o->argv[0],
-			WEXITSTATUS(rc->child_status));
+			WEXITSTATUS(st));
+		return ret ? ret : WEXITSTATUS(st); /* as time(1) and perf do */
+	}
+	if (rc->reason == IOT_STOP_COMMAND && WIFSIGNALED(st)) {
+		fprintf(stderr, "iotrail: %s killed by signal %d (%s)\n", rc->o->argv[0],
+			WTERMSIG(st), strsignal(WTERMSIG(st)));
+		return ret ? ret : 128 + WTERMSIG(st);
+	}
+	return ret;
 }
 
 void kill_child(struct recorder *rc)

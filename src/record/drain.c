@@ -23,6 +23,10 @@
 #include "recorder.h"
 #include "spec.h"
 
+/* the longest the main loop sleeps (the command's exit, --duration and
+ * the kernel's stop are noticed within it) */
+#define RECORD_TICK_NS (100 * 1000 * 1000ull)
+
 static void note_tasks(struct recorder *rc, const struct iot_rec *r, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
@@ -249,30 +253,43 @@ int record_loop(struct recorder *rc)
 	/* progress on a terminal and the in-flight reaping: once a second */
 	uint64_t next_progress = rc->start_ns + 1000000000ull, next_reap = next_progress;
 	uint64_t next_agg = o->interval_ns ? rc->start_ns + o->interval_ns : UINT64_MAX;
-	uint64_t last_drain = 0, max_gap = 0, max_drain = 0;
+	uint64_t last_drain = 0, max_gap = 0, max_drain = 0,
+		 next_drain = rc->start_ns + o->switch_ns;
 	bool debug = getenv("IOTRAIL_DEBUG") != NULL, tty = isatty(STDERR_FILENO);
 	int err = 0;
 
 	rc->agg_last_ns = rc->start_ns;
 	for (;;) {
-		struct timespec ts = {0, (long)o->switch_ns};
-		uint64_t t, d0;
+		/* wake at least every RECORD_TICK_NS: the command's exit, the
+		 * duration and the kernel's stop are noticed within that,
+		 * whatever the switch rate; the buffers are drained at it */
+		uint64_t now = now_ns(CLOCK_MONOTONIC), t, d0;
+		uint64_t wait = o->policy == IOT_POLICY_SWITCH && next_drain > now
+				    ? next_drain - now
+				    : 0;
+		struct timespec ts;
 
-		while (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		if (!record_stop_signal)
+		if (o->policy != IOT_POLICY_SWITCH || wait > RECORD_TICK_NS)
+			wait = RECORD_TICK_NS;
+		if (o->duration_ns && rc->start_ns + o->duration_ns > now &&
+		    rc->start_ns + o->duration_ns - now < wait)
+			wait = rc->start_ns + o->duration_ns - now;
+		ts.tv_sec = (time_t)(wait / 1000000000ull);
+		ts.tv_nsec = (long)(wait % 1000000000ull);
+		if (!record_stop_signal && wait)
 			nanosleep(&ts, NULL);
 		/* fill and ring: the buffer is read once, at the stop (fill: when
 		 * the first CPU is full; DTrace's fill is never switched) */
 		d0 = now_ns(CLOCK_MONOTONIC);
-		if (debug && last_drain && d0 - last_drain > max_gap)
-			max_gap = d0 - last_drain;
-		err = o->policy != IOT_POLICY_SWITCH ? 0 : drain_all(rc);
-		last_drain = now_ns(CLOCK_MONOTONIC);
-		if (debug && last_drain - d0 > max_drain)
-			max_drain = last_drain - d0;
+		if (o->policy == IOT_POLICY_SWITCH && d0 >= next_drain) {
+			if (debug && last_drain && d0 - last_drain > max_gap)
+				max_gap = d0 - last_drain;
+			err = drain_all(rc);
+			last_drain = now_ns(CLOCK_MONOTONIC);
+			next_drain = d0 + o->switch_ns;
+			if (debug && last_drain - d0 > max_drain)
+				max_drain = last_drain - d0;
+		}
 		if (err)
 			break;
 		if (kernel_stop(rc)) {

@@ -123,6 +123,11 @@ static int open_output(struct recorder *rc)
 	hdr.start_realtime_ns = now_ns(CLOCK_REALTIME);
 	hdr.start_mono_ns = now_ns(CLOCK_MONOTONIC);
 	err = trace_writer_open(&rc->w, rc->o->output, &hdr);
+	if (err == -EBUSY) {
+		fprintf(stderr, "iotrail: %s: another recorder is writing it\n",
+			rc->o->output);
+		return err;
+	}
 	if (!err)
 		err = write_meta(rc);
 	if (err)
@@ -191,8 +196,14 @@ int record_run(const struct record_opts *o)
 		fprintf(stderr, "iotrail: could not attach: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	/* every signal that ends a process by default ends the recording
+	 * the same way, END chunk included (SIGPIPE: a closed terminal or
+	 * pipe on stderr) */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
 	rc.start_ns = now_ns(CLOCK_MONOTONIC);
 	ret = 0;
 	if (o->argv && (err = release_child(&rc))) {
@@ -214,7 +225,7 @@ int record_run(const struct record_opts *o)
 		ret = 1;
 	}
 	say_drops(&rc);
-	finish_child(&rc, ret);
+	ret = finish_child(&rc, ret);
 cleanup:
 	if (err && ret == 0)
 		ret = 1;

@@ -82,8 +82,9 @@ bool command_exists(const char *argv0);
 int start_child(struct recorder *rc);
 int release_child(struct recorder *rc);
 /* After the stop: the command ends (SIGTERM unless it exited) and is
- * reaped; its failure said. */
-void finish_child(struct recorder *rc, int ret);
+ * reaped. Returns ret, or when ret is 0 and the command ended the
+ * recording by failing, its status (128 + signal when killed), said. */
+int finish_child(struct recorder *rc, int ret);
 /* On an error before the command was released: kill and reap it. */
 void kill_child(struct recorder *rc);
 

@@ -57,8 +57,11 @@ void chart_begin(struct chart *c, FILE *f, const char *id, const char *title, do
 	c->bottom = h - 70;
 	c->has_y2 = has_y2;
 	c->figure = id != NULL;
-	if (id)
-		fprintf(f, "<figure class=\"chart\" id=\"%s\">\n", id);
+	if (id) {
+		fputs("<figure class=\"chart\" id=\"", f);
+		xml_escape(f, id);
+		fputs("\">\n", f);
+	}
 	fprintf(
 	    f,
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "

@@ -5,22 +5,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../util/esc.h"
 #include "render.h"
-
-static void field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void table(FILE *f, const struct table *t)
 {
@@ -48,7 +34,7 @@ static void table(FILE *f, const struct table *t)
 				continue; /* empty: not applicable */
 			switch (col->type) {
 			case CELL_STR:
-				field(f, table_cell_str(t, r, c));
+				csv_field(f, table_cell_str(t, r, c));
 				break;
 			case CELL_U64:
 				fprintf(f, "%" PRIu64, v->u);
@@ -78,17 +64,21 @@ static void metric_rows(FILE *f, const struct analyzer *an, const struct metric 
 	const struct metric_stats *s = &m->st;
 
 	if (view == VIEW_STATS) {
+		fprintf(f, "%s,", an->name);
+		csv_field(f, m->scope);
 		fprintf(f,
-			"%s,%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64
+			",%s,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-			an->name, m->scope, m->name, m->unit, s->count, s->min, s->avg,
-			s->p50, s->p90, s->p99, s->p999, s->max);
+			m->name, m->unit, s->count, s->min, s->avg, s->p50, s->p90,
+			s->p99, s->p999, s->max);
 		return;
 	}
-	for (int b = 0; b <= m->hist.max_slot; b++)
-		fprintf(f, "%s,%s,%s,%s,%llu,%llu,%" PRIu64 "\n", an->name, m->scope,
-			m->name, m->unit, b ? 1ull << b : 0ull, (2ull << b) - 1,
-			m->hist.slot[b]);
+	for (int b = 0; b <= m->hist.max_slot; b++) {
+		fprintf(f, "%s,", an->name);
+		csv_field(f, m->scope);
+		fprintf(f, ",%s,%s,%llu,%llu,%" PRIu64 "\n", m->name, m->unit,
+			b ? 1ull << b : 0ull, (2ull << b) - 1, m->hist.slot[b]);
+	}
 }
 
 void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
@@ -126,13 +116,16 @@ void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 			char rwbs[8];
 
 			render_rwbs(r->flags, rwbs);
+			fprintf(f, "%.9f,", (int64_t)(r->c_ns - ri->t0_ns) / 1e9);
+			csv_field(f, name);
+			fprintf(f, ",%s,%" PRIu64 ",%u,%u,%u,", rwbs, r->sector,
+				r->nr_sectors, r->pid, r->tid);
+			csv_field(f, ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "");
 			fprintf(f,
-				"%.9f,%s,%s,%" PRIu64 ",%u,%u,%u,%s,%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%d\n",
-				(int64_t)(r->c_ns - ri->t0_ns) / 1e9, name, rwbs,
-				r->sector, r->nr_sectors, r->pid, r->tid,
-				ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "", r->q_ns,
-				r->g_ns, r->i_ns, r->d_ns, r->c_ns, r->nr_bios, r->error);
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%u,%d\n",
+				r->q_ns, r->g_ns, r->i_ns, r->d_ns, r->c_ns, r->nr_bios,
+				r->error);
 		}
 	}
 }

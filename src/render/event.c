@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "../util/esc.h"
 #include "render.h"
 
 static const char *const actions[IOT_EV_MAX] = {
@@ -25,11 +26,15 @@ const char *render_action(uint16_t type)
 	return type < IOT_EV_MAX && actions[type] ? actions[type] : "?";
 }
 
-void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *dev,
-		  const char *comm)
+void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *dev_raw,
+		  const char *comm_raw)
 {
 	double t = (int64_t)(r->ts_ns - t0_ns) / 1e9;
-	char rwbs[8];
+	char rwbs[8], dev[64], comm[72];
+
+	/* names any process (or a crafted trace) chose: no terminal controls */
+	text_clean(dev, sizeof(dev), dev_raw);
+	text_clean(comm, sizeof(comm), comm_raw);
 
 	switch (r->type) {
 	case IOT_EV_SYS_ENTER:

@@ -326,11 +326,7 @@ static void fig_time(FILE *f, const struct file_group *g)
 	positive_range(sys, GROUP_BINS, &lo, &hi);
 	positive_range(bio, GROUP_BINS, &lo, &hi);
 	positive_range(elv, GROUP_BINS, &lo, &hi);
-	snprintf(id, sizeof(id), "fig-3-7-%s", g->name);
-	for (char *p = id; *p; p++)
-		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
-		    !(*p >= '0' && *p <= '9') && *p != '-')
-			*p = '_';
+	xml_id(id, sizeof(id), "fig-3-7-", g->name);
 	snprintf(title, sizeof(title),
 		 "Figures 3-7 to 3-9, 3-12 to 3-14: pattern %s, time per layer", g->name);
 	chart_begin(&c, f, id, title, 900, 380, true);
@@ -528,7 +524,7 @@ static void fig_stages(FILE *f, const struct dev_result *d)
 		      f);
 		return;
 	}
-	snprintf(id, sizeof(id), "fig-stages-%s", d->name);
+	xml_id(id, sizeof(id), "fig-stages-", d->name);
 	snprintf(title, sizeof(title), "%s: where a request's time goes (average)",
 		 d->name);
 	chart_begin(&c, f, id, title, 640, 340, false);
@@ -594,7 +590,7 @@ static void fig_hist(FILE *f, const struct dev_result *d)
 		return;
 	for (int b = lo; b <= hi; b++)
 		max = tot[b] > max ? tot[b] : max;
-	snprintf(id, sizeof(id), "fig-hist-%s", d->name);
+	xml_id(id, sizeof(id), "fig-hist-", d->name);
 	snprintf(title, sizeof(title), "%s: Q2C latency histogram (per bio, log2)",
 		 d->name);
 	chart_begin(&c, f, id, title, 640, 340, false);

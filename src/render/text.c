@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../util/esc.h"
 #include "render.h"
 
 void render_rwbs(uint32_t flags, char out[8])
@@ -158,10 +159,12 @@ static void hist(FILE *f, const struct metric *m)
 /* one line per sample, in time order: the CSV series */
 void render_series(FILE *f, const struct report_info *ri, const struct metric *m)
 {
-	for (size_t k = 0; k < m->n && m->t; k++)
-		fprintf(f, "%.9f,%s,%s,%" PRId64 ",%s\n",
-			(int64_t)(m->t[k] - ri->t0_ns) / 1e9, m->scope, m->name,
+	for (size_t k = 0; k < m->n && m->t; k++) {
+		fprintf(f, "%.9f,", (int64_t)(m->t[k] - ri->t0_ns) / 1e9);
+		csv_field(f, m->scope);
+		fprintf(f, ",%s,%" PRId64 ",%s\n", m->name,
 			m->sv ? m->sv[k] : (int64_t)m->v[k], m->unit);
+	}
 }
 
 void render_cell(const struct table *t, size_t row, size_t col, char *buf, size_t len)
@@ -244,19 +247,20 @@ static void requests(FILE *f, const struct report_info *ri, const struct analysi
 		"G2I_US", "I2D_US", "D2C_US", "Q2C_US");
 	for (size_t i = 0; i < a->nr_reqs; i++) {
 		const struct join_request *r = &a->reqs[i];
-		const char *name = analysis_dev_name(a, r->dev);
-		char rwbs[8];
+		char rwbs[8], name[64], comm[72];
 
+		text_clean(name, sizeof(name), analysis_dev_name(a, r->dev));
+		text_clean(comm, sizeof(comm),
+			   ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "");
 		render_rwbs(r->flags, rwbs);
 #define D(x, y) ((x) && (y) >= (x) ? us((y) - (x)) : -1.0)
 		fprintf(f,
 			"%12.6f %-8s %-5s %12" PRIu64
 			" %6u %7u %-16s %9.1f %9.1f %9.1f %9.1f %9.1f\n",
 			(int64_t)(r->c_ns - ri->t0_ns) / 1e9, name, rwbs, r->sector,
-			r->nr_sectors, r->tid,
-			ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "",
-			D(r->q_ns, r->g_ns), D(r->g_ns, r->i_ns), D(r->i_ns, r->d_ns),
-			D(r->d_ns, r->c_ns), D(r->q_ns, r->c_ns));
+			r->nr_sectors, r->tid, comm, D(r->q_ns, r->g_ns),
+			D(r->g_ns, r->i_ns), D(r->i_ns, r->d_ns), D(r->d_ns, r->c_ns),
+			D(r->q_ns, r->c_ns));
 #undef D
 	}
 }

@@ -55,6 +55,10 @@ enum iot_chunk_type {
 				  EVENTS are committed speculations, in
 				  completion order rather than time order */
 };
+/* Chunk types above this are never written, by this version or a later
+ * one (which adds types from 11 up): a reader stops there, as at garbage.
+ * Type 0 is never written either. */
+#define IOT_CHUNK_TYPE_MAX 0xffff
 
 struct iot_chunk {
 	uint32_t type; /* enum iot_chunk_type */

@@ -69,6 +69,15 @@ static int index_chunks(struct trace_reader *r)
 			break;
 		}
 		memcpy(&c, r->map + off, sizeof(c));
+		if (!c.type || c.type > IOT_CHUNK_TYPE_MAX) {
+			/* zeros, or garbage: nothing after it can be trusted */
+			snprintf(r->warning, sizeof(r->warning),
+				 "%s: offset %llu: not a chunk (type %u); %llu bytes "
+				 "ignored",
+				 r->path, (unsigned long long)off, c.type,
+				 (unsigned long long)(r->size - off));
+			break;
+		}
 		rc.type = c.type;
 		rc.cpu = c.cpu;
 		rc.offset = off + sizeof(c);
@@ -76,7 +85,7 @@ static int index_chunks(struct trace_reader *r)
 		if (c.size > r->size - rc.offset) {
 			uint64_t have = r->size - rc.offset;
 
-			if (c.type == IOT_CHUNK_EVENTS)
+			if (c.type == IOT_CHUNK_EVENTS && c.cpu < r->hdr.nr_cpus)
 				rc.size = have - have % IOT_REC_SIZE;
 			else
 				rc.size = 0;
@@ -106,19 +115,35 @@ static int index_chunks(struct trace_reader *r)
 			}
 			r->nr_records += c.size / IOT_REC_SIZE;
 			break;
-		case IOT_CHUNK_DEVICES:
-			r->devs = (const void *)(r->map + rc.offset);
-			r->nr_devs = c.size / sizeof(struct iot_dev_entry);
-			break;
-		case IOT_CHUNK_TASKS:
-			free((void *)r->tasks);
-			r->tasks = malloc(c.size ?: 1);
-			if (!r->tasks)
+		case IOT_CHUNK_DEVICES: {
+			/* a copy whose names are NUL-terminated whatever the
+			 * file says */
+			struct iot_dev_entry *d = malloc(c.size ?: 1);
+
+			if (!d)
 				return -ENOMEM;
-			memcpy((void *)r->tasks, r->map + rc.offset, c.size);
-			r->nr_tasks = c.size / sizeof(struct iot_task_entry);
-			qsort((void *)r->tasks, r->nr_tasks, sizeof(*r->tasks), cmp_task);
+			memcpy(d, r->map + rc.offset, c.size);
+			r->nr_devs = c.size / sizeof(*d);
+			for (size_t i = 0; i < r->nr_devs; i++)
+				d[i].name[sizeof(d[i].name) - 1] = 0;
+			free((void *)r->devs);
+			r->devs = d;
 			break;
+		}
+		case IOT_CHUNK_TASKS: {
+			struct iot_task_entry *t = malloc(c.size ?: 1);
+
+			if (!t)
+				return -ENOMEM;
+			memcpy(t, r->map + rc.offset, c.size);
+			r->nr_tasks = c.size / sizeof(*t);
+			for (size_t i = 0; i < r->nr_tasks; i++)
+				t[i].comm[sizeof(t[i].comm) - 1] = 0;
+			qsort(t, r->nr_tasks, sizeof(*t), cmp_task);
+			free((void *)r->tasks);
+			r->tasks = t;
+			break;
+		}
 		case IOT_CHUNK_DROPS:
 			r->drops = (const void *)(r->map + rc.offset);
 			r->nr_drops = c.size / sizeof(struct iot_drop_entry);
@@ -187,7 +212,8 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	r->path = strdup(path);
 	if (!r->path)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not block the open; only regular files pass */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = -errno;
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
@@ -493,6 +519,7 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->agg_list);
 	free(r->sorted);
 	free((void *)r->tasks);
+	free((void *)r->devs);
 	free(r->path);
 	memset(r, 0, sizeof(*r));
 }

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -23,10 +25,25 @@ int trace_writer_open(struct trace_writer *w, const char *path,
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	w->f = fopen(path, "wb");
-	if (!w->f) {
-		err = -errno;
-		goto cleanup;
+	{
+		/* not truncated before the lock: a second recorder on the same
+		 * file is refused instead of interleaving into it */
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			close(fd);
+			goto cleanup;
+		}
+		if (ftruncate(fd, 0) || !(w->f = fdopen(fd, "wb"))) {
+			err = -errno;
+			close(fd);
+			goto cleanup;
+		}
 	}
 	setvbuf(w->f, w->iobuf, _IOFBF, WRITER_BUF_BYTES);
 	if (fwrite(hdr, sizeof(*hdr), 1, w->f) != 1) {

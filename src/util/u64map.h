@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small open-addressing hash map from non-zero u64 keys (kernel addresses,
- * tids, packed dev/sector) to u32 values, with linear probing and
- * backward-shift deletion (no tombstones, so lookups stay short under the
- * insert/delete churn of in-flight requests). Key 0 is reserved for "empty".
+ * A small open-addressing hash map from u64 keys (kernel addresses, tids,
+ * packed dev/sector) to u32 values, with linear probing and backward-shift
+ * deletion (no tombstones, so lookups stay short under the insert/delete
+ * churn of in-flight requests). 0 marks an empty slot; key 0 itself, which a
+ * damaged or crafted trace can hold, lives beside the table.
  */
 #ifndef IOTRAIL_UTIL_U64MAP_H
 #define IOTRAIL_UTIL_U64MAP_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -17,6 +19,8 @@ struct u64map {
 	uint32_t *vals;
 	size_t mask; /* capacity - 1, capacity a power of two */
 	size_t n;
+	bool has_zero; /* key 0 is present, with value zero_val */
+	uint32_t zero_val;
 };
 
 static inline size_t u64map_hash(uint64_t k)
@@ -37,6 +41,7 @@ static inline int u64map_init(struct u64map *m, size_t cap)
 	m->vals = calloc(c, sizeof(*m->vals));
 	m->mask = c - 1;
 	m->n = 0;
+	m->has_zero = false;
 	return m->keys && m->vals ? 0 : -ENOMEM;
 }
 
@@ -47,11 +52,14 @@ static inline void u64map_release(struct u64map *m)
 	m->keys = NULL;
 	m->vals = NULL;
 	m->n = 0;
+	m->has_zero = false;
 }
 
 /* Returns a pointer to the value of k, or NULL. */
 static inline uint32_t *u64map_get(const struct u64map *m, uint64_t k)
 {
+	if (__builtin_expect(!k, 0))
+		return m->has_zero ? (uint32_t *)&m->zero_val : NULL;
 	for (size_t i = u64map_hash(k) & m->mask;; i = (i + 1) & m->mask) {
 		if (m->keys[i] == k)
 			return &m->vals[i];
@@ -66,6 +74,8 @@ static inline int u64map_grow(struct u64map *m)
 
 	if (u64map_init(&n, (m->mask + 1) * 2))
 		return -ENOMEM;
+	n.has_zero = m->has_zero;
+	n.zero_val = m->zero_val;
 	for (size_t i = 0; i <= m->mask; i++) {
 		if (!m->keys[i])
 			continue;
@@ -77,6 +87,7 @@ static inline int u64map_grow(struct u64map *m)
 		n.vals[j] = m->vals[i];
 		n.n++;
 	}
+	n.n += n.has_zero;
 	u64map_release(m);
 	*m = n;
 	return 0;
@@ -87,6 +98,12 @@ static inline int u64map_put(struct u64map *m, uint64_t k, uint32_t v)
 {
 	size_t i;
 
+	if (__builtin_expect(!k, 0)) {
+		m->n += !m->has_zero;
+		m->has_zero = true;
+		m->zero_val = v;
+		return 0;
+	}
 	if ((m->n + 1) * 4 > (m->mask + 1) * 3 && u64map_grow(m))
 		return -ENOMEM;
 	for (i = u64map_hash(k) & m->mask; m->keys[i]; i = (i + 1) & m->mask) {
@@ -106,6 +123,11 @@ static inline void u64map_del(struct u64map *m, uint64_t k)
 {
 	size_t i = u64map_hash(k) & m->mask, j;
 
+	if (__builtin_expect(!k, 0)) {
+		m->n -= m->has_zero;
+		m->has_zero = false;
+		return;
+	}
 	while (m->keys[i] != k) {
 		if (!m->keys[i])
 			return;

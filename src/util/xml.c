@@ -22,3 +22,18 @@ void xml_escape(FILE *f, const char *s)
 		}
 	}
 }
+
+void xml_id(char *out, size_t len, const char *prefix, const char *name)
+{
+	size_t n = 0;
+
+	for (const char *p = prefix; *p && n + 1 < len; p++)
+		out[n++] = *p;
+	for (const char *p = name; *p && n + 1 < len; p++)
+		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				   (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'
+			       ? *p
+			       : '_';
+	if (len)
+		out[n] = 0;
+}

@@ -368,6 +368,57 @@ static void random_streams(void **state)
 	assert_true(j.rq_by_ptr.n <= 6);
 }
 
+/* A damaged or crafted trace: ids, tids and head bios of 0 (the maps'
+ * empty marker), exits without entries, completions of nothing; the join
+ * neither crashes nor grows without bound. */
+static void zero_ids(void **state)
+{
+	static const uint16_t types[] = {
+	    IOT_EV_BIO_QUEUE,	  IOT_EV_GETRQ,		 IOT_EV_RQ_INSERT,
+	    IOT_EV_RQ_ISSUE,	  IOT_EV_RQ_COMPLETE,	 IOT_EV_BIO_COMPLETE,
+	    IOT_EV_BIO_BACKMERGE, IOT_EV_BIO_FRONTMERGE, IOT_EV_RQ_MERGE,
+	    IOT_EV_SPLIT,	  IOT_EV_BIO_REMAP,	 IOT_EV_RQ_REQUEUE,
+	    IOT_EV_SYS_ENTER,	  IOT_EV_SYS_EXIT,
+	};
+
+	feed(mkrec(IOT_EV_SYS_EXIT, 1, 0, 0, 0, 0)); /* tid 100, no entry */
+	{
+		struct iot_rec r = mkrec(IOT_EV_SYS_EXIT, 2, 0, 0, 0, 0);
+
+		r.tid = 0;
+		feed(r);
+		r.type = IOT_EV_SYS_ENTER;
+		feed(r);
+		r.type = IOT_EV_BIO_QUEUE; /* bio 0, queued by tid 0 in a call */
+		feed(r);
+		r.type = IOT_EV_RQ_COMPLETE;
+		r.id2 = LEFT(8);
+		feed(r);
+		r.type = IOT_EV_SYS_EXIT;
+		feed(r);
+	}
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 3, 0, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 4, 0, LEFT(8), 0, 8));
+	srand(5);
+	for (int i = 0; i < 200000; i++) {
+		struct iot_rec r =
+		    mkrec(types[rand() % 14], 10 + i, (rand() % 4) * 0x100,
+			  (rand() % 4) * 0x100, (rand() % 4) * 8, rand() % 16);
+
+		if (rand() % 3 == 0)
+			r.id2 = LEFT(rand() % 16);
+		r.tid = rand() % 3;
+		bio_based = rand() % 2;
+		assert_int_equal(join_feed(&j, &r), 0);
+		if (nreq >= MAXOUT - 1 || nbio >= MAXOUT - 4 || nsys >= MAXOUT - 1)
+			nreq = nbio = nsys = 0;
+	}
+	assert_true(j.bio_by_ptr.n <= 4);
+	assert_true(j.rq_by_ptr.n <= 4);
+	assert_true(j.sys_by_tid.n <= 3);
+	assert_true(j.st.invalid > 0); /* the zero addresses, counted as damage */
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -389,6 +440,7 @@ int main(void)
 	    T(address_reuse),
 	    T(lost_completion_then_reuse),
 	    T(random_streams),
+	    T(zero_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

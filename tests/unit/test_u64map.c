@@ -67,11 +67,38 @@ static void churn(void **state)
 	u64map_release(&m);
 }
 
+/* key 0 (the empty marker) is a key like any other */
+static void zero_key(void **state)
+{
+	struct u64map m;
+
+	assert_int_equal(u64map_init(&m, 4), 0);
+	assert_null(u64map_get(&m, 0));
+	assert_int_equal(u64map_put(&m, 0, 7), 0);
+	assert_int_equal(u64map_put(&m, 5, 8), 0);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(*u64map_get(&m, 0), 7);
+	assert_int_equal(u64map_put(&m, 0, 9), 0);
+	assert_int_equal(m.n, 2);
+	for (uint64_t k = 1; k < 100; k++) /* grows: key 0 survives */
+		assert_int_equal(u64map_put(&m, k << 12, (uint32_t)k), 0);
+	assert_int_equal(*u64map_get(&m, 0), 9);
+	assert_int_equal(m.n, 101);
+	u64map_del(&m, 0);
+	assert_null(u64map_get(&m, 0));
+	assert_int_equal(m.n, 100);
+	u64map_del(&m, 0);
+	assert_int_equal(m.n, 100);
+	assert_int_equal(*u64map_get(&m, 5), 8);
+	u64map_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(basic),
 	    cmocka_unit_test(churn),
+	    cmocka_unit_test(zero_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
