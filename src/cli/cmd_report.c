@@ -311,8 +311,14 @@ int cmd_report(int argc, char **argv)
 		goto cleanup;
 	}
 	out = stdout;
+	if (pl.jn.st.invalid)
+		fprintf(
+		    stderr,
+		    "iotrail: %s: %llu block records without a kernel address ignored "
+		    "(damaged trace)\n",
+		    input, (unsigned long long)pl.jn.st.invalid);
 	/* a damaged file still gets its report, but says so in the status */
-	ret = pl.rd.warning[0] ? 3 : 0;
+	ret = pl.rd.warning[0] || pl.jn.st.invalid ? 3 : 0;
 cleanup:
 	if (out != stdout)
 		fclose(out);

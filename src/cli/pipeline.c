@@ -96,7 +96,7 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	if (err) {
 		fprintf(stderr, "iotrail: %s\n",
 			p->an.errmsg[0] ? p->an.errmsg : "out of memory");
-		return 1;
+		return err == -ENOMEM ? 1 : 2; /* else an option that does not fit */
 	}
 	sink = analysis_sink(&p->an);
 	if (join_init(&p->jn, &sink, is_bio_based, p)) {

@@ -1,0 +1,178 @@
+#!/bin/bash
+# A trace or a layout from another machine is untrusted input (issue
+# "Hardening"): crafted files (tests/tools/craft.py) reproduce each defect
+# found, and each must give a clear message, the documented exit status and
+# no crash or hang; hostile names are escaped in every format; the
+# recorder ends cleanly on every terminating signal and reports the traced
+# command's failure.
+. "$(dirname "$0")/lib.sh"
+require_root
+CRAFT="python3 $ROOT/tests/tools/craft.py"
+
+# run NAME WANT_STATUS STDERR_REGEX CMD...: within 20 s, the status, the
+# message (an empty regex: nothing on stderr)
+run() {
+	local name=$1 want=$2 re=$3 st said
+	shift 3
+	timeout 20 "$@" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	if [ -z "$re" ]; then [ ! -s "$TMP/err" ] && said=1 || said=; else
+		grep -Eq -- "$re" "$TMP/err" && said=1 || said=; fi
+	if [ "$st" = "$want" ] && [ -n "$said" ]; then ok "$name"; else
+		not_ok "$name" "exit $st (want $want); stderr: $(head -c 300 "$TMP/err")"; fi
+}
+
+for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time; do
+	$CRAFT $k "$TMP/$k.iot" || not_ok "craft $k" "craft.py failed"
+done
+
+# ---- reading ------------------------------------------------------------------
+run "ids and tids of 0: counted as damage, exit 3, the sane request kept" 3 \
+	"5 block records without a kernel address ignored" "$IOTRAIL" report -i "$TMP/zero-ids.iot"
+grep -Eq '^loop0 +1 +8 ' "$TMP/out" && ok "ids of 0: the other request is reported" ||
+	not_ok "ids of 0: the other request is reported" "$(grep -A1 DEVICE "$TMP/out")"
+run "ids of 0 through every analyzer and format" 3 "without a kernel address" \
+	"$IOTRAIL" report -i "$TMP/zero-ids.iot" -a latency,syscall,biotime,elvtime,iosector,sizes,correlate,patterns -w auto -r -f json
+run "a cut-short chunk of a CPU out of range: named by offset, exit 3" 3 \
+	"offset 176: chunk of 1280 bytes cut short" "$IOTRAIL" report -i "$TMP/cut-bad-cpu.iot"
+run "64 MiB of zeros after a valid start: stops at once, exit 3" 3 \
+	"offset 512: not a chunk \(type 0\); 67108864 bytes ignored" "$IOTRAIL" script -i "$TMP/zeros.iot"
+run "names without their NUL: script prints them bounded" 0 "" \
+	"$IOTRAIL" script -i "$TMP/no-nul-names.iot"
+if grep -q "CCCCCCCCCCCCCCC  Q   AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA R" "$TMP/out" &&
+	! grep -q "CCCCCCCCCCCCCCCC\|AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" "$TMP/out"; then
+	ok "names without their NUL: cut at the field's length"
+else
+	not_ok "names without their NUL: cut at the field's length" "$(head -1 "$TMP/out")"
+fi
+run "a 1 ns window: refused with the count it would take, exit 2" 2 \
+	"--window: [0-9]+ windows of 1 ns over the 0.001 s trace; at most 1000000" \
+	"$IOTRAIL" report -i "$TMP/big-time.iot" -w 1ns
+run "a completion a year late: left out of the windows, said" 0 "" \
+	"$IOTRAIL" report -i "$TMP/big-time.iot" -w 1ms
+grep -q "1 requests completed past 1000000 windows" "$TMP/out" && ok "a year-late completion: said in the windows table" ||
+	not_ok "a year-late completion: said in the windows table" "$(tail -2 "$TMP/out")"
+mkfifo "$TMP/fifo"
+run "a FIFO as the trace: refused, not waited on" 1 "fifo: not a regular file" \
+	"$IOTRAIL" report -i "$TMP/fifo"
+run "a FIFO as the layout: refused, not waited on" 2 "fifo: not a regular file" \
+	"$IOTRAIL" report -i "$TMP/zero-ids.iot" --layout "$TMP/fifo"
+run "a missing layout: named with its error" 2 "nonexistent.json: No such file or directory" \
+	"$IOTRAIL" report -i "$TMP/zero-ids.iot" --layout "$TMP/nonexistent.json"
+
+# layouts: block sizes and extents that once divided by zero or overflowed
+lay() { # NAME BLOCK_SIZE MAP
+	printf '{"block_size": %s, "files": [{"path": "./E/f00", "inode": 12, "map": %s}]}\n' "$2" "$3" >"$TMP/$1.json"
+}
+lay bs32 4294967296 '[[0, 100, 8, 0]]'
+lay bs0 0 '[[0, 100, 8, 0]]'
+lay bs3000 3000 '[[0, 100, 8, 0]]'
+lay negext 4096 '[[0, -5, 8, 0]]'
+lay wrap 4096 '[[0, 4611686018427387904, 8, 0]]'
+lay huge 4096 '[[0, 18446744073709551615, 8, 0]]'
+lay good 4096 '[[0, 100, 8, 0]]'
+run "layout block_size 2^32: refused, naming it" 2 "block_size 4294967296: not a power of two from 512 to 65536" \
+	"$IOTRAIL" overlay -i "$TMP/zero-ids.iot" --layout "$TMP/bs32.json" E/f00
+run "layout block_size 0: refused" 2 "block_size 0: not a power of two" \
+	"$IOTRAIL" report -i "$TMP/zero-ids.iot" --layout "$TMP/bs0.json"
+run "layout block_size 3000: refused" 2 "block_size 3000: not a power of two" \
+	"$IOTRAIL" report -i "$TMP/zero-ids.iot" --layout "$TMP/bs3000.json"
+run "layout with a negative extent: refused, naming it" 2 'files\[0\]\.map\[0\]: not \[logical, physical, length, flags\]' \
+	"$IOTRAIL" report -i "$TMP/zero-ids.iot" --layout "$TMP/negext.json" --html "$TMP/x.html"
+run "layout with an extent past 2^48 blocks: refused" 2 'files\[0\]\.map\[0\]' \
+	"$IOTRAIL" report -i "$TMP/zero-ids.iot" --layout "$TMP/wrap.json" --html "$TMP/x.html"
+run "layout with a number past 64 bits: refused, line and column" 2 'huge.json: line 1 column [0-9]+: too big integer' \
+	"$IOTRAIL" report -i "$TMP/zero-ids.iot" --layout "$TMP/huge.json"
+
+# images: a zeroed inode table, zeroed group descriptors (mke2fs -d fills
+# an image from a directory: no mount)
+mkdir -p "$TMP/imgd/E"
+for i in 1 2 3; do head -c 100000 /dev/urandom >"$TMP/imgd/E/f$i"; done
+mke2fs -q -t ext4 -b 4096 -d "$TMP/imgd" "$TMP/img.ext4" 8M >/dev/null 2>&1
+cp "$TMP/img.ext4" "$TMP/img2.ext4"
+read -r it0 it1 < <(dumpe2fs "$TMP/img.ext4" 2>/dev/null | sed -n 's/.*Inode table at \([0-9]*\)-\([0-9]*\).*/\1 \2/p' | head -1)
+dd if=/dev/zero of="$TMP/img.ext4" bs=4096 seek="$it0" count=$((it1 - it0 + 1)) conv=notrunc status=none
+dd if=/dev/zero of="$TMP/img2.ext4" bs=4096 seek=1 count=1 conv=notrunc status=none
+run "frag: a zeroed inode table is said, exit 3" 3 "img.ext4: the superblock counts [0-9]+ inodes in use, the scan found no file" \
+	"$IOTRAIL" frag --fs "$TMP/img.ext4"
+run "frag: zeroed group descriptors are said, exit 3, no 'Unknown code'" 3 "img2.ext4: " \
+	"$IOTRAIL" frag --fs "$TMP/img2.ext4"
+grep -q "Unknown code" "$TMP/err" && not_ok "frag: libext2fs messages" "$(cat "$TMP/err")" || ok "frag: libext2fs messages are words"
+
+# ---- escaping -----------------------------------------------------------------
+run "hostile names: report --html" 0 "" "$IOTRAIL" report -i "$TMP/hostile-names.iot" --html "$TMP/h.html"
+if ! grep -q "<script" "$TMP/h.html" && python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$TMP/h.html" 2>/dev/null; then
+	ok "a device name cannot put a script into the HTML (and it stays well-formed)"
+else
+	not_ok "a device name cannot put a script into the HTML" "$(grep -o '.\{30\}<script.\{10\}' "$TMP/h.html" | head -2)"
+fi
+"$IOTRAIL" script -i "$TMP/hostile-names.iot" >"$TMP/s.txt"
+if ! grep -q $'\x1b' "$TMP/s.txt" && grep -q '\\x1b\[2J,"evil' "$TMP/s.txt"; then
+	ok "script: a task name's escape sequence is shown as \\x1b, not sent to the terminal"
+else
+	not_ok "script: terminal escapes" "$(head -1 "$TMP/s.txt" | cat -v)"
+fi
+"$IOTRAIL" report -i "$TMP/hostile-names.iot" -r -f csv >"$TMP/r.csv"
+python3 - "$TMP/r.csv" <<'PY' && ok "CSV: a comma and a quote in names stay in their fields (RFC 4180)" || not_ok "CSV quoting" "$(tail -1 "$TMP/r.csv")"
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1], newline="")) if r]
+req = rows[rows.index(next(r for r in rows if r[0] == "c_time_s")) + 1]
+assert len(req) == 15, req
+assert req[1] == 'x"><script>alert(1)</script>' and req[7] == '\x1b[2J,"evil', req
+PY
+"$IOTRAIL" report -i "$TMP/hostile-names.iot" -r >"$TMP/r.txt"
+! grep -q $'\x1b' "$TMP/r.txt" && ok "text report: no raw escape sequence" || not_ok "text report: escapes" "raw ESC"
+
+# ---- exit statuses ------------------------------------------------------------
+for c in "script -i $TMP/zero-ids.iot" "report -i $TMP/zero-ids.iot"; do
+	"$IOTRAIL" $c >/dev/full 2>"$TMP/err"
+	st=$?
+	[ $st = 1 ] && grep -q "No space left on device" "$TMP/err" && ok "iotrail ${c%% *} > /dev/full: exit 1, said" ||
+		not_ok "iotrail ${c%% *} > /dev/full" "exit $st: $(cat "$TMP/err")"
+done
+"$IOTRAIL" frag -f json "$ROOT/README.md" >/dev/full 2>"$TMP/err"
+st=$?
+[ $st = 1 ] && ok "iotrail frag > /dev/full: exit 1" || not_ok "iotrail frag > /dev/full" "exit $st"
+run "script on a damaged trace: exit 3" 3 "cut short" "$IOTRAIL" script -i "$TMP/cut-bad-cpu.iot"
+run "overlay on a trace that cannot be read: exit 1 (not 2)" 1 "nosuch.iot: No such file" \
+	"$IOTRAIL" overlay -i "$TMP/nosuch.iot" --layout "$TMP/good.json" E/f00
+run "overlay with no traced read of the file: exit 1" 1 "no traced reads of inode 12" \
+	"$IOTRAIL" overlay -i "$TMP/zero-ids.iot" --layout "$TMP/good.json" E/f00
+
+# ---- recording ----------------------------------------------------------------
+run "record exits with the traced command's status" 7 "sh exited with status 7" \
+	"$IOTRAIL" record -o "$TMP/e.iot" -- sh -c 'exit 7'
+run "record says the traced command was killed, 128 + signal" 137 "killed by signal 9" \
+	"$IOTRAIL" record -o "$TMP/k.iot" -- sh -c 'kill -9 $$'
+for sig in HUP QUIT PIPE; do
+	"$IOTRAIL" record -o "$TMP/sig.iot" -- sleep 30 2>"$TMP/err" &
+	pid=$!
+	sleep 1
+	kill -$sig $pid
+	wait $pid
+	st=$?
+	reason=$("$IOTRAIL" report -i "$TMP/sig.iot" -f json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['stop_reason'])")
+	[ "$reason" = signal ] && ok "SIG$sig ends the recording with its END chunk (stop_reason signal)" ||
+		not_ok "SIG$sig ends the recording with its END chunk" "exit $st, stop_reason '$reason'"
+done
+start=$(date +%s%N)
+"$IOTRAIL" record -o "$TMP/d.iot" --switchrate 0.2hz --duration 1s 2>/dev/null
+ms=$((($(date +%s%N) - start) / 1000000))
+[ $ms -lt 2500 ] && ok "--duration 1s with a 5 s switch period ends in ${ms} ms" ||
+	not_ok "--duration 1s with a 5 s switch period" "took ${ms} ms"
+start=$(date +%s%N)
+"$IOTRAIL" record -o "$TMP/d.iot" --switchrate 0.2hz -- sleep 0.2 2>/dev/null
+ms=$((($(date +%s%N) - start) / 1000000))
+[ $ms -lt 1500 ] && ok "the command's exit ends the recording within the tick (${ms} ms, 5 s switch period)" ||
+	not_ok "the command's exit with a 5 s switch period" "took ${ms} ms"
+"$IOTRAIL" record -o "$TMP/same.iot" -- sleep 3 2>/dev/null &
+pid=$!
+sleep 1
+run "a second recorder on the same file is refused" 1 "same.iot: another recorder is writing it" \
+	"$IOTRAIL" record -o "$TMP/same.iot" -- true
+wait $pid
+st=$?
+"$IOTRAIL" report -i "$TMP/same.iot" >/dev/null 2>&1
+rst=$?
+[ $st = 0 ] && [ $rst = 0 ] && ok "the first recorder's file is whole" || not_ok "the first recorder's file" "record $st, report $rst"
+finish

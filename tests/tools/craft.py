@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Crafted traces for the hardening tests: well-formed files with hostile
+content, and damaged files, built byte by byte from docs/FORMAT.md (not with
+iotrail's own writer, so a writer bug cannot hide a reader bug).
+
+usage: craft.py KIND OUT
+kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time
+"""
+import struct
+import sys
+
+REC = 64
+
+
+def header(nr_cpus=1, start=1_000_000_000):
+    return struct.pack("<8sIHHIIQQIIQQ", b"IOTRAIL\0", 64, 1, 2, REC, nr_cpus,
+                       0, start, 1, 0, 0, 0)
+
+
+def chunk(ctype, payload, cpu=0, size=None):
+    return struct.pack("<IIQ", ctype, cpu, len(payload) if size is None else size) + payload
+
+
+def rec(typ, ts, rid=0, id2=0, sector=0, nr=8, dev=7 << 20, pid=100, tid=100,
+        cpu=0, flags=0, seq=0):
+    return struct.pack("<QQQQQIIIIHHI", ts, seq, rid, id2, sector, nr, dev, pid,
+                       tid, typ, cpu, flags)
+
+
+def end(ts, reason=1):
+    return chunk(7, struct.pack("<QIiQ", ts, reason, -1, 0))
+
+
+def dev_entry(dev, name, flags=0):
+    return struct.pack("<IIQQII32s32s", dev, dev, 0, 1 << 20, 512, flags,
+                       name[:32], b"none")
+
+
+def task_entry(tid, comm):
+    return struct.pack("<IIQ16s96s", tid, tid, 0, comm[:16], b"")
+
+
+Q, G, I, D, C, BC, SE, SX = 1, 2, 3, 4, 5, 6, 32, 33
+T0 = 1_000_000_000
+
+
+def request(rid, bio, t, seq0, tid=100, dev=7 << 20, sector=2048):
+    return b"".join([
+        rec(Q, t, bio, 0, sector, 8, dev=dev, tid=tid, seq=seq0),
+        rec(G, t + 10, bio, 0, sector, 8, dev=dev, tid=tid, seq=seq0 + 1),
+        rec(I, t + 20, rid, bio, sector, 8, dev=dev, tid=tid, seq=seq0 + 2),
+        rec(D, t + 30, rid, bio, sector, 8, dev=dev, tid=tid, seq=seq0 + 3),
+        rec(C, t + 1000, rid, 8 << 32, sector, 8, dev=dev, tid=tid, seq=seq0 + 4),
+    ])
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    h = header()
+    devs = chunk(4, dev_entry(7 << 20, b"loop0"))
+    tasks = chunk(5, task_entry(100, b"dd"))
+    if kind == "zero-ids":
+        # a request with address 0 and bio 0, a syscall of tid 0, then a
+        # sane request: the report must still count that one
+        ev = request(0, 0, T0 + 100, 0, tid=0)
+        ev += rec(SE, T0 + 5000, 0, 12, 0, 4096, tid=0, seq=5)
+        ev += rec(SX, T0 + 6000, 0, 0, 4096, 0, tid=0, seq=6)
+        ev += request(0xffff1000, 0xffff2000, T0 + 7000, 7)
+        data = h + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
+    elif kind == "cut-bad-cpu":
+        # an EVENTS chunk of CPU 7 in a 1-CPU trace, cut short by the end
+        # of the file
+        ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        data = h + devs + chunk(1, ev, cpu=7, size=len(ev) * 4)
+    elif kind == "zeros":
+        # a valid start, then 64 MiB of zeros
+        ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        data = h + devs + chunk(1, ev) + bytes(64 << 20)
+    elif kind == "no-nul-names":
+        raw = struct.pack("<IIQQII32s32s", 7 << 20, 7 << 20, 0, 1, 512, 0,
+                          b"A" * 32, b"B" * 32)
+        t = struct.pack("<IIQ16s96s", 100, 100, 0, b"C" * 16, b"D" * 96)
+        ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        data = h + chunk(4, raw) + chunk(5, t) + chunk(1, ev) + end(T0 + 10**6)
+    elif kind == "hostile-names":
+        # a device name that would break out of an HTML attribute, a task
+        # name with a terminal escape, a comma and a quote
+        d = chunk(4, dev_entry(7 << 20, b'x"><script>alert(1)</script>'))
+        t = chunk(5, task_entry(100, b'\x1b[2J,"evil'))
+        ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        data = h + d + t + chunk(1, ev) + end(T0 + 10**6)
+    elif kind == "big-time":
+        # a completion a year after the start (a corrupt timestamp)
+        ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        ev += rec(Q, T0 + 200, 0xffff3000, 0, 4096, 8, seq=5)
+        ev += rec(G, T0 + 210, 0xffff3000, 0, 4096, 8, seq=6)
+        ev += rec(D, T0 + 230, 0xffff4000, 0xffff3000, 4096, 8, seq=7)
+        ev += rec(C, T0 + 365 * 86400 * 10**9, 0xffff4000, 8 << 32, 4096, 8, seq=8)
+        data = h + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
+    else:
+        sys.exit(f"craft.py: unknown kind {kind}")
+    with open(out, "wb") as f:
+        f.write(data)
+
+
+main()
