@@ -7,9 +7,14 @@ BPFTOOL    ?= bpftool
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 
+# CFLAGS is yours (make CFLAGS=-O0 keeps the project's own flags below);
+# SAN adds sanitizers to every compile and link (make asan, make fuzz).
 CFLAGS     ?= -O2 -g
-CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
-CFLAGS     += -I$(OUT) -Isrc -D_GNU_SOURCE
+SAN        ?=
+IOT_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+IOT_CFLAGS += $(if $(findstring clang,$(CC)),-Wno-unknown-warning-option,-Wno-format-truncation)
+IOT_CFLAGS += -I$(OUT) -Isrc -D_GNU_SOURCE
+COMPILE     = $(CC) $(CFLAGS) $(SAN) $(IOT_CFLAGS)
 LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson
 
 APP_SRCS   := $(wildcard src/cli/*.c)
@@ -22,7 +27,7 @@ APP_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(APP_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all clean test unit tools format check man install
+.PHONY: all clean test unit unit-bins tools format check man install asan fuzz fuzz-bins fuzzers
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 all: $(OUT)/iotrail tools
@@ -54,7 +59,7 @@ $(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h
 # headers that go away (-MP)
 $(OUT)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(COMPILE) -MMD -MP -c $< -o $@
 
 -include $(shell find $(OUT) -name '*.d' 2>/dev/null)
 
@@ -62,18 +67,18 @@ $(OUT)/libiotrail.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(OUT)/iotrail: $(APP_OBJS) $(REC_OBJS) $(OUT)/libiotrail.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(COMPILE) -o $@ $^ $(LDLIBS)
 
 # small C programs the tests and benchmarks drive
 tools: $(OUT)/tools/blksplit $(OUT)/tools/mktrace
 $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lm
+	$(COMPILE) -o $@ $^ -lm
 
 $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(OUT)/obj/tests
-	$(CC) $(CFLAGS) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $^ -lcmocka -lm
+	$(COMPILE) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $^ -lcmocka -lm
 
 # benchmark helpers (bench/)
 $(OUT)/floor.bpf.o: bench/floor.bpf.c $(OUT)/vmlinux.h
@@ -83,12 +88,33 @@ $(OUT)/floor.skel.h: $(OUT)/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
 $(OUT)/bench/percall: bench/percall.c $(OUT)/floor.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS) -lpthread
+	$(COMPILE) -o $@ $< $(LDLIBS) -lpthread
+
+unit-bins: $(UNIT_BINS)
+
+# A build with AddressSanitizer and UBSan (any error aborts), in build/asan:
+# the test run runs the unit tests and the untrusted-input tests with it.
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+asan:
+	$(MAKE) OUT=build/asan CFLAGS="-O1 -g" SAN="$(ASAN_FLAGS)" all unit-bins
+
+# libFuzzer harnesses (tests/fuzz/), built with clang in build/fuzz; `make
+# fuzz` runs each for FUZZ_SECONDS after the regression corpus.
+FUZZERS      := trace layout ext
+FUZZ_SECONDS ?= 60
+fuzz-bins:
+	$(MAKE) OUT=build/fuzz CC=$(CLANG) CFLAGS="-O1 -g" \
+		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" fuzzers
+fuzzers: $(patsubst %,$(OUT)/fuzz_%,$(FUZZERS))
+$(OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(OUT)/obj/cli/pipeline.o $(OUT)/libiotrail.a
+	$(CC) $(CFLAGS) $(IOT_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+fuzz: fuzz-bins
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
 
-test: all $(UNIT_BINS)
+test: all $(UNIT_BINS) asan fuzz-bins
 	@tests/run-all.sh
 
 format:

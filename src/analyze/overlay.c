@@ -112,7 +112,8 @@ static int finish(struct analysis *a, struct an_output *o)
 		return 0; /* no read of the file on a traced filesystem */
 	snprintf(p->fs_name, sizeof(p->fs_name), "%.*s", (int)sizeof(fs->name), fs->name);
 	p->part_start = fs->start_sector;
-	qsort(p->bios, p->nr_bios, sizeof(*p->bios), cmp_bio);
+	if (p->nr_bios)
+		qsort(p->bios, p->nr_bios, sizeof(*p->bios), cmp_bio);
 	for (size_t i = 0; i < p->nr_bios; i++) {
 		const struct overlay_bio *b = &p->bios[i];
 		uint64_t first, last;

@@ -406,7 +406,8 @@ int groups_finish(struct groups *gs)
 					 : &b->elv,
 		      s->v);
 	}
-	qsort(gs->d, gs->nr_d, sizeof(*gs->d), cmp_disp);
+	if (gs->nr_d)
+		qsort(gs->d, gs->nr_d, sizeof(*gs->d), cmp_disp);
 	for (size_t i = 1; i < gs->nr_d; i++) {
 		const struct gdisp *p = &gs->d[i - 1], *c = &gs->d[i];
 		struct file_group *g;

@@ -82,6 +82,15 @@ static int index_chunks(struct trace_reader *r)
 		rc.cpu = c.cpu;
 		rc.offset = off + sizeof(c);
 		rc.size = c.size;
+		if (c.type == IOT_CHUNK_EVENTS && rc.offset % 8) {
+			/* the writer pads every chunk to 8 bytes: records
+			 * elsewhere are not ours, and unaligned */
+			snprintf(r->warning, sizeof(r->warning),
+				 "%s: offset %llu: events chunk not 8-byte aligned; "
+				 "stopped there",
+				 r->path, (unsigned long long)off);
+			break;
+		}
 		if (c.size > r->size - rc.offset) {
 			uint64_t have = r->size - rc.offset;
 
@@ -354,6 +363,8 @@ static int build_sorted(struct trace_reader *r)
 
 static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
 {
+	if (!n) /* an empty chunk: nothing to read, maybe not even mapped */
+		return 0;
 	if (c->first_span == c->nr_spans)
 		c->first_span = c->nr_spans = 0;
 	if (c->nr_spans == c->cap_spans) {
@@ -469,9 +480,12 @@ void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
 		       size_t outlen)
 {
 	size_t klen = strlen(key);
-	const char *p = r->meta, *end = r->meta + r->meta_len;
+	const char *p = r->meta, *end;
 
 	out[0] = 0;
+	if (!p)
+		return;
+	end = p + r->meta_len;
 	while (p && p < end) {
 		const char *nl = memchr(p, '\n', end - p);
 		const char *le = nl ? nl : end;
