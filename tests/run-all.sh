@@ -37,6 +37,57 @@ for t in tests/integration/test_*.sh; do
 		failed=$((failed + 1))
 	fi
 done
+# The untrusted-input paths again, with AddressSanitizer and UBSan (make
+# asan): the unit tests, and the integration tests that feed iotrail
+# damaged or hostile files.
+if [ -x build/asan/iotrail ]; then
+	for t in build/asan/tests/test_*; do
+		echo "== asan unit: $t"
+		"$t" >"$log" 2>&1
+		rc=$?
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
+		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
+		passed=$((passed + ${p:-0}))
+		failed=$((failed + ${f:-0}))
+		grep -E "^\[  FAILED  \] [a-z_]|ERROR: AddressSanitizer|runtime error" "$log"
+		if [ $rc -ne 0 ] && [ -z "$f" ]; then
+			echo "not ok - asan $t exited $rc"
+			tail -20 "$log"
+			failed=$((failed + 1))
+		fi
+	done
+	for t in test_bad_input test_hardening; do
+		echo "== asan integration: $t"
+		IOTRAIL=$PWD/build/asan/iotrail timeout 900 bash "tests/integration/$t.sh" >"$log" 2>&1
+		rc=$?
+		sed 's/^\(not \)\{0,1\}ok - /&asan: /' "$log"
+		p=$(grep -c '^ok - ' "$log")
+		f=$(grep -c '^not ok - ' "$log")
+		passed=$((passed + p))
+		failed=$((failed + f))
+		if [ $rc -ne 0 ] && [ "$f" = 0 ]; then
+			echo "not ok - asan $t exited $rc without naming a failure"
+			failed=$((failed + 1))
+		fi
+	done
+else
+	echo "not ok - build/asan/iotrail missing (make asan)"
+	failed=$((failed + 1))
+fi
+
+# The fuzzers (make fuzz-bins): every input that ever crashed one, then a
+# short run of each (FUZZ_SECONDS, 30 by default).
+echo "== fuzz"
+if [ -x build/fuzz/fuzz_trace ]; then
+	tests/fuzz/run.sh "${FUZZ_SECONDS:-30}" >"$log" 2>&1
+	cat "$log"
+	passed=$((passed + $(grep -c '^ok - ' "$log")))
+	failed=$((failed + $(grep -c '^not ok - ' "$log")))
+else
+	echo "not ok - build/fuzz missing (make fuzz-bins)"
+	failed=$((failed + 1))
+fi
+
 echo "== static: cppcheck and clang-format"
 if make -s check >"$log" 2>&1; then echo "ok - cppcheck finds nothing"; passed=$((passed + 1)); else
 	echo "not ok - cppcheck:"; cat "$log"; failed=$((failed + 1)); fi

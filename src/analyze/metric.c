@@ -36,6 +36,13 @@ int metric_add(struct metric *m, uint64_t t, uint64_t v)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 int sort_u64(uint64_t *v, size_t n)
 {
 	uint64_t *tmp, *src = v, *dst, or_all = 0, and_all = ~0ull;
@@ -54,6 +61,10 @@ int sort_u64(uint64_t *v, size_t n)
 			}
 			v[k] = x;
 		}
+		return 0;
+	}
+	if (n < 8192) { /* 16-bit radix passes clear 512 KB each: too much here */
+		qsort(v, n, sizeof(*v), cmp_u64);
 		return 0;
 	}
 	tmp = malloc(n * sizeof(*tmp));

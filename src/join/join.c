@@ -514,7 +514,7 @@ static int on_bio_complete(struct join *j, const struct iot_rec *r)
 static int on_split(struct join *j, const struct iot_rec *r)
 {
 	uint32_t *v = u64map_get(&j->bio_by_start, ds_key(r->dev, r->sector));
-	uint32_t parent, s;
+	uint32_t parent = 0, s;
 	uint64_t q_ns = 0;
 	int err;
 

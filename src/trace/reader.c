@@ -34,8 +34,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int add_chunk(struct trace_reader *r, const struct reader_chunk *c, size_t *cap)
+/* An aligned copy of n bytes of the file (kept until release), or NULL. */
+static void *copy_of(struct trace_reader *r, uint64_t offset, uint64_t n)
 {
+	void *p;
+
+	if (GROW(r->copies, r->nr_copies + 1, r->cap_copies) || !(p = malloc(n ?: 1)))
+		return NULL;
+	memcpy(p, r->map + offset, n);
+	r->copies[r->nr_copies++] = p;
+	return p;
+}
+
+static int add_chunk(struct trace_reader *r, struct reader_chunk *c, size_t *cap)
+{
+	if (c->type == IOT_CHUNK_EVENTS) {
+		/* records are read in place where the file keeps them 8-byte
+		 * aligned, as iotrail's writer does; elsewhere from a copy */
+		c->recs = c->offset % 8 ? copy_of(r, c->offset, c->size)
+					: (const void *)(r->map + c->offset);
+		if (!c->recs)
+			return -ENOMEM;
+	}
 	if (GROW(r->chunks, r->nr_chunks + 1, *cap))
 		return -ENOMEM;
 	r->chunks[r->nr_chunks++] = *c;
@@ -58,7 +78,7 @@ static int index_chunks(struct trace_reader *r)
 
 	while (off < r->size) {
 		struct iot_chunk c;
-		struct reader_chunk rc;
+		struct reader_chunk rc = {0};
 
 		if (r->size - off < sizeof(c)) {
 			snprintf(
@@ -82,15 +102,6 @@ static int index_chunks(struct trace_reader *r)
 		rc.cpu = c.cpu;
 		rc.offset = off + sizeof(c);
 		rc.size = c.size;
-		if (c.type == IOT_CHUNK_EVENTS && rc.offset % 8) {
-			/* the writer pads every chunk to 8 bytes: records
-			 * elsewhere are not ours, and unaligned */
-			snprintf(r->warning, sizeof(r->warning),
-				 "%s: offset %llu: events chunk not 8-byte aligned; "
-				 "stopped there",
-				 r->path, (unsigned long long)off);
-			break;
-		}
 		if (c.size > r->size - rc.offset) {
 			uint64_t have = r->size - rc.offset;
 
@@ -154,7 +165,9 @@ static int index_chunks(struct trace_reader *r)
 			break;
 		}
 		case IOT_CHUNK_DROPS:
-			r->drops = (const void *)(r->map + rc.offset);
+			r->drops = copy_of(r, rc.offset, c.size);
+			if (!r->drops)
+				return -ENOMEM;
 			r->nr_drops = c.size / sizeof(struct iot_drop_entry);
 			break;
 		case IOT_CHUNK_META:
@@ -341,7 +354,7 @@ static int build_sorted(struct trace_reader *r)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_chunks; i++) {
 		const struct reader_chunk *ch = &r->chunks[i];
-		const struct iot_rec *p = (const void *)(r->map + ch->offset);
+		const struct iot_rec *p = ch->recs;
 
 		if (ch->type != IOT_CHUNK_EVENTS)
 			continue;
@@ -459,8 +472,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 			const struct reader_chunk *ch = &r->chunks[r->next_chunk++];
 
 			if (ch->type == IOT_CHUNK_EVENTS) {
-				if (push_span(&r->cpus[ch->cpu],
-					      (const void *)(r->map + ch->offset),
+				if (push_span(&r->cpus[ch->cpu], ch->recs,
 					      ch->size / IOT_REC_SIZE))
 					return -ENOMEM;
 			} else if (ch->type == IOT_CHUNK_ROUND &&
@@ -534,6 +546,9 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->sorted);
 	free((void *)r->tasks);
 	free((void *)r->devs);
+	for (size_t i = 0; i < r->nr_copies; i++)
+		free(r->copies[i]);
+	free(r->copies);
 	free(r->path);
 	memset(r, 0, sizeof(*r));
 }

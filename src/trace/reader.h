@@ -23,6 +23,9 @@ struct reader_chunk {
 	uint32_t cpu;
 	uint64_t offset; /* of the payload */
 	uint64_t size;	 /* payload bytes present in the file */
+	/* EVENTS: the records, in the map, or an aligned copy of a chunk
+	 * that a writer other than ours left unaligned */
+	const struct iot_rec *recs;
 };
 
 struct reader_span {
@@ -50,7 +53,7 @@ struct trace_reader {
 	size_t nr_devs;
 	const struct iot_task_entry *tasks;
 	size_t nr_tasks;
-	const struct iot_drop_entry *drops;
+	const struct iot_drop_entry *drops; /* a copy */
 	size_t nr_drops;
 	const char *meta; /* not NUL-terminated: meta_len bytes */
 	size_t meta_len;
@@ -59,6 +62,8 @@ struct trace_reader {
 	const struct reader_chunk *aggs; /* AGG chunks (--aggregate), in order */
 	size_t nr_aggs;
 	struct reader_chunk *agg_list;
+	void **copies; /* aligned copies of unaligned chunks and tables */
+	size_t nr_copies, cap_copies;
 	struct iot_stop stop; /* why the kernel side stopped (fill, trigger) */
 	bool has_stop;
 	struct iot_spec_info spec; /* --speculate */

@@ -22,7 +22,7 @@ for t in $TARGETS; do
 			fail=1
 		fi
 	fi
-	if "$B/fuzz_$t" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
+	if "$B/fuzz_$t" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=$([ "$t" = ext ] && echo 1048576 || echo 65536) \
 		-artifact_prefix="$B/artifacts/$t-" -print_final_stats=1 \
 		"$B/corpus/$t" "$B/seeds/$t" >"$B/$t.log" 2>&1; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$t.log")

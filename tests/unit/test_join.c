@@ -12,17 +12,25 @@ static struct join_syscall sys[MAXOUT];
 static int nreq, nbio, nsys;
 static bool bio_based;
 
+/* what the join emits, the first MAXOUT of each (the random streams
+ * reset the counts; a request there can carry many bios) */
 static void on_req(void *c, const struct join_request *r)
 {
-	reqs[nreq++] = *r;
+	if (nreq < MAXOUT)
+		reqs[nreq] = *r;
+	nreq++;
 }
 static void on_bio(void *c, const struct join_request *r, const struct join_bio *b)
 {
-	bios[nbio++] = *b;
+	if (nbio < MAXOUT)
+		bios[nbio] = *b;
+	nbio++;
 }
 static void on_sys(void *c, const struct join_syscall *s)
 {
-	sys[nsys++] = *s;
+	if (nsys < MAXOUT)
+		sys[nsys] = *s;
+	nsys++;
 }
 static bool is_bio_based(void *c, uint32_t dev)
 {
