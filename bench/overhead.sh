@@ -12,7 +12,10 @@ cd "$(dirname "$0")/.." || exit 1
 REPS=${1:-5}
 SECS=${2:-4}
 WHICH=${3:-zram loop}
-BACKING=/var/tmp/iotrail-bench.$$
+# the backing file in a directory of our own (mktemp: not a predictable
+# name another user could have put a file or a link at)
+BACKING=$(mktemp -d /var/tmp/iotrail-bench.XXXXXX) || exit 1
+PIPE_PID=""
 IOTRAIL=$PWD/build/iotrail
 T=/sys/kernel/tracing
 W=$(mktemp -d /dev/shm/iotrail-bench.XXXXXX)
@@ -22,7 +25,7 @@ cleanup() {
 	for d in zram0 ${LOOP#/dev/}; do [ -n "$d" ] && echo 0 >/sys/block/$d/trace/enable 2>/dev/null; done
 	echo nop >$T/current_tracer 2>/dev/null
 	echo nobin >$T/trace_options 2>/dev/null
-	pkill -f "cat $T/trace_pipe" 2>/dev/null
+	[ -n "$PIPE_PID" ] && kill "$PIPE_PID" 2>/dev/null # our reader only
 	for l in $(losetup -a | grep -F "$BACKING/" | cut -d: -f1); do losetup -d "$l"; done
 	echo 1 >/sys/block/zram0/reset 2>/dev/null
 	rm -rf "$W" "$BACKING"
@@ -34,7 +37,6 @@ mountpoint -q $T || mount -t tracefs nodev $T
 echo 1 >/sys/block/zram0/reset
 echo 1G >/sys/block/zram0/disksize
 dd if=/dev/urandom of=/dev/zram0 bs=1M count=1024 oflag=direct status=none
-mkdir -p "$BACKING"
 truncate -s 1G "$BACKING/disk.img"
 LOOP=$(losetup -f --show --direct-io=on "$BACKING/disk.img")
 dd if=/dev/urandom of="$LOOP" bs=1M count=1024 oflag=direct status=none
@@ -57,10 +59,12 @@ run() { # VARIANT DEV -> IOPS
 	ftrace-blk)
 		echo blk >$T/current_tracer; echo bin >$T/trace_options; echo >$T/trace
 		cat $T/trace_pipe >$W/blk.raw & pid=$!
+		PIPE_PID=$pid
 		echo 1 >/sys/block/$d/trace/enable; echo 1 >$T/tracing_on
 		$(fio_cmd $dev)
 		echo 0 >$T/tracing_on; echo 0 >/sys/block/$d/trace/enable
 		kill $pid; wait $pid 2>/dev/null
+		PIPE_PID=""
 		echo nop >$T/current_tracer; echo nobin >$T/trace_options ;;
 	perf-record) perf record -q -e 'block:*' -a -o $W/perf.data -- $(fio_cmd $dev) >/dev/null 2>&1 ;;
 	bpftrace-biosnoop | bpftrace-hist)

@@ -97,17 +97,19 @@ say "scanning the layout ..."
 (cd "$MNT" && "$IOTRAIL" frag -f tsv . >"$OUT/layout.tsv") || die "iotrail frag failed"
 
 # 4. the reads, recorded
-cat >"$WORK/read.sh" <<EOF
+# quoted: nothing from the environment (a work directory's name) is
+# expanded into the script; the mount point comes as its argument
+cat >"$WORK/read.sh" <<'EOF'
 for p in A B C D E; do
-	[ -t 2 ] && printf '\r\033[Kreading pattern %s with one process ...' "\$p" >&2
+	[ -t 2 ] && printf '\r\033[Kreading pattern %s with one process ...' "$p" >&2
 	echo 3 >/proc/sys/vm/drop_caches
-	for f in "$MNT/\$p"/*; do
-		dd if="\$f" of=/dev/null bs=1M status=none || exit 1
+	for f in "$1/$p"/*; do
+		dd if="$f" of=/dev/null bs=1M status=none || exit 1
 	done
 done
 EOF
 say "recording the reads ..."
-"$IOTRAIL" record -o "$OUT/trace.iot" -d "$LOOP" -- bash "$WORK/read.sh" 2>"$WORK/record.err"
+"$IOTRAIL" record -o "$OUT/trace.iot" -d "$LOOP" -- bash "$WORK/read.sh" "$MNT" 2>"$WORK/record.err"
 rc=$?
 grep -v '^iotrail: recorded' "$WORK/record.err" >&2
 [ $rc = 0 ] || die "iotrail record failed ($rc)"

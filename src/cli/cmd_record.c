@@ -121,10 +121,13 @@ static int set_trigger(struct record_opts *o, const char *arg)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "error"))
 			o->trigger_error = true;
-		else if (parse_time(tok, &o->trigger_ns))
+		else if (parse_time(tok, &o->trigger_ns) || !o->trigger_ns)
 			return usage_error(
 			    "--trigger %s: not a latency (10ms) or 'error'", tok);
 	}
+	if (!o->trigger_ns && !o->trigger_error) /* "", "," */
+		return usage_error("--trigger '%s': not a latency (10ms) or 'error'",
+				   arg);
 	return 0;
 }
 

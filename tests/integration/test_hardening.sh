@@ -175,4 +175,18 @@ st=$?
 "$IOTRAIL" report -i "$TMP/same.iot" >/dev/null 2>&1
 rst=$?
 [ $st = 0 ] && [ $rst = 0 ] && ok "the first recorder's file is whole" || not_ok "the first recorder's file" "record $st, report $rst"
+
+# ---- the demo -------------------------------------------------------------------
+# a work directory whose name holds a command substitution: nothing runs it
+EVIL="$DISKTMP/\$(touch $TMP/pwned)"
+mkdir -p "$EVIL"
+IOTRAIL_DEMO_TMP=$EVIL timeout 300 "$IOTRAIL" demo --scale 0.02 -o "$TMP/demo" >"$TMP/demo.out" 2>&1
+st=$?
+if [ $st = 0 ] && [ ! -e "$TMP/pwned" ] && grep -q "^Patterns:" "$TMP/demo.out"; then
+	ok "demo: a \$(...) in the work directory's path is a name, not a command"
+else
+	not_ok "demo: \$(...) in the work directory's path" "exit $st, pwned: $([ -e "$TMP/pwned" ] && echo yes || echo no); $(tail -2 "$TMP/demo.out")"
+fi
+run "record --trigger '': refused" 2 "--trigger '': not a latency" \
+	"$IOTRAIL" record -x bufpolicy=ring --trigger '' -o "$TMP/t.iot" -- true
 finish
