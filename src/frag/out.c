@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 
+#include "../util/esc.h"
 #include "../util/json_writer.h"
 
 /* fragments per file, in the buckets of the summary's distribution */
@@ -57,14 +58,16 @@ void frag_print_text(FILE *f, const struct frag_scan *s, const struct frag_out_o
 		"CONTIG");
 	for (size_t i = 0; i < s->nr_files; i++) {
 		const struct frag_file *x = &s->files[i];
+		static char name[4 * 4096 + 1]; /* no terminal controls */
 
 		fprintf(f,
 			"%-40s %9" PRIu64 " %12" PRIu64 " %9" PRIu64 " %7" PRIu64
 			" %6" PRIu64 " %5" PRIu64 " %7" PRIu64 " %9" PRIu64
 			" %9.1f %6.3f\n",
-			x->path, x->ino, x->size_bytes, x->st.blocks, x->st.extents,
-			x->st.fragments, x->st.gaps, x->st.reverse, x->st.largest_blocks,
-			x->st.avg_blocks, x->st.contiguity);
+			text_clean(name, sizeof(name), x->path), x->ino, x->size_bytes,
+			x->st.blocks, x->st.extents, x->st.fragments, x->st.gaps,
+			x->st.reverse, x->st.largest_blocks, x->st.avg_blocks,
+			x->st.contiguity);
 		for (size_t k = 0; o->verbose && k < x->nr_ext; k++)
 			fprintf(f,
 				"    extent %zu: logical %" PRIu64 " physical %" PRIu64
@@ -118,7 +121,8 @@ void frag_print_tsv(FILE *f, const struct frag_scan *s)
 		   "largest_blocks\tavg_blocks\tcontiguity\n");
 	for (size_t i = 0; i < s->nr_files; i++) {
 		const struct frag_file *x = &s->files[i];
-
+		/* one name, one field: tab, newline and other controls as \xNN */
+		static char name[4 * 4096 + 1];
 		char avg[32], contig[32];
 
 		fixed(avg, sizeof(avg), x->st.blocks, x->st.fragments, 1000);
@@ -130,9 +134,9 @@ void frag_print_tsv(FILE *f, const struct frag_scan *s)
 		fprintf(f,
 			"%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 			"\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n",
-			x->path, x->ino, x->size_bytes, x->st.blocks, x->st.extents,
-			x->st.fragments, x->st.gaps, x->st.reverse, x->st.largest_blocks,
-			avg, contig);
+			text_clean(name, sizeof(name), x->path), x->ino, x->size_bytes,
+			x->st.blocks, x->st.extents, x->st.fragments, x->st.gaps,
+			x->st.reverse, x->st.largest_blocks, avg, contig);
 	}
 }
 

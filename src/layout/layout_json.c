@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "../util/esc.h"
+
 /* a JSON integer in [0, max], or -1 */
 static int64_t uint_in(json_t *v, uint64_t max)
 {
@@ -74,6 +76,8 @@ int frag_layout_load(const char *path, struct frag_scan *s, char *err, size_t er
 			goto cleanup;
 		}
 		x = frag_scan_add(s, p);
+		if (x && x->path) /* names that are not UTF-8 come as \xNN (esc.h) */
+			bytes_unescape(x->path);
 		if (!x) {
 			snprintf(err, errlen, "out of memory");
 			ret = -ENOMEM;

@@ -15,6 +15,16 @@
  * Truncated to fit out (len > 0). Returns out. */
 char *text_clean(char *out, size_t len, const char *s);
 
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when the
+ * byte at s does not start one (overlong forms and surrogates included). */
+size_t utf8_seq(const unsigned char *s);
+
+/* Names are bytes; JSON and XML are UTF-8. Where a name is written as JSON,
+ * every byte that is not part of valid UTF-8, and the backslash itself,
+ * becomes the four characters \xNN (JSON text "\\xNN"); bytes_unescape
+ * turns them back, in place. */
+void bytes_unescape(char *s);
+
 /* One CSV field per RFC 4180: quoted when it holds a comma, a quote, a CR
  * or an LF, with quotes doubled. */
 void csv_field(FILE *f, const char *s);

@@ -2,6 +2,8 @@
 /* Streaming JSON writer: commas, nesting, string escaping. */
 #include "json_writer.h"
 
+#include "esc.h"
+
 #include <inttypes.h>
 #include <math.h>
 
@@ -37,18 +39,25 @@ static void sep(struct json_writer *w)
 	w->first[w->depth] = false;
 }
 
-static void put_string(FILE *f, const char *s)
+/* JSON text is UTF-8: a byte that is not part of valid UTF-8, and the
+ * backslash, become \\xNN (esc.h); control characters are escaped. */
+static void put_string(FILE *f, const char *str)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
+	const unsigned char *s = (const unsigned char *)str;
 
+	fputc('"', f);
+	while (*s) {
+		unsigned char c = *s;
+		size_t n = utf8_seq(s);
+
+		if (!n || c == '\\') {
+			fprintf(f, "\\\\x%02x", c);
+			s++;
+			continue;
+		}
 		switch (c) {
 		case '"':
 			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
 			break;
 		case '\n':
 			fputs("\\n", f);
@@ -57,11 +66,12 @@ static void put_string(FILE *f, const char *s)
 			fputs("\\t", f);
 			break;
 		default:
-			if (c < 0x20)
+			if (c < 0x20 || c == 0x7f)
 				fprintf(f, "\\u%04x", c);
 			else
-				fputc(c, f);
+				fwrite(s, 1, n, f);
 		}
+		s += n;
 	}
 	fputc('"', f);
 }

@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "xml.h"
 
-void xml_escape(FILE *f, const char *s)
+#include "esc.h"
+
+void xml_escape(FILE *f, const char *str)
 {
-	for (; *s; s++) {
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = utf8_seq(s);
+
+		/* XML is UTF-8 without control characters: a name's other bytes
+		 * show as \xNN, as in text output (esc.h) */
+		if (!n || (*s < 0x20 && *s != '\t' && *s != '\n') || *s == 0x7f) {
+			fprintf(f, "\\x%02x", *s++);
+			continue;
+		}
 		switch (*s) {
 		case '<':
 			fputs("&lt;", f);
@@ -18,8 +30,9 @@ void xml_escape(FILE *f, const char *s)
 			fputs("&quot;", f);
 			break;
 		default:
-			fputc(*s, f);
+			fwrite(s, 1, n, f);
 		}
+		s += n;
 	}
 }
 

@@ -176,6 +176,50 @@ st=$?
 rst=$?
 [ $st = 0 ] && [ $rst = 0 ] && ok "the first recorder's file is whole" || not_ok "the first recorder's file" "record $st, report $rst"
 
+# file names that are not UTF-8, with a tab, a newline and a backslash
+# (made for real with a file of that name)
+bad=$(printf 'bad\xff\xfe name,\ttab\nnl\\back')
+ND=$DISKTMP/nd # a disk filesystem: FIEMAP
+mkdir -p "$ND/E"
+printf 'x' >"$ND/E/$bad"
+sync
+"$IOTRAIL" frag -f json "$ND" >"$TMP/nd.json"
+python3 - "$TMP/nd.json" "$ND/E/" <<'PY' && ok "frag -f json: a name that is not UTF-8 is valid JSON, its bytes as \\xNN" ||
+import json, sys
+p = json.load(open(sys.argv[1]))["files"][0]["path"]
+assert p == sys.argv[2] + "bad\\xff\\xfe name,\ttab\nnl\\x5cback", repr(p)
+PY
+	not_ok "frag -f json: names that are not UTF-8" "$(head -c 300 "$TMP/nd.json")"
+run "overlay reads such a name back from the layout" 1 "no traced reads of inode" \
+	"$IOTRAIL" overlay -i "$TMP/zero-ids.iot" --layout "$TMP/nd.json" "$ND/E/$bad"
+"$IOTRAIL" frag -f tsv "$ND" >"$TMP/nd.tsv"
+[ "$(wc -l <"$TMP/nd.tsv")" = 2 ] && ok "frag -f tsv: a newline in a name stays in its row" ||
+	not_ok "frag -f tsv: a newline in a name" "$(cat -A "$TMP/nd.tsv" | head -3)"
+"$IOTRAIL" frag --svg "$TMP/nd.svg" --file "$ND/E/$bad" "$ND" >/dev/null 2>&1
+python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$TMP/nd.svg" 2>/dev/null &&
+	ok "frag --svg: such a name leaves the SVG well-formed" || not_ok "frag --svg with such a name" "not well-formed"
+
+# a real process whose name is a terminal escape, a comma and a quote: a
+# copy of dd by that name (the kernel takes comm from the file name)
+L=$(make_loop 16M)
+EVILDD="$TMP/$(printf '\x1b[31m,"evil')"
+cp "$(command -v dd)" "$EVILDD"
+"$IOTRAIL" record -o "$TMP/ren.iot" -d "${L#/dev/}" -- "$EVILDD" if="$L" of=/dev/null bs=4k count=20 iflag=direct status=none 2>/dev/null
+"$IOTRAIL" script -i "$TMP/ren.iot" >"$TMP/ren.txt"
+if grep -q '\\x1b\[31m,"evil' "$TMP/ren.txt" && ! grep -aq $'\x1b' "$TMP/ren.txt"; then
+	ok "a process named with an escape sequence: script shows \\x1b"
+else
+	not_ok "a process named with an escape sequence" "$(grep -m1 evil "$TMP/ren.txt" | cat -v)"
+fi
+"$IOTRAIL" report -i "$TMP/ren.iot" -r -f csv >"$TMP/ren.csv"
+python3 - "$TMP/ren.csv" <<'PY' && ok "CSV: that name in one quoted field" || not_ok "CSV with a renamed process" "$(grep -m1 evil "$TMP/ren.csv" | cat -v)"
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1], newline="")) if r]
+i = next(k for k, r in enumerate(rows) if r[0] == "c_time_s")
+names = {r[7] for r in rows[i + 1:]}
+assert '\x1b[31m,"evil' in names and all(len(r) == 15 for r in rows[i + 1:]), names
+PY
+
 # ---- the demo -------------------------------------------------------------------
 # a work directory whose name holds a command substitution: nothing runs it
 EVIL="$DISKTMP/\$(touch $TMP/pwned)"
