@@ -270,6 +270,8 @@ int cmd_report(int argc, char **argv)
 	ri.kernel_misses = pl.rd.has_end ? pl.rd.end.kernel_misses : 0;
 	ri.t0_ns = pl.rd.hdr.start_mono_ns;
 	ri.duration_ns = trace_reader_duration_ns(&pl.rd);
+	ri.complete = pl.rd.has_end;
+	ri.drops_known = pl.rd.has_drops;
 	ri.stop_reason = trace_reader_stop_reason(&pl.rd);
 	ri.stop = pl.rd.has_stop ? &pl.rd.stop : NULL;
 	ri.spec = pl.rd.has_spec ? &pl.rd.spec : NULL;

@@ -53,7 +53,7 @@ const char *pipeline_comm(void *ctx, uint32_t tid)
 	const struct iot_task_entry *t =
 	    trace_reader_task(&((struct pipeline *)ctx)->rd, tid);
 
-	return t ? t->comm : "?";
+	return t && t->comm[0] ? t->comm : "?";
 }
 
 static void add_agg(void *ctx, const struct iot_agg_entry *e)

@@ -100,7 +100,10 @@ static int drain_all(struct recorder *rc)
 		if (err)
 			return err;
 	}
-	return trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
+	err = write_new_tasks(rc);
+	return err ? err
+		   : trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL,
+					0);
 }
 
 /*

@@ -61,6 +61,8 @@ struct recorder {
 	char missing[512];	 /* tracepoints not traced */
 	const char *attach_kind; /* "tp_btf" or "raw_tp" */
 
+	size_t tasks_written; /* tasks already in a TASKS chunk */
+
 	/* the main loop */
 	uint64_t start_ns;
 	uint32_t reason; /* IOT_STOP_* */
@@ -110,8 +112,13 @@ int final_drain(struct recorder *rc);
 uint64_t kernel_stop(const struct recorder *rc);
 
 /* tables.c */
+/* META, then the device table as it is at the start (again at the stop,
+ * with devices the command created). */
 int write_meta(struct recorder *rc);
 int write_tables(struct recorder *rc, uint32_t reason);
+/* The tasks seen since the last call, as a TASKS chunk: a recording that is
+ * killed keeps the names of what it recorded. */
+int write_new_tasks(struct recorder *rc);
 /* Why the kernel side stopped (fill, trigger), said on stderr, and the
  * drops per CPU. */
 void say_stop(const struct recorder *rc, uint32_t reason);

@@ -19,6 +19,7 @@ int write_meta(struct recorder *rc)
 	const struct record_opts *o = rc->o;
 	char host[256] = "", kernel[256];
 	struct utsname u;
+	int err;
 	struct trace_meta m = {
 	    .host = host,
 	    .kernel = kernel,
@@ -42,7 +43,26 @@ int write_meta(struct recorder *rc)
 	gethostname(host, sizeof(host) - 1);
 	snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
 	m.arch = u.machine;
-	return trace_writer_meta(&rc->w, &m);
+	err = trace_writer_meta(&rc->w, &m);
+	if (!err)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DEVICES, 0, rc->devs.e,
+					 rc->devs.n * sizeof(*rc->devs.e), NULL, 0);
+	return err;
+}
+
+int write_new_tasks(struct recorder *rc)
+{
+	size_t n = rc->tasks.n - rc->tasks_written;
+	int err;
+
+	if (!n)
+		return 0;
+	err = trace_writer_chunk(&rc->w, IOT_CHUNK_TASKS, 0,
+				 rc->tasks.e + rc->tasks_written,
+				 n * sizeof(*rc->tasks.e), NULL, 0);
+	if (!err)
+		rc->tasks_written = rc->tasks.n;
+	return err;
 }
 
 static int exited_lookup(void *ctx, uint32_t tid, uint32_t *pid, uint64_t *cgroup_id,

@@ -68,11 +68,19 @@ static void head(FILE *f, const struct report_info *ri)
 	xml_escape(f, ri->path);
 	fputs("</h1>\n<p class=\"meta\">kernel ", f);
 	xml_escape(f, ri->kernel && ri->kernel[0] ? ri->kernel : "?");
-	fprintf(f,
-		", %u CPUs, %.3f s recorded (stopped by %s), %" PRIu64
-		" events, mode %s</p>\n",
-		ri->nr_cpus, ri->duration_ns / 1e9, ri->stop_reason, ri->events,
-		ri->mode);
+	if (ri->complete)
+		fprintf(f,
+			", %u CPUs, %.3f s recorded (stopped by %s), %" PRIu64
+			" events, mode %s</p>\n",
+			ri->nr_cpus, ri->duration_ns / 1e9, ri->stop_reason, ri->events,
+			ri->mode);
+	else
+		fprintf(
+		    f,
+		    ", %u CPUs, %" PRIu64 " events, mode %s</p>\n<p class=\"warn\">The "
+		    "recording was cut short (no END chunk): its length and drops are "
+		    "unknown.</p>\n",
+		    ri->nr_cpus, ri->events, ri->mode);
 }
 
 static void drops_table(FILE *f, const struct report_info *ri)
@@ -83,6 +91,10 @@ static void drops_table(FILE *f, const struct report_info *ri)
 		lost += ri->drops[i].drops_full + ri->drops[i].drops_torn +
 			ri->drops[i].drops_nostate;
 	fputs("<h2 id=\"drops\">Losses</h2>\n", f);
+	if (!ri->drops_known)
+		fputs("<p class=\"warn\">No drop counts: the recording was cut "
+		      "short.</p>\n",
+		      f);
 	fprintf(f,
 		"<p class=\"%s\">%" PRIu64 " records dropped, %" PRIu64
 		" sequence gaps, %" PRIu64

@@ -140,6 +140,10 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_string_field(&w, "mode", ri->mode);
 	jw_uint_field(&w, "nr_cpus", ri->nr_cpus);
 	jw_uint_field(&w, "duration_ns", ri->duration_ns);
+	jw_name(&w, "complete");
+	jw_bool(&w, ri->complete);
+	jw_name(&w, "drops_known");
+	jw_bool(&w, ri->drops_known);
 	jw_uint_field(&w, "events", ri->events);
 	jw_uint_field(&w, "gaps", ri->gaps);
 	jw_uint_field(&w, "kernel_misses", ri->kernel_misses);

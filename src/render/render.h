@@ -28,7 +28,9 @@ struct report_info {
 	uint64_t gaps;		/* sequence numbers missing */
 	uint64_t kernel_misses; /* events the kernel kept from our programs */
 	uint64_t duration_ns;
-	uint64_t t0_ns;		 /* recording start, CLOCK_MONOTONIC */
+	bool complete;	  /* the END chunk is there (else: killed, duration unknown) */
+	bool drops_known; /* the DROPS table is there */
+	uint64_t t0_ns;	  /* recording start, CLOCK_MONOTONIC */
 	const char *stop_reason; /* "command", "duration", "signal", "error", "unknown" */
 	const struct iot_stop *stop;	  /* fill/trigger details, or NULL */
 	const struct iot_spec_info *spec; /* --speculate, or NULL */

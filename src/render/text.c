@@ -50,9 +50,21 @@ static void header(FILE *f, const struct report_info *ri)
 	for (size_t i = 0; i < ri->nr_drops; i++)
 		drops += ri->drops[i].drops_full + ri->drops[i].drops_torn +
 			 ri->drops[i].drops_nostate;
-	fprintf(
-	    f, "# %s: %s mode, %u CPUs, %.3f s, %" PRIu64 " events, %" PRIu64 " drops\n",
-	    ri->path, ri->mode, ri->nr_cpus, ri->duration_ns / 1e9, ri->events, drops);
+	char dur[32], drp[32];
+
+	if (ri->complete)
+		snprintf(dur, sizeof(dur), "%.3f s", ri->duration_ns / 1e9);
+	else
+		snprintf(dur, sizeof(dur), "duration unknown");
+	if (ri->drops_known)
+		snprintf(drp, sizeof(drp), "%" PRIu64 " drops", drops);
+	else
+		snprintf(drp, sizeof(drp), "drops unknown");
+	fprintf(f, "# %s: %s mode, %u CPUs, %s, %" PRIu64 " events, %s\n", ri->path,
+		ri->mode, ri->nr_cpus, dur, ri->events, drp);
+	if (!ri->complete)
+		fprintf(f, "# the recording was cut short (no END chunk): its length and "
+			   "drops are unknown\n");
 	for (size_t i = 0; i < ri->nr_drops; i++) {
 		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn +
 			     ri->drops[i].drops_nostate;

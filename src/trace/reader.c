@@ -69,6 +69,43 @@ static int cmp_task(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+struct task_at {
+	struct iot_task_entry e;
+	size_t order; /* in the file */
+};
+
+static int cmp_task_at(const void *a, const void *b)
+{
+	const struct task_at *x = a, *y = b;
+
+	if (x->e.tid != y->e.tid)
+		return (x->e.tid > y->e.tid) - (x->e.tid < y->e.tid);
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The task table by tid, one entry a tid: the last the file has. */
+static int unique_tasks(struct trace_reader *r)
+{
+	struct iot_task_entry *t = (void *)r->tasks;
+	struct task_at *a;
+	size_t n = 0;
+
+	if (r->nr_tasks < 2)
+		return 0;
+	a = malloc(r->nr_tasks * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_tasks; i++)
+		a[i] = (struct task_at){t[i], i};
+	qsort(a, r->nr_tasks, sizeof(*a), cmp_task_at);
+	for (size_t i = 0; i < r->nr_tasks; i++)
+		if (i + 1 == r->nr_tasks || a[i + 1].e.tid != a[i].e.tid)
+			t[n++] = a[i].e;
+	r->nr_tasks = n;
+	free(a);
+	return 0;
+}
+
 /* Walk the chunk list once: index it, find the tables, stop at damage. */
 static int index_chunks(struct trace_reader *r)
 {
@@ -151,17 +188,20 @@ static int index_chunks(struct trace_reader *r)
 			break;
 		}
 		case IOT_CHUNK_TASKS: {
-			struct iot_task_entry *t = malloc(c.size ?: 1);
+			/* several: the recorder writes tasks as it meets them,
+			 * and the whole table at the stop; appended here, sorted
+			 * and made unique (the last entry of a tid) at the end */
+			size_t n = c.size / sizeof(struct iot_task_entry);
+			struct iot_task_entry *t = realloc(
+			    (void *)r->tasks, (r->nr_tasks + n ?: 1) * sizeof(*t));
 
 			if (!t)
 				return -ENOMEM;
-			memcpy(t, r->map + rc.offset, c.size);
-			r->nr_tasks = c.size / sizeof(*t);
-			for (size_t i = 0; i < r->nr_tasks; i++)
+			memcpy(t + r->nr_tasks, r->map + rc.offset, n * sizeof(*t));
+			for (size_t i = r->nr_tasks; i < r->nr_tasks + n; i++)
 				t[i].comm[sizeof(t[i].comm) - 1] = 0;
-			qsort(t, r->nr_tasks, sizeof(*t), cmp_task);
-			free((void *)r->tasks);
 			r->tasks = t;
+			r->nr_tasks += n;
 			break;
 		}
 		case IOT_CHUNK_DROPS:
@@ -169,6 +209,7 @@ static int index_chunks(struct trace_reader *r)
 			if (!r->drops)
 				return -ENOMEM;
 			r->nr_drops = c.size / sizeof(struct iot_drop_entry);
+			r->has_drops = true;
 			break;
 		case IOT_CHUNK_META:
 			r->meta = (const char *)(r->map + rc.offset);
@@ -297,6 +338,8 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		goto cleanup;
 	}
 	err = index_chunks(r);
+	if (!err)
+		err = unique_tasks(r);
 	if (err) {
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		goto cleanup;

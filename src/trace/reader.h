@@ -55,6 +55,7 @@ struct trace_reader {
 	size_t nr_tasks;
 	const struct iot_drop_entry *drops; /* a copy */
 	size_t nr_drops;
+	bool has_drops;	  /* a DROPS chunk: absent when the recording was killed */
 	const char *meta; /* not NUL-terminated: meta_len bytes */
 	size_t meta_len;
 	struct iot_end end;

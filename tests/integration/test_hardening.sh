@@ -26,6 +26,11 @@ for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time; do
 	$CRAFT $k "$TMP/$k.iot" || not_ok "craft $k" "craft.py failed"
 done
 
+# a real program whose name is a terminal escape, a comma and a quote: a
+# copy of dd by that name (the kernel takes comm from the file name)
+EVILDD="$TMP/$(printf '\x1b[31m,"evil')"
+cp "$(command -v dd)" "$EVILDD"
+
 # ---- reading ------------------------------------------------------------------
 run "ids and tids of 0: counted as damage, exit 3, the sane request kept" 3 \
 	"5 block records without a kernel address ignored" "$IOTRAIL" report -i "$TMP/zero-ids.iot"
@@ -155,6 +160,27 @@ for sig in HUP QUIT PIPE; do
 	[ "$reason" = signal ] && ok "SIG$sig ends the recording with its END chunk (stop_reason signal)" ||
 		not_ok "SIG$sig ends the recording with its END chunk" "exit $st, stop_reason '$reason'"
 done
+# a recorder killed with SIGKILL: its file keeps the device and task names
+# (written at the start and as tasks appear), and says what it cannot know
+LK=$(make_loop 16M)
+"$IOTRAIL" record -o "$TMP/killed.iot" -d "${LK#/dev/}" -- sh -c \
+	'while :; do "$0" if="$1" of=/dev/null bs=4k iflag=direct status=none; done' "$EVILDD" "$LK" 2>/dev/null &
+pid=$!
+sleep 1.5
+child=$(pgrep -P $pid) # the traced shell: ours, by parent
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ -n "$child" ] && kill -KILL $child 2>/dev/null
+"$IOTRAIL" report -i "$TMP/killed.iot" -r >"$TMP/killed.txt" 2>"$TMP/killed.err"
+st=$?
+dev=${LK#/dev/}
+if [ $st = 3 ] && grep -q "duration unknown, [0-9]* events, drops unknown" "$TMP/killed.txt" &&
+	grep -Eq "^$dev +[1-9]" "$TMP/killed.txt" && grep -q '\\x1b\[31m,"evil' "$TMP/killed.txt"; then
+	ok "a SIGKILLed recording keeps its device and task names; duration and drops unknown, exit 3"
+else
+	not_ok "a SIGKILLed recording" "exit $st; $(head -2 "$TMP/killed.txt"); $(grep -m1 -A1 DEVICE "$TMP/killed.txt")"
+fi
+
 start=$(date +%s%N)
 "$IOTRAIL" record -o "$TMP/d.iot" --switchrate 0.2hz --duration 1s 2>/dev/null
 ms=$((($(date +%s%N) - start) / 1000000))
@@ -199,11 +225,8 @@ run "overlay reads such a name back from the layout" 1 "no traced reads of inode
 python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$TMP/nd.svg" 2>/dev/null &&
 	ok "frag --svg: such a name leaves the SVG well-formed" || not_ok "frag --svg with such a name" "not well-formed"
 
-# a real process whose name is a terminal escape, a comma and a quote: a
-# copy of dd by that name (the kernel takes comm from the file name)
+# that program recorded: its name escaped in every format
 L=$(make_loop 16M)
-EVILDD="$TMP/$(printf '\x1b[31m,"evil')"
-cp "$(command -v dd)" "$EVILDD"
 "$IOTRAIL" record -o "$TMP/ren.iot" -d "${L#/dev/}" -- "$EVILDD" if="$L" of=/dev/null bs=4k count=20 iflag=direct status=none 2>/dev/null
 "$IOTRAIL" script -i "$TMP/ren.iot" >"$TMP/ren.txt"
 if grep -q '\\x1b\[31m,"evil' "$TMP/ren.txt" && ! grep -aq $'\x1b' "$TMP/ren.txt"; then
