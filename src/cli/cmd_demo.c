@@ -21,9 +21,15 @@ int cmd_demo(int argc, char **argv)
 	slash = strrchr(self, '/');
 	if (slash)
 		*slash = 0;
-	snprintf(script, sizeof(script), "%s/../scripts/demo.sh", self);
-	if (access(script, R_OK))
-		snprintf(script, sizeof(script), "%s/../share/iotrail/demo.sh", self);
+	/* a build tree (build/iotrail, build/asan/iotrail), then an install */
+	static const char *const where[] = {"../scripts", "../../scripts",
+					    "../share/iotrail"};
+
+	for (size_t k = 0; k < sizeof(where) / sizeof(where[0]); k++) {
+		snprintf(script, sizeof(script), "%s/%s/demo.sh", self, where[k]);
+		if (!access(script, R_OK))
+			break;
+	}
 	args[0] = "bash";
 	args[1] = script;
 	for (i = 1; i < argc && i < 60; i++)

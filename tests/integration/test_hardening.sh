@@ -218,6 +218,15 @@ PY
 	not_ok "frag -f json: names that are not UTF-8" "$(head -c 300 "$TMP/nd.json")"
 run "overlay reads such a name back from the layout" 1 "no traced reads of inode" \
 	"$IOTRAIL" overlay -i "$TMP/zero-ids.iot" --layout "$TMP/nd.json" "$ND/E/$bad"
+# the same name inside an ext4 image, scanned with libext2fs
+mke2fs -q -t ext4 -b 4096 -d "$ND" "$TMP/nd.img" 8M >/dev/null 2>&1
+"$IOTRAIL" frag -f json --fs "$TMP/nd.img" >"$TMP/ndimg.json"
+python3 - "$TMP/ndimg.json" <<'PY' && ok "frag --fs: that name in an image, valid JSON" ||
+import json, sys
+paths = [f["path"] for f in json.load(open(sys.argv[1]))["files"]]
+assert "/E/bad\\xff\\xfe name,\ttab\nnl\\x5cback" in paths, paths
+PY
+	not_ok "frag --fs with a name that is not UTF-8" "$(head -c 300 "$TMP/ndimg.json")"
 "$IOTRAIL" frag -f tsv "$ND" >"$TMP/nd.tsv"
 [ "$(wc -l <"$TMP/nd.tsv")" = 2 ] && ok "frag -f tsv: a newline in a name stays in its row" ||
 	not_ok "frag -f tsv: a newline in a name" "$(cat -A "$TMP/nd.tsv" | head -3)"
