@@ -37,9 +37,12 @@ for t in tests/integration/test_*.sh; do
 		failed=$((failed + 1))
 	fi
 done
-# The untrusted-input paths again, with AddressSanitizer and UBSan (make
-# asan): the unit tests, and the integration tests that feed iotrail
-# damaged or hostile files.
+# Again with AddressSanitizer and UBSan (make asan): the unit tests and the
+# integration tests, but for two whose checks depend on how fast the
+# recorder drains (a sanitized recorder is several times slower):
+# test_record's task names are read from /proc when a task is first seen
+# in a drain (a late drain sees the exec'd name), and test_speculate's
+# speculation buffers come back to the kernel at the drains.
 if [ -x build/asan/iotrail ]; then
 	for t in build/asan/tests/test_*; do
 		echo "== asan unit: $t"
@@ -56,7 +59,9 @@ if [ -x build/asan/iotrail ]; then
 			failed=$((failed + 1))
 		fi
 	done
-	for t in test_bad_input test_hardening; do
+	for t in tests/integration/test_*.sh; do
+		t=$(basename "$t" .sh)
+		case $t in test_record | test_speculate) continue ;; esac
 		echo "== asan integration: $t"
 		IOTRAIL=$PWD/build/asan/iotrail timeout 900 bash "tests/integration/$t.sh" >"$log" 2>&1
 		rc=$?
