@@ -185,8 +185,9 @@ strace -f -o "$TMP/strace.out" -e trace=openat "$IOTRAIL" frag -f tsv "$MISC/van
 n=$(grep -n '"f3"' "$TMP/strace.out" | head -1 | cut -d: -f1)
 strace -f -o /dev/null -e trace=openat -e inject=openat:error=ENOENT:when="${n:-1}" \
 	"$IOTRAIL" frag -f tsv "$MISC/vanish" >"$TMP/o" 2>"$TMP/e"
+st=$?
 unset ASAN_OPTIONS
-expect_eq "vanished file: exit 1" "$?" 1
+expect_eq "vanished file: exit 1" "$st" 1
 expect_eq "vanished file: says so, naming it" "$(cat "$TMP/e")" "iotrail: $MISC/vanish/f3: vanished during the scan"
 expect_eq "vanished file: the other four are scanned" "$(tail -n +2 "$TMP/o" | wc -l)" 4
 umount "$MISC"
