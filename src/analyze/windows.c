@@ -10,7 +10,7 @@
 
 /* windows kept at most: a 1 ns window or a corrupt timestamp must not ask
  * for memory without bound */
-#define WINDOWS_MAX 1000000
+#define WINDOWS_MAX 100000
 
 static int init(struct analysis *a, struct an_output *o)
 {
@@ -36,6 +36,11 @@ static int init(struct analysis *a, struct an_output *o)
 		    (unsigned long long)p->window_ns, dur / 1e9, WINDOWS_MAX);
 		return -E2BIG;
 	}
+	/* no completion comes after the recording's end: a later time is
+	 * corrupt, and must not make a million empty windows */
+	p->max = dur ? dur / p->window_ns + 2 : WINDOWS_MAX;
+	if (p->max > WINDOWS_MAX)
+		p->max = WINDOWS_MAX;
 	return 0;
 }
 
@@ -46,8 +51,8 @@ static struct window *window_at(struct analysis *a, struct windows_priv *p, uint
 	if (t_ns < a->env.t0_ns)
 		return NULL;
 	k = (t_ns - a->env.t0_ns) / p->window_ns;
-	if (k >= WINDOWS_MAX) {
-		p->out_of_range++; /* past any recording's end: a corrupt time */
+	if (k >= p->max) {
+		p->out_of_range++; /* past the recording's end: a corrupt time */
 		return NULL;
 	}
 	if (k >= p->cap) {
@@ -124,9 +129,9 @@ static int finish(struct analysis *a, struct an_output *o)
 		 p->window_ns / 1e9);
 	if (p->out_of_range)
 		table_note(t,
-			   "  %llu requests completed past %d windows (corrupt times?) "
-			   "are left out\n",
-			   (unsigned long long)p->out_of_range, WINDOWS_MAX);
+			   "  %llu requests completed after the recording's end (corrupt "
+			   "times) are left out\n",
+			   (unsigned long long)p->out_of_range);
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct window *w = &p->win[i];
 

@@ -24,6 +24,7 @@ struct windows_priv {
 	uint64_t window_ns;
 	struct window *win;
 	size_t nr, cap;
+	size_t max;	       /* windows kept at most (the recording's length) */
 	uint64_t out_of_range; /* requests past the last window kept */
 };
 

@@ -85,7 +85,11 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 		env->syscall_nr = unknown_arch_nr;
 	}
 	env->t0_ns = p->rd.hdr.start_mono_ns;
-	env->end_ns = p->rd.has_end ? p->rd.end.end_mono_ns : 0;
+	/* a recording cut short ended within a switch period (5 s at most,
+	 * as --switchrate allows) of its last drain */
+	env->end_ns = p->rd.has_end	   ? p->rd.end.end_mono_ns
+		      : p->rd.last_mark_ns ? p->rd.last_mark_ns + 5000000000ull
+					   : 0;
 	env->ctx = p;
 	env->dev_name = dev_name;
 	env->is_bio_based = is_bio_based;

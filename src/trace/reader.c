@@ -249,6 +249,13 @@ static int index_chunks(struct trace_reader *r)
 		default:
 			break; /* a newer minor version's chunk: skip */
 		}
+		if (c.type == IOT_CHUNK_ROUND && c.size >= sizeof(struct iot_round)) {
+			struct iot_round rd;
+
+			memcpy(&rd, r->map + rc.offset, sizeof(rd));
+			if (rd.mark_ns > r->last_mark_ns)
+				r->last_mark_ns = rd.mark_ns;
+		}
 		if (c.type == IOT_CHUNK_EVENTS || c.type == IOT_CHUNK_ROUND) {
 			err = add_chunk(r, &rc, &cap);
 			if (err)

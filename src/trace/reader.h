@@ -70,9 +70,11 @@ struct trace_reader {
 	struct iot_spec_info spec; /* --speculate */
 	bool has_spec;
 
-	uint64_t nr_records; /* records present in the file */
-	uint64_t nr_gaps;    /* sequence numbers missing between records */
-	char warning[256];   /* "" or what was cut, with the byte offset */
+	uint64_t nr_records;   /* records present in the file */
+	uint64_t last_mark_ns; /* the latest ROUND mark: near the end of a cut-short
+				  recording */
+	uint64_t nr_gaps;      /* sequence numbers missing between records */
+	char warning[256];     /* "" or what was cut, with the byte offset */
 
 	/* merge state */
 	struct reader_cpu *cpus;
