@@ -84,6 +84,8 @@ struct analysis_env {
 	bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start);
 	/* the trace's device table entry of dev, or NULL */
 	const struct iot_dev_entry *(*dev_entry)(void *ctx, uint32_t dev);
+	/* the trace's task table entry of tid, or NULL */
+	const struct iot_task_entry *(*task_entry)(void *ctx, uint32_t tid);
 };
 
 struct analysis {

@@ -16,6 +16,7 @@
 	X(elvtime)                                                                       \
 	X(iosector)                                                                      \
 	X(sizes)                                                                         \
+	X(tasks)                                                                         \
 	X(correlate)                                                                     \
 	X(windows)                                                                       \
 	X(patterns)                                                                      \

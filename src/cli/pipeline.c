@@ -48,6 +48,11 @@ static bool fs_dev(void *ctx, uint32_t st_dev, uint64_t *part_start)
 	return true;
 }
 
+static const struct iot_task_entry *task_entry(void *ctx, uint32_t tid)
+{
+	return trace_reader_task(&((struct pipeline *)ctx)->rd, tid);
+}
+
 const char *pipeline_comm(void *ctx, uint32_t tid)
 {
 	const struct iot_task_entry *t =
@@ -95,6 +100,7 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	env->is_bio_based = is_bio_based;
 	env->fs_dev = fs_dev;
 	env->dev_entry = dev_entry;
+	env->task_entry = task_entry;
 	p->analyzing = true;
 	err = analysis_init(&p->an, set, env);
 	if (err) {
