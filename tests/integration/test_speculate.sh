@@ -37,18 +37,20 @@ spec_run() {
 
 	# Two recorders stamp the same event one after the other: a few hundred ns
 	# apart, but an interrupt between their programs makes it up to ~50 us
-	# here (0.3% of requests over 10 us). The full trace is therefore the oracle
-	# where that cannot matter, and the speculative trace's own stamps where
-	# it can:
+	# (0.3% of requests over 10 us), and on a busier day up to ~70 us: the
+	# requests the full trace saw at 110-118 us and the speculative one under
+	# 50 us failed about one run in two on 2026-11-22, with the previous
+	# release as with this one. The full trace is therefore the oracle where
+	# that cannot matter, and the speculative trace's own stamps where it can:
 	#  - every committed request has, by its own records, Q2C >= T and all of
 	#    Q G I D C (exact);
-	#  - every request the full trace sees over T + 60 us is committed (exact);
+	#  - every request the full trace sees over T + 100 us is committed (exact);
 	#  - a committed request the full trace sees under T is a disagreement of
 	#    the two recorders' stamps; they are counted and must stay under 2%.
 	python3 - "$TMP/full.req" "$TMP/spec.req" "$T_NS" >"$TMP/cmp.out" <<'PY'
 import sys
 from collections import defaultdict
-T, BAND = int(sys.argv[3]), 60000
+T, BAND = int(sys.argv[3]), 100000
 def load(p):
     return [(int(a), int(b), int(c), d) for a, b, c, d in (l.split() for l in open(p))]
 full, spec = load(sys.argv[1]), load(sys.argv[2])
@@ -73,7 +75,7 @@ for r in slow:
         bad.append("slow request not committed: sector %d, Q2C %d ns" % (r[0], r[2] - r[1]))
 over = sum(1 for r in full if r[2] - r[1] >= T)
 print("%d requests, %d over T by the full trace, %d committed (%d of them under T by the "
-      "full trace's stamps), all %d over T+60us committed; %d problems"
+      "full trace's stamps), all %d over T+100us committed; %d problems"
       % (len(full), over, len(spec), disagree, len(slow), len(bad)))
 for b in bad[:10]:
     print(b)
