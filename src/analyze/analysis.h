@@ -156,9 +156,7 @@ static inline int analysis_syscall_kind(const struct analysis *a, uint32_t nr)
 }
 static inline bool analysis_syscall_is_read(const struct analysis *a, uint32_t nr)
 {
-	int k = analysis_syscall_kind(a, nr);
-
-	return k == SK_READ || k == SK_PREAD64 || k == SK_READV || k == SK_PREADV;
+	return syscall_kind_is_read(analysis_syscall_kind(a, nr));
 }
 /* Shown in the metric views; the metric's statistics are computed here. */
 void an_output_metric(struct analysis *a, struct an_output *o, struct metric *m);

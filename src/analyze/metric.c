@@ -166,43 +166,9 @@ static void hist_stats(const struct metric *m, struct metric_stats *s)
 
 void metric_stats(struct metric *m, struct metric_stats *s)
 {
-	memset(s, 0, sizeof(*s));
-	if (!m->n && m->agg_n) {
-		hist_stats(m, s);
-		return;
-	}
-	if (!m->n)
-		return;
-	if (!m->sorted) {
-		if (m->keep_time) { /* keep the series order: sort a copy */
-			uint64_t *c = malloc(m->n * sizeof(*c));
-
-			if (c) {
-				memcpy(c, m->v, m->n * sizeof(*c));
-				sort_u64(c, m->n);
-				s->count = m->n;
-				s->min = c[0];
-				s->max = c[m->n - 1];
-				s->avg = (double)m->sum / m->n;
-				s->p50 = pct(c, m->n, 0.50);
-				s->p90 = pct(c, m->n, 0.90);
-				s->p99 = pct(c, m->n, 0.99);
-				s->p999 = pct(c, m->n, 0.999);
-				free(c);
-				return;
-			}
-		}
-		sort_u64(m->v, m->n);
-		m->sorted = true;
-	}
-	s->count = m->n;
-	s->min = m->v[0];
-	s->max = m->v[m->n - 1];
-	s->avg = (double)m->sum / m->n;
-	s->p50 = pct(m->v, m->n, 0.50);
-	s->p90 = pct(m->v, m->n, 0.90);
-	s->p99 = pct(m->v, m->n, 0.99);
-	s->p999 = pct(m->v, m->n, 0.999);
+	if (metric_finish(m))
+		memset(&m->st, 0, sizeof(m->st));
+	*s = m->st;
 }
 
 /* in-kernel buckets into h, re-bucketed by their lower bound */

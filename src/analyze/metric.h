@@ -51,9 +51,10 @@ int metric_add(struct metric *m, uint64_t t, uint64_t v);
 /* The statistics and both histograms into st, hist and hist_k (sorting the
  * values, or a copy of them when their times are kept). 0 or -ENOMEM. */
 int metric_finish(struct metric *m);
-/* Sorts the values (radix sort) and fills s. */
+/* metric_finish(), then its statistics into s (zero out of memory). */
 void metric_stats(struct metric *m, struct metric_stats *s);
-/* Histogram of value / divisor (1000 for microseconds). */
+/* Histogram of value / divisor (1000 for microseconds), by a pass over the
+ * values: what metric_finish computes faster from sorted values. */
 void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h);
 void metric_release(struct metric *m);
 /* Adds an in-kernel log2 histogram (bucket k: [2^k, 2^(k+1)), 0..1 in 0). */

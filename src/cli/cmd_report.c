@@ -57,7 +57,7 @@ static void report_usage(FILE *f)
 		"                        report.json, report.html and ANALYZER.csv\n"
 		"      --file FILE       the overlay analyzer's file (with --layout)\n"
 		"  analyzers: %s\n",
-		(analyzer_list(list, sizeof(list)), list));
+		list);
 }
 
 static int add_analyzers(const char *arg, uint64_t *set)

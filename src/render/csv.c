@@ -81,6 +81,30 @@ static void metric_rows(FILE *f, const struct analyzer *an, const struct metric 
 	}
 }
 
+/* an analyzer's metric rows (under the metric header) */
+static void output_metrics(FILE *f, const struct report_info *ri,
+			   const struct an_output *o, enum view view)
+{
+	for (size_t k = 0; k < o->nr_metrics; k++)
+		if (view == VIEW_SERIES)
+			render_series(f, ri, o->metrics[k]);
+		else
+			metric_rows(f, o->an, o->metrics[k], view);
+}
+
+/* an analyzer's CSV tables, a blank line before each but the first output */
+static void output_tables(FILE *f, const struct an_output *o, bool *first)
+{
+	for (size_t k = 0; k < o->nr_tables; k++) {
+		if (!table_in(o->tables[k]->in, IN_CSV))
+			continue;
+		if (!*first)
+			fputc('\n', f);
+		table(f, o->tables[k]);
+		*first = false;
+	}
+}
+
 void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 		const struct render_opts *ro)
 {
@@ -92,21 +116,9 @@ void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 			first = false;
 		}
 	for (size_t i = 0; i < a->nr_out; i++)
-		for (size_t k = 0; k < a->out[i].nr_metrics; k++)
-			if (ro->view == VIEW_SERIES)
-				render_series(f, ri, a->out[i].metrics[k]);
-			else
-				metric_rows(f, a->out[i].an, a->out[i].metrics[k],
-					    ro->view);
+		output_metrics(f, ri, &a->out[i], ro->view);
 	for (size_t i = 0; i < a->nr_out; i++)
-		for (size_t k = 0; k < a->out[i].nr_tables; k++) {
-			if (!table_in(a->out[i].tables[k]->in, IN_CSV))
-				continue;
-			if (!first)
-				fputc('\n', f);
-			table(f, a->out[i].tables[k]);
-			first = false;
-		}
+		output_tables(f, &a->out[i], &first);
 	if (ro->requests) {
 		fprintf(f, "\nc_time_s,device,rwbs,sector,nr_sectors,pid,tid,comm,q_ns,g_"
 			   "ns,i_ns,d_ns,c_ns,nr_bios,error\n");
@@ -139,17 +151,6 @@ void render_csv_output(FILE *f, const struct report_info *ri, const struct an_ou
 		fprintf(f, "%s\n", heads[ro->view]);
 		first = false;
 	}
-	for (size_t k = 0; k < o->nr_metrics; k++)
-		if (ro->view == VIEW_SERIES)
-			render_series(f, ri, o->metrics[k]);
-		else
-			metric_rows(f, o->an, o->metrics[k], ro->view);
-	for (size_t k = 0; k < o->nr_tables; k++) {
-		if (!table_in(o->tables[k]->in, IN_CSV))
-			continue;
-		if (!first)
-			fputc('\n', f);
-		table(f, o->tables[k]);
-		first = false;
-	}
+	output_metrics(f, ri, o, ro->view);
+	output_tables(f, o, &first);
 }

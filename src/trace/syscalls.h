@@ -41,11 +41,16 @@ static inline int syscall_kind(const uint32_t kind_nr[NR_SYSCALL_KINDS], uint32_
 	return -1;
 }
 
-/* Whether nr is one of the reading kinds (read, pread64, readv, preadv). */
+/* Whether a kind reads (read, pread64, readv, preadv). */
+static inline bool syscall_kind_is_read(int k)
+{
+	return k == SK_READ || k == SK_PREAD64 || k == SK_READV || k == SK_PREADV;
+}
+
+/* Whether nr is one of the reading kinds in a table of numbers by kind. */
 static inline bool syscall_is_read(const uint32_t kind_nr[NR_SYSCALL_KINDS], uint32_t nr)
 {
-	return nr == kind_nr[SK_READ] || nr == kind_nr[SK_PREAD64] ||
-	       nr == kind_nr[SK_READV] || nr == kind_nr[SK_PREADV];
+	return syscall_kind_is_read(syscall_kind(kind_nr, nr));
 }
 
 #endif

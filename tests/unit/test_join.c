@@ -347,21 +347,22 @@ static void lost_completion_then_reuse(void **state)
 	assert_int_equal(nbio, 1);
 }
 
+/* the event types of the random streams below */
+static const uint16_t types[] = {
+    IOT_EV_BIO_QUEUE,	IOT_EV_GETRQ,	     IOT_EV_RQ_INSERT,	   IOT_EV_RQ_ISSUE,
+    IOT_EV_RQ_COMPLETE, IOT_EV_BIO_COMPLETE, IOT_EV_BIO_BACKMERGE, IOT_EV_BIO_FRONTMERGE,
+    IOT_EV_RQ_MERGE,	IOT_EV_SPLIT,	     IOT_EV_BIO_REMAP,	   IOT_EV_RQ_REQUEUE,
+    IOT_EV_SYS_ENTER,	IOT_EV_SYS_EXIT,
+};
+#define NR_TYPES (sizeof(types) / sizeof(types[0]))
+
 /* Random, damaged streams: never crash, loop or leak without bound. */
 static void random_streams(void **state)
 {
-	static const uint16_t types[] = {
-	    IOT_EV_BIO_QUEUE,	  IOT_EV_GETRQ,		 IOT_EV_RQ_INSERT,
-	    IOT_EV_RQ_ISSUE,	  IOT_EV_RQ_COMPLETE,	 IOT_EV_BIO_COMPLETE,
-	    IOT_EV_BIO_BACKMERGE, IOT_EV_BIO_FRONTMERGE, IOT_EV_RQ_MERGE,
-	    IOT_EV_SPLIT,	  IOT_EV_BIO_REMAP,	 IOT_EV_RQ_REQUEUE,
-	    IOT_EV_SYS_ENTER,	  IOT_EV_SYS_EXIT,
-	};
-
 	srand(3);
 	for (int i = 0; i < 300000; i++) {
 		struct iot_rec r =
-		    mkrec(types[rand() % 14], i, 0x1000 + (rand() % 6) * 0x100, 0,
+		    mkrec(types[rand() % NR_TYPES], i, 0x1000 + (rand() % 6) * 0x100, 0,
 			  (rand() % 8) * 8, 8);
 
 		r.id2 = (rand() % 2) ? 0x1000 + (uint64_t)(rand() % 6) * 0x100 : LEFT(8);
@@ -381,14 +382,6 @@ static void random_streams(void **state)
  * neither crashes nor grows without bound. */
 static void zero_ids(void **state)
 {
-	static const uint16_t types[] = {
-	    IOT_EV_BIO_QUEUE,	  IOT_EV_GETRQ,		 IOT_EV_RQ_INSERT,
-	    IOT_EV_RQ_ISSUE,	  IOT_EV_RQ_COMPLETE,	 IOT_EV_BIO_COMPLETE,
-	    IOT_EV_BIO_BACKMERGE, IOT_EV_BIO_FRONTMERGE, IOT_EV_RQ_MERGE,
-	    IOT_EV_SPLIT,	  IOT_EV_BIO_REMAP,	 IOT_EV_RQ_REQUEUE,
-	    IOT_EV_SYS_ENTER,	  IOT_EV_SYS_EXIT,
-	};
-
 	feed(mkrec(IOT_EV_SYS_EXIT, 1, 0, 0, 0, 0)); /* tid 100, no entry */
 	{
 		struct iot_rec r = mkrec(IOT_EV_SYS_EXIT, 2, 0, 0, 0, 0);
@@ -410,7 +403,7 @@ static void zero_ids(void **state)
 	srand(5);
 	for (int i = 0; i < 200000; i++) {
 		struct iot_rec r =
-		    mkrec(types[rand() % 14], 10 + i, (rand() % 4) * 0x100,
+		    mkrec(types[rand() % NR_TYPES], 10 + i, (rand() % 4) * 0x100,
 			  (rand() % 4) * 0x100, (rand() % 4) * 8, rand() % 16);
 
 		if (rand() % 3 == 0)
