@@ -22,7 +22,7 @@ run() {
 		not_ok "$name" "exit $st (want $want); stderr: $(head -c 300 "$TMP/err")"; fi
 }
 
-for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time; do
+for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time arch-aarch64 arch-sparc; do
 	$CRAFT $k "$TMP/$k.iot" || not_ok "craft $k" "craft.py failed"
 done
 
@@ -57,6 +57,13 @@ run "a completion a year late: left out of the windows, said" 0 "" \
 	"$IOTRAIL" report -i "$TMP/big-time.iot" -w 1ms
 grep -q "1 requests completed after the recording.s end" "$TMP/out" && ok "a year-late completion: said in the windows table" ||
 	not_ok "a year-late completion: said in the windows table" "$(tail -2 "$TMP/out")"
+# system call numbers are the recording architecture's (META arch=)
+"$IOTRAIL" report -i "$TMP/arch-aarch64.iot" -a syscall -f csv >"$TMP/arch.csv"
+grep -q '^syscall,syscall,pread64,ns,1,5000,' "$TMP/arch.csv" && grep -q '^syscall,syscall,read,ns,1,1000,' "$TMP/arch.csv" &&
+	ok "an aarch64 trace's pread64 (67) and read (63) read as such" ||
+	not_ok "an aarch64 trace's system calls" "$(cat "$TMP/arch.csv")"
+run "a trace of an architecture iotrail does not know: said" 0 "recorded on sparc, whose system call numbers iotrail does not know" \
+	"$IOTRAIL" report -i "$TMP/arch-sparc.iot" -a syscall
 mkfifo "$TMP/fifo"
 run "a FIFO as the trace: refused, not waited on" 1 "fifo: not a regular file" \
 	"$IOTRAIL" report -i "$TMP/fifo"

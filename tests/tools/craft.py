@@ -4,7 +4,8 @@ content, and damaged files, built byte by byte from docs/FORMAT.md (not with
 iotrail's own writer, so a writer bug cannot hide a reader bug).
 
 usage: craft.py KIND OUT
-kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time
+kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time,
+       arch-aarch64, arch-sparc
 """
 import struct
 import sys
@@ -97,6 +98,16 @@ def main():
         ev += rec(D, T0 + 230, 0xffff4000, 0xffff3000, 4096, 8, seq=7)
         ev += rec(C, T0 + 365 * 86400 * 10**9, 0xffff4000, 8 << 32, 4096, 8, seq=8)
         data = h + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
+    elif kind.startswith("arch-"):
+        # a pread64 (aarch64: 67, x86_64: 17) and a read (63 / 0) recorded
+        # on another architecture: META arch= says which numbers they are
+        meta = b"tool=iotrail\narch=%s\nmode=events\n" % kind[5:].encode()
+        meta += b"\n" * (-len(meta) % 8)
+        ev = rec(SE, T0 + 100, 0, 12, 67, 4096, seq=0)
+        ev += rec(SX, T0 + 5100, 0, 0, 4096, 0, flags=67, seq=1)
+        ev += rec(SE, T0 + 6000, 0, 12, 63, 4096, seq=2)
+        ev += rec(SX, T0 + 7000, 0, 0, 4096, 0, flags=63, seq=3)
+        data = h + chunk(3, meta) + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
     else:
         sys.exit(f"craft.py: unknown kind {kind}")
     with open(out, "wb") as f:
