@@ -271,6 +271,67 @@ bool frag_is_ext(const char *path)
 	return ok;
 }
 
+/* What e2fsck checks first, before libext2fs sizes anything by the
+ * superblock. Refused (false): what would have the library allocate by an
+ * absurd count or read past its own buffers (a first data block other
+ * than the block size's, found by the fuzzer). Said and scanned on (the
+ * scan reads what it can, exit 3): a truncated image, damaged group
+ * descriptors. */
+static bool super_sane(const char *dev, ext2_filsys fs, struct frag_scan *s)
+{
+	struct ext2_super_block *sb = fs->super;
+	uint64_t blocks = ext2fs_blocks_count(sb);
+	unsigned int first = sb->s_log_block_size == 0 && EXT2FS_CLUSTER_RATIO(fs) == 1;
+	blk64_t dev_blocks = 0;
+	errcode_t err;
+
+	if (sb->s_first_data_block != first) {
+		fprintf(stderr,
+			"iotrail: %s: damaged superblock: first data block %u, a %u-byte "
+			"block filesystem has %u\n",
+			dev, sb->s_first_data_block, fs->blocksize, first);
+		return false;
+	}
+	if ((uint64_t)fs->group_desc_count * sb->s_inodes_per_group !=
+		sb->s_inodes_count ||
+	    sb->s_free_inodes_count > sb->s_inodes_count ||
+	    ext2fs_free_blocks_count(sb) > blocks) {
+		fprintf(
+		    stderr,
+		    "iotrail: %s: damaged superblock: %u inodes (%u free) in %u groups "
+		    "of %u, %llu blocks (%llu free)\n",
+		    dev, sb->s_inodes_count, sb->s_free_inodes_count,
+		    fs->group_desc_count, sb->s_inodes_per_group,
+		    (unsigned long long)blocks,
+		    (unsigned long long)ext2fs_free_blocks_count(sb));
+		return false;
+	}
+	err = ext2fs_get_device_size2(dev, fs->blocksize, &dev_blocks);
+	if (!err && dev_blocks < blocks) {
+		/* bitmaps are sized by the superblock's count: past 1024 times
+		 * the image, it is not this image's superblock */
+		bool absurd = blocks / 1024 > dev_blocks;
+
+		fprintf(stderr,
+			"iotrail: %s: the superblock counts %llu blocks of %u bytes, the "
+			"image holds %llu: %s\n",
+			dev, (unsigned long long)blocks, fs->blocksize,
+			(unsigned long long)dev_blocks,
+			absurd ? "damaged superblock"
+			       : "truncated; the scan reads what is there");
+		if (absurd)
+			return false;
+		s->damaged = 1;
+	}
+	err = ext2fs_check_desc(fs);
+	if (err) {
+		fprintf(stderr, "iotrail: %s: damaged group descriptors: %s\n", dev,
+			error_message(err));
+		s->damaged = 1;
+	}
+	return true;
+}
+
 int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 {
 	struct ext_ctx c = {.s = s};
@@ -306,8 +367,11 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 			error_message(err));
 		return 2;
 	}
-	if (u64map_init(&c.files, 2 * (c.fs->super->s_inodes_count -
-				       c.fs->super->s_free_inodes_count)) ||
+	if (!super_sane(dev, c.fs, s))
+		goto cleanup;
+	/* a hint only: the maps grow as files are found */
+	if (u64map_init(&c.files, 2 * (size_t)(c.fs->super->s_inodes_count -
+					       c.fs->super->s_free_inodes_count)) ||
 	    u64map_init(&c.dirs, 256)) {
 		fprintf(stderr, "iotrail: out of memory\n");
 		goto cleanup;

@@ -14,12 +14,29 @@ for k in zero-ids cut-bad-cpu no-nul-names hostile-names big-time; do
 done
 "$ROOT/build/tools/mktrace" "$D/trace/mk20.iot" 20 >/dev/null
 "$ROOT/build/tools/mktrace" "$D/trace/mk200x2.iot" 200 2 >/dev/null
+# the same bytes on every machine (FUZZ_REPEATABLE): file data from a
+# seeded generator, fixed UUIDs, hash seed and times (mke2fs -d copies
+# the times from the files; debugfs sets them)
 mkdir -p "$W/t/A" "$W/t/E"
-for i in 1 2 3; do head -c $((i * 40000)) /dev/urandom >"$W/t/A/f$i"; done
-head -c 300000 /dev/urandom >"$W/t/E/f00"
+rnd() { python3 -c "import random,sys; sys.stdout.buffer.write(random.Random($1).randbytes($2))"; }
+for i in 1 2 3; do rnd "$i" $((i * 40000)) >"$W/t/A/f$i"; done
+rnd 9 300000 >"$W/t/E/f00"
+export E2FSPROGS_FAKE_TIME=1700000000
+{
+	for p in / /A /E /A/f1 /A/f2 /A/f3 /E/f00; do
+		for f in atime ctime mtime crtime; do
+			echo "sif $p $f 20231114221320"
+			echo "sif $p ${f}_extra 0"
+		done
+	done
+} >"$W/times"
 for fs in ext2 ext3 ext4; do
-	mke2fs -q -t "$fs" -b 1024 -d "$W/t" "$D/ext/$fs.img" 2M >/dev/null 2>&1
-	"$ROOT/build/iotrail" frag -f json --fs "$D/ext/$fs.img" >"$D/layout/$fs.json"
+	mke2fs -q -t "$fs" -b 1024 -U 6f1c2a4e-0000-4000-8000-000000000001 \
+		-E hash_seed=6f1c2a4e-0000-4000-8000-000000000002 \
+		-d "$W/t" "$D/ext/$fs.img" 2M >/dev/null 2>&1
+	debugfs -w -f "$W/times" "$D/ext/$fs.img" >/dev/null 2>&1
+	(cd "$D/ext" && "$ROOT/build/iotrail" frag -f json --fs "$fs.img") |
+		sed -E 's/"(seconds|scan_ns)":[0-9.]+/"\1":0/g' >"$D/layout/$fs.json"
 done
 printf '{"block_size": 4096, "files": [{"path": "./E/f00", "inode": 12, "map": [[0, 100, 8, 0], [8, 300, 8, 1]], "mapping_blocks": [50]}]}\n' \
 	>"$D/layout/small.json"
