@@ -46,6 +46,7 @@ struct dev_result *analysis_dev_slow(struct analysis *a, uint32_t dev)
 		}
 		metric_init(&d->stage_all[s], d->name, stage_names[s], "ns", false);
 	}
+	metric_init(&d->flush, d->name, "flush", "ns", a->env.keep_time);
 	a->last_dev = (int)a->nr_devs;
 	return &a->devs[a->nr_devs++];
 }
@@ -130,7 +131,15 @@ static void on_request(void *ctx, const struct join_request *r)
 		d->errors++;
 	if (o < 0) {
 		if ((r->flags & IOT_OP_MASK) == IOT_OP_FLUSH) {
+			uint64_t from =
+			    r->start_ns && r->start_ns <= r->c_ns ? r->start_ns : r->d_ns;
+
 			d->flushes++;
+			if (join_is_flush_rq(r) && from && from <= r->c_ns) {
+				d->flush_from_issue += from != r->start_ns;
+				analysis_note_err(
+				    a, metric_add(&d->flush, r->c_ns, r->c_ns - from));
+			}
 		} else if ((r->flags & IOT_OP_MASK) == IOT_OP_DISCARD) {
 			d->discards++;
 			d->discard_sectors += r->nr_sectors;
@@ -271,6 +280,8 @@ void analysis_add_agg(struct analysis *a, const struct iot_agg_entry *e)
 
 int analysis_finish(struct analysis *a)
 {
+	for (size_t i = 0; i < a->nr_devs; i++)
+		analysis_note_err(a, metric_finish(&a->devs[i].flush));
 	for (size_t i = 0; i < a->nr_out && !a->err; i++) {
 		struct an_output *o = &a->out[i];
 
@@ -309,6 +320,7 @@ void analysis_release(struct analysis *a)
 				metric_release(&d->stage[s][o]);
 			metric_release(&d->stage_all[s]);
 		}
+		metric_release(&d->flush);
 	}
 	free(a->devs);
 	free(a->reqs);

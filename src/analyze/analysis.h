@@ -45,6 +45,12 @@ struct dev_result {
 	 * both together (read + write, for JSON and HTML) */
 	struct metric stage[NR_STAGES][NR_OPG];
 	struct metric stage_all[NR_STAGES];
+	/* the flush machinery's flush requests (join_is_flush_rq): their time
+	 * as /proc/diskstats counts it, from the kernel's start of the request
+	 * to its completion; from its issue (D) for those whose start the
+	 * trace lacks (recorded before iotrail 0.4) */
+	struct metric flush;
+	uint64_t flush_from_issue;
 };
 
 struct analyzer;
@@ -77,6 +83,8 @@ struct analysis_env {
 	const struct frag_scan *layout; /* --layout, or NULL */
 	const char *overlay_file;	/* the overlay analyzer's file (-a overlay
 					   --overlay-file, iotrail overlay) */
+	const char *who_by;		/* -a who --by KEYS, NULL: task */
+	size_t top;			/* --top N rows, 0: all */
 	void *ctx;
 	const char *(*dev_name)(void *ctx, uint32_t dev);
 	bool (*is_bio_based)(void *ctx, uint32_t dev);
@@ -86,6 +94,8 @@ struct analysis_env {
 	const struct iot_dev_entry *(*dev_entry)(void *ctx, uint32_t dev);
 	/* the trace's task table entry of tid, or NULL */
 	const struct iot_task_entry *(*task_entry)(void *ctx, uint32_t tid);
+	/* the path of a cgroup (low 32 bits of its id), or NULL unknown */
+	const char *(*cgroup_path)(void *ctx, uint32_t id);
 };
 
 struct analysis {

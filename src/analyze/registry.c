@@ -17,6 +17,7 @@
 	X(iosector)                                                                      \
 	X(sizes)                                                                         \
 	X(tasks)                                                                         \
+	X(who)                                                                           \
 	X(correlate)                                                                     \
 	X(windows)                                                                       \
 	X(patterns)                                                                      \

@@ -52,6 +52,7 @@ struct table {
 	char title[160];  /* text and HTML heading */
 	unsigned int in;  /* IN_*; 0 means IN_ALL */
 	bool json_object; /* JSON: the one row as an object, not an array */
+	char json_by[64]; /* JSON: {"by": [these, comma-separated], "rows": [...]} */
 	const struct column *cols;
 	size_t nr_cols;
 	union cell *cells; /* row-major */

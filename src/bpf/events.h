@@ -38,6 +38,21 @@ enum iot_ev {
 	IOT_EV_UNPLUG = 15,	/* U: nr = requests flushed, aux = explicit */
 	IOT_EV_IO_START = 16,	/* block_io_start (accounting start), id = request */
 	IOT_EV_IO_DONE = 17,	/* block_io_done (accounting end), id = request */
+	IOT_EV_RQ_INFO = 18,	/* just before the C of a data-less request (a
+				   flush): id = request, id2 = rq->bio (0 for the
+				   flush machinery's own flush request), sector =
+				   rq->start_time_ns (0 = not kept), nr = 0 */
+	/* who and why (src/bpf/cause.bpf.h, docs/ATTRIBUTION.md) */
+	IOT_EV_BIO_INFO = 19, /* beside a Q: id = bio, id2 = inode of its first
+				 page (0: none), sector = that page's index in
+				 the file, nr = cgroup (low 32 bits of the id of
+				 the bio's blkcg), dev = the disk, flags = IOT_CAUSE_* |
+				 IOT_WB_* << 8 | IOT_HOST_* << 16 */
+	IOT_EV_DIRTY = 20,    /* a task dirtied a page cache folio: id = inode,
+				 id2 = folio index, nr = pages, dev = the
+				 inode's filesystem */
+	IOT_EV_EXEC = 21,     /* a task took a new name (exec): id, id2 = its
+				 16-byte comm */
 	/* syscall layer */
 	IOT_EV_SYS_ENTER = 32, /* id = pos or ~0, id2 = inode, sector = syscall nr,
 				  nr = count (bytes; iovcnt for the v-calls),
@@ -64,6 +79,47 @@ enum iot_ev {
 #define IOT_F_FUA      (1u << 10)
 #define IOT_F_PREFLUSH (1u << 11)
 #define IOT_F_RAHEAD   (1u << 12)
+
+/* IOT_EV_BIO_INFO: why a bio was queued. Stable numbers: append only. */
+enum iot_cause {
+	IOT_CAUSE_OTHER = 0,
+	IOT_CAUSE_DIRECT = 1,	 /* in a read/write call, into the caller's pages */
+	IOT_CAUSE_READ = 2,	 /* in a read call, into the page cache (a miss) */
+	IOT_CAUSE_READAHEAD = 3, /* REQ_RAHEAD, outside a read call */
+	IOT_CAUSE_FAULT = 4,	 /* a page fault (not yet told apart) */
+	IOT_CAUSE_WRITEBACK = 5, /* dirty pages written: IOT_WB_* says why */
+	IOT_CAUSE_JOURNAL = 6,	 /* a jbd2 commit's own blocks */
+	IOT_CAUSE_FLUSH = 7,	 /* a data-less PREFLUSH bio */
+	IOT_CAUSE_IO_URING = 8,
+	IOT_CAUSE_AIO = 9,
+	IOT_CAUSE_SWAP = 10, /* REQ_SWAP */
+	IOT_CAUSE_MAX = 11,
+};
+/* why writeback wrote: the kernel's enum wb_reason (translated at load),
+ * or the context the queueing task was in */
+enum iot_wb {
+	IOT_WB_NONE = 0,
+	IOT_WB_BACKGROUND = 1, /* over the background dirty threshold */
+	IOT_WB_VMSCAN = 2,     /* memory pressure (also: queued by reclaim) */
+	IOT_WB_SYNC = 3,       /* sync(2), syncfs(2) */
+	IOT_WB_PERIODIC = 4,   /* dirty_expire_centisecs */
+	IOT_WB_FS_FREE_SPACE = 5,
+	IOT_WB_OTHER = 6,      /* laptop mode, forker thread, foreign flush */
+	IOT_WB_FSYNC = 7,      /* in fsync(2) / fdatasync(2) */
+	IOT_WB_WRITE_SYNC = 8, /* in a write call (O_SYNC, O_DSYNC) */
+	IOT_WB_JOURNAL = 9,    /* by a jbd2 commit (ordered data, or its log) */
+	IOT_WB_TASK = 10,      /* by the dirtying task outside the calls traced */
+	IOT_WB_MAX = 11,
+};
+/* what the host inode of the bio's first page is */
+enum iot_host {
+	IOT_HOST_NONE = 0, /* no page cache page (the caller's, or none) */
+	IOT_HOST_REG = 1,  /* a regular file: data */
+	IOT_HOST_DIR = 2,
+	IOT_HOST_BLK = 3, /* a block device's buffer cache: metadata, journal */
+	IOT_HOST_OTHER = 4,
+	IOT_HOST_ANON = 5, /* anonymous memory */
+};
 
 /*
  * One traced event, 64 bytes. The meaning of id, id2, sector, nr and aux per

@@ -13,6 +13,7 @@
  *   inflight.bpf.h   the in-flight table (--summary, --aggregate, --trigger)
  *   speculate.bpf.h  --speculate
  *   syscalls.bpf.h   syscall numbers, the process filter, fd -> file
+ *   cause.bpf.h      who and why: a bio's file, cgroup and cause
  * This file holds the programs only.
  */
 #include "vmlinux.h"
@@ -28,6 +29,7 @@
 #include "inflight.bpf.h"
 #include "speculate.bpf.h"
 #include "syscalls.bpf.h"
+#include "cause.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -49,7 +51,10 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 	} else if (TRIGGER_ON) {
 		sum_bio_queue(bio);
 	}
-	return emit_bio(IOT_EV_BIO_QUEUE, bio, 0);
+	emit_bio(IOT_EV_BIO_QUEUE, bio, 0);
+	if (!SPEC_ON)
+		emit_bio_info(bio);
+	return 0;
 }
 
 TP(block_getrq)
@@ -203,6 +208,12 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 		}
 		return 0;
 	}
+	/* a data-less request (a flush) shows its bio and the kernel's start
+	 * time, which /proc/diskstats' flush time counts from: the flush
+	 * machinery's request has neither Q nor G, the request it flushes
+	 * for neither I nor D */
+	if (!nr_bytes && !SPEC_ON)
+		emit_rq_info(rq);
 	/* id2: sectors the request still had before this completion (high
 	 * half) and the error (low half): the reader knows when it is done */
 	emit_rq(IOT_EV_RQ_COMPLETE, rq, ((__u64)rq_sectors(rq) << 32) | (__u32)error,
@@ -271,17 +282,16 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
-	if (cfg_aggregate) {
-		struct sys_start *st =
-		    bpf_task_storage_get(&sys_starts, bpf_get_current_task_btf(), 0,
-					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	{
+		struct task_ctx *tc = task_ctx(true);
 
-		if (st) {
-			st->ts_ns = bpf_ktime_get_ns();
-			st->id = id;
+		if (tc) {
+			tc->ts_ns = bpf_ktime_get_ns();
+			tc->id = id;
 		}
-		return 0;
 	}
+	if (cfg_aggregate)
+		return 0;
 	fd = (unsigned int)SYSARG(regs, 1);
 	fd_file(fd, &fi);
 	if (id == cfg_nr_pread64 || id == cfg_nr_pwrite64 || id == cfg_nr_preadv ||
@@ -321,17 +331,19 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 #endif
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
-	if (cfg_aggregate) {
-		struct sys_start *st =
-		    bpf_task_storage_get(&sys_starts, bpf_get_current_task_btf(), 0, 0);
+	{
+		struct task_ctx *tc = task_ctx(false);
 
-		if (st && st->ts_ns && st->id == id) {
+		if (tc && tc->ts_ns && tc->id == id && cfg_aggregate)
 			agg_add(0, 0, IOT_AGG_SYSCALL + syscall_kind(id),
-				bpf_ktime_get_ns() - st->ts_ns);
-			st->ts_ns = 0;
+				bpf_ktime_get_ns() - tc->ts_ns);
+		if (tc) {
+			tc->ts_ns = 0;
+			tc->id = -1;
 		}
-		return 0;
 	}
+	if (cfg_aggregate)
+		return 0;
 	r = begin(IOT_EV_SYS_EXIT, &seq);
 	if (!r)
 		return 0;
@@ -387,5 +399,107 @@ int BPF_PROG(sched_process_exit, struct task_struct *task)
 	ti.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(ti.comm, sizeof(ti.comm));
 	bpf_map_update_elem(&exited, &tid, &ti, BPF_ANY);
+	return 0;
+}
+
+/* ---- who and why (cause.bpf.h) ------------------------------------------------- */
+
+/* A flusher (or sync) thread runs a writeback work item: its bios are
+ * writeback for the work's reason. */
+SEC("raw_tp/writeback_start")
+int BPF_PROG(writeback_start, struct bdi_writeback *wb, struct wb_writeback_work *work)
+{
+	struct task_ctx *tc = task_ctx(true);
+
+	if (tc)
+		tc->wb = wb_reason_of(work);
+	return 0;
+}
+
+SEC("raw_tp/writeback_written")
+int BPF_PROG(writeback_written, struct bdi_writeback *wb, struct wb_writeback_work *work)
+{
+	struct task_ctx *tc = task_ctx(false);
+
+	if (tc)
+		tc->wb = 0;
+	return 0;
+}
+
+SEC("raw_tp/jbd2_start_commit")
+int BPF_PROG(jbd2_start_commit, journal_t *journal, transaction_t *commit_transaction)
+{
+	struct task_ctx *tc = task_ctx(true);
+
+	if (tc)
+		tc->commit = 1;
+	return 0;
+}
+
+SEC("raw_tp/jbd2_end_commit")
+int BPF_PROG(jbd2_end_commit, journal_t *journal, transaction_t *commit_transaction)
+{
+	struct task_ctx *tc = task_ctx(false);
+
+	if (tc)
+		tc->commit = 0;
+	return 0;
+}
+
+/* In the dirtier's context, once per folio going clean -> dirty. */
+SEC("raw_tp/writeback_dirty_folio")
+int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	struct inode *host;
+	struct iot_rec *r;
+	unsigned long flags = 0;
+	__u32 nr = 1;
+	__u64 seq;
+
+	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
+		return 0;
+	host = BPF_CORE_READ(mapping, host);
+	if (!host)
+		return 0;
+	/* a large folio: its order is in the second page's flags */
+	bpf_probe_read_kernel(&flags, sizeof(flags), folio);
+	if (bpf_core_field_exists(folio->_flags_1) &&
+	    (flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))))
+		nr = 1u << (BPF_CORE_READ(folio, _flags_1) & 0x1f);
+	r = begin(IOT_EV_DIRTY, &seq);
+	if (!r)
+		return 0;
+	r->id = BPF_CORE_READ(host, i_ino);
+	r->id2 = BPF_CORE_READ(folio, index);
+	r->sector = 0;
+	r->nr = nr;
+	r->dev = BPF_CORE_READ(host, i_sb, s_dev);
+	r->flags = 0;
+	iot_commit(r, seq);
+	return 0;
+}
+
+/* A task's name after exec: the kernel's, not what /proc said before. */
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct iot_rec *r;
+	char comm[16] = {};
+	__u64 seq;
+
+	if (!task_wanted() || cfg_summary || SPEC_ON)
+		return 0;
+	bpf_get_current_comm(comm, sizeof(comm));
+	r = begin(IOT_EV_EXEC, &seq);
+	if (!r)
+		return 0;
+	__builtin_memcpy(&r->id, comm, 8);
+	__builtin_memcpy(&r->id2, comm + 8, 8);
+	r->sector = 0;
+	r->nr = 0;
+	r->dev = 0;
+	r->flags = 0;
+	iot_commit(r, seq);
 	return 0;
 }

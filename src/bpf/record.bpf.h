@@ -136,6 +136,26 @@ static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2, __
 	return 0;
 }
 
+static __always_inline void emit_rq_info(struct request *rq)
+{
+	struct iot_rec *r;
+	__u64 seq;
+	__u32 dev = rq_devt(rq);
+
+	if (!dev_wanted(dev, KREAD1(rq, __sector)))
+		return;
+	r = begin(IOT_EV_RQ_INFO, &seq);
+	if (!r)
+		return;
+	r->id = (__u64)rq;
+	r->id2 = (__u64)KREAD1(rq, bio);
+	r->sector = KREAD1(rq, start_time_ns);
+	r->nr = 0;
+	r->dev = dev;
+	r->flags = iot_opf(KREAD1(rq, cmd_flags));
+	iot_commit(r, seq);
+}
+
 static __always_inline __u32 rq_sectors(struct request *rq)
 {
 	return KREAD1(rq, __data_len) >> 9;

@@ -22,19 +22,6 @@ const volatile __u32 cfg_nr_read = ~0u, cfg_nr_write = ~0u, cfg_nr_pread64 = ~0u
 		     cfg_nr_preadv = ~0u, cfg_nr_pwritev = ~0u, cfg_nr_fsync = ~0u,
 		     cfg_nr_fdatasync = ~0u;
 
-/* --aggregate: when the current system call began, per task */
-struct sys_start {
-	__u64 ts_ns;
-	long id;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct sys_start);
-} sys_starts SEC(".maps");
-
 /* 0..9 in the order of IOT_AGG_SYSCALL's kinds */
 static __always_inline __u32 syscall_kind(long id)
 {

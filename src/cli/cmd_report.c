@@ -56,6 +56,9 @@ static void report_usage(FILE *f)
 		"      --out-dir DIR     every format from one analysis: report.txt,\n"
 		"                        report.json, report.html and ANALYZER.csv\n"
 		"      --file FILE       the overlay analyzer's file (with --layout)\n"
+		"      --by KEYS         the who analyzer's rows: task, cgroup, file,\n"
+		"                        cause, or several (--by cgroup,cause)\n"
+		"      --top N           the who analyzer's N rows with the most bytes\n"
 		"  analyzers: %s\n",
 		list);
 }
@@ -143,6 +146,8 @@ int cmd_report(int argc, char **argv)
 	    {"html", required_argument, NULL, 'H'},
 	    {"out-dir", required_argument, NULL, 'O'},
 	    {"file", required_argument, NULL, 'F'},
+	    {"by", required_argument, NULL, 'B'},
+	    {"top", required_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -216,6 +221,20 @@ int cmd_report(int argc, char **argv)
 		case 'F':
 			env.overlay_file = optarg;
 			break;
+		case 'B':
+			env.who_by = optarg;
+			set |= AN_BIT(analyzer_index("who"));
+			break;
+		case 'T': {
+			char *end;
+			unsigned long long n = strtoull(optarg, &end, 10);
+
+			if (*end || end == optarg || !n || optarg[0] == '-')
+				return usage_error("--top %s: not a positive count",
+						   optarg);
+			env.top = n;
+			break;
+		}
 		case 'h':
 			report_usage(stdout);
 			return 0;

@@ -53,6 +53,11 @@ static const struct iot_task_entry *task_entry(void *ctx, uint32_t tid)
 	return trace_reader_task(&((struct pipeline *)ctx)->rd, tid);
 }
 
+static const char *cgroup_path(void *ctx, uint32_t id)
+{
+	return trace_reader_cgroup(&((struct pipeline *)ctx)->rd, id);
+}
+
 const char *pipeline_comm(void *ctx, uint32_t tid)
 {
 	const struct iot_task_entry *t =
@@ -101,6 +106,7 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	env->fs_dev = fs_dev;
 	env->dev_entry = dev_entry;
 	env->task_entry = task_entry;
+	env->cgroup_path = cgroup_path;
 	p->analyzing = true;
 	err = analysis_init(&p->an, set, env);
 	if (err) {
@@ -115,6 +121,8 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	}
 	p->joining = true;
 	while ((err = trace_reader_next(&p->rd, &rec)) == 1) {
+		if (rec->type == IOT_EV_EXEC)
+			trace_reader_exec(&p->rd, rec);
 		if (join_feed(&p->jn, rec)) {
 			err = -1;
 			break;

@@ -63,6 +63,7 @@ struct join_bio_st {
 	uint32_t sys;  /* syscall index or NONE */
 	uint32_t sys_gen;
 	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
+	struct join_why why;
 };
 
 enum rq_state {
@@ -416,6 +417,8 @@ static void emit_request(struct join *j, uint32_t ri)
 		    .nr_sectors = bs->nr,
 		    .tid = bs->tid,
 		    .ino = bs->ino,
+		    .pid = bs->pid,
+		    .why = bs->why,
 		};
 
 		assert(bs->req == ri); /* a request's bios are IN_REQ, in it */
@@ -528,6 +531,12 @@ static int on_split(struct join *j, const struct iot_rec *r)
 		if (err)
 			return err;
 	}
+	if (v) { /* the front bio is of the same file, cause and cgroup */
+		uint32_t *f = u64map_get(&j->bio_by_ptr, r->id);
+
+		if (f && *f != parent)
+			j->bios[*f].why = j->bios[parent].why;
+	}
 	if (v && j->bios[parent].ptr != r->id) {
 		/* the parent keeps the remainder, from id2 on */
 		struct join_bio_st *ps = &j->bios[parent];
@@ -580,6 +589,61 @@ static int on_rq_merge(struct join *j, const struct iot_rec *r)
 		j->reqs[ti].r.q_ns = rs->r.q_ns;
 	req_free(j, ri);
 	return req_remerge(j, ti);
+}
+
+/* ---- who and why ------------------------------------------------------------- */
+
+/* one page of one file; a 64-bit mix, so two pages of different files
+ * could share a key with odds of about n^2 / 2^64 */
+static uint64_t page_key(uint64_t ino, uint64_t index)
+{
+	uint64_t k = ino * 0x9e3779b97f4a7c15ull ^ (index + 1) * 0xc2b2ae3d27d4eb4full;
+
+	return k ? k : 1;
+}
+
+static int on_dirty(struct join *j, const struct iot_rec *r)
+{
+	uint32_t n = r->nr > 1024 ? 1024 : r->nr; /* a folio: at most 4 MiB */
+
+	j->st.dirty_pages += n;
+	for (uint32_t k = 0; k < n; k++)
+		if (u64map_put(&j->dirtier, page_key(r->id, r->id2 + k), r->tid))
+			return -ENOMEM;
+	return u64map_put(&j->tgid, r->tid, r->pid);
+}
+
+#define PAGE_SECTORS 8 /* 4 KiB pages */
+
+static void on_bio_info(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->bio_by_ptr, r->id), *t;
+	struct join_why *w;
+
+	if (!v)
+		return;
+	w = &j->bios[*v].why;
+	w->known = true;
+	w->cause = r->flags & 0xff;
+	w->wb = r->flags >> 8 & 0xff;
+	w->host = r->flags >> 16 & 0xff;
+	w->cgroup = r->nr;
+	w->ino = r->id2;
+	w->index = r->sector;
+	if (w->cause != IOT_CAUSE_WRITEBACK || w->host != IOT_HOST_REG)
+		return;
+	t = u64map_get(&j->dirtier, page_key(w->ino, w->index));
+	if (!t) {
+		j->st.wb_dirtier_unseen++;
+		return;
+	}
+	j->st.wb_dirtier_found++;
+	w->dirtier_tid = *t;
+	t = u64map_get(&j->tgid, w->dirtier_tid);
+	w->dirtier_pid = t ? *t : 0;
+	/* written: a later dirtying is a new one */
+	for (uint32_t k = 0; k < (j->bios[*v].nr + PAGE_SECTORS - 1) / PAGE_SECTORS; k++)
+		u64map_del(&j->dirtier, page_key(w->ino, w->index + k));
 }
 
 /* ---- system calls ----------------------------------------------------------- */
@@ -646,7 +710,8 @@ int join_init(struct join *j, const struct join_sink *sink,
 	j->free_bio = j->free_req = j->free_sys = NONE;
 	if (u64map_init(&j->bio_by_ptr, 4096) || u64map_init(&j->bio_by_start, 4096) ||
 	    u64map_init(&j->rq_by_ptr, 4096) || u64map_init(&j->req_by_end, 4096) ||
-	    u64map_init(&j->req_by_start, 4096) || u64map_init(&j->sys_by_tid, 1024)) {
+	    u64map_init(&j->req_by_start, 4096) || u64map_init(&j->sys_by_tid, 1024) ||
+	    u64map_init(&j->dirtier, 4096) || u64map_init(&j->tgid, 256)) {
 		join_release(j);
 		return -ENOMEM;
 	}
@@ -661,7 +726,8 @@ int join_feed(struct join *j, const struct iot_rec *r)
 	j->st.events++;
 	/* a block event names its bio or request by kernel address, never 0
 	 * (0 is this file's "no address"): such a record is damage */
-	if (!r->id && r->type >= IOT_EV_BIO_QUEUE && r->type <= IOT_EV_RQ_REQUEUE) {
+	if (!r->id && ((r->type >= IOT_EV_BIO_QUEUE && r->type <= IOT_EV_RQ_REQUEUE) ||
+		       r->type == IOT_EV_RQ_INFO || r->type == IOT_EV_BIO_INFO)) {
 		j->st.invalid++;
 		return 0;
 	}
@@ -703,6 +769,13 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		j->reqs[ri].state = RQ_ISSUED;
 		req_unmerge(j, &j->reqs[ri], ri);
 		break;
+	case IOT_EV_RQ_INFO:
+		/* names the bio of a request never seen at I or D, and the
+		 * kernel's start time of a flush */
+		err = req_for_rq(j, r, r->id2, &ri);
+		if (!err)
+			j->reqs[ri].r.start_ns = r->sector;
+		break;
 	case IOT_EV_RQ_REQUEUE: {
 		uint32_t *v = u64map_get(&j->rq_by_ptr, r->id);
 
@@ -737,6 +810,12 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		}
 		break;
 	}
+	case IOT_EV_BIO_INFO:
+		on_bio_info(j, r);
+		break;
+	case IOT_EV_DIRTY:
+		err = on_dirty(j, r);
+		break;
 	case IOT_EV_SYS_ENTER:
 		err = on_sys_enter(j, r);
 		break;
@@ -793,5 +872,7 @@ void join_release(struct join *j)
 	u64map_release(&j->req_by_end);
 	u64map_release(&j->req_by_start);
 	u64map_release(&j->sys_by_tid);
+	u64map_release(&j->dirtier);
+	u64map_release(&j->tgid);
 	memset(j, 0, sizeof(*j));
 }

@@ -26,10 +26,35 @@ struct join_request {
 	uint32_t pid, tid;   /* submitter of the first bio (0: unknown) */
 	uint64_t ino;	     /* inode of the syscall that queued it, 0 = none */
 	uint64_t q_ns, g_ns, i_ns, d_ns, c_ns; /* stage times, 0 = not seen */
-	uint32_t nr_bios;		       /* bios carried (1 + merged) */
+	uint64_t start_ns; /* the kernel's rq->start_time_ns, recorded for
+			      data-less requests (flushes) only; 0 = unknown */
+	uint32_t nr_bios;  /* bios carried (1 + merged) */
 	uint32_t nr_requeues;
 	int32_t error; /* blk_status_t of the completion */
 	bool bio_only; /* bio-based device: Q and C only */
+};
+
+/* The flush machinery's own flush request (blk-flush.c's flush_rq): no
+ * bio, op FLUSH. /proc/diskstats counts these as flushes, and their time
+ * from start_ns. The data-less PREFLUSH write it is issued for completes
+ * right after it, as a write of 0 sectors without I or D. */
+static inline bool join_is_flush_rq(const struct join_request *r)
+{
+	return (r->flags & IOT_OP_MASK) == IOT_OP_FLUSH && !r->nr_bios;
+}
+
+/* Who and why, from the IOT_EV_BIO_INFO beside a bio's Q (src/bpf/cause.bpf.h)
+ * and, for writeback of a file's pages, the IOT_EV_DIRTY of its first page. */
+struct join_why {
+	bool known;	      /* a BIO_INFO was seen (traces since iotrail 0.4) */
+	uint8_t cause;	      /* IOT_CAUSE_* */
+	uint8_t wb;	      /* IOT_WB_* */
+	uint8_t host;	      /* IOT_HOST_* */
+	uint32_t cgroup;      /* low 32 bits of the blkcg's cgroup id, 0 unknown */
+	uint64_t ino;	      /* inode of the first page, 0 none */
+	uint64_t index;	      /* that page's index in its file */
+	uint32_t dirtier_pid; /* writeback: the task that dirtied the first */
+	uint32_t dirtier_tid; /* page while recording; 0 unseen */
 };
 
 /* One bio of a completed request (btt counts Q2C per bio). */
@@ -39,6 +64,8 @@ struct join_bio {
 	uint32_t nr_sectors;
 	uint32_t tid;
 	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
+	uint32_t pid; /* the task that queued it */
+	struct join_why why;
 };
 
 /* One system call, at its exit. */
@@ -71,7 +98,9 @@ struct join_stats {
 	uint64_t orphan_completions; /* completions of requests never seen queued */
 	uint64_t unmatched_merges;   /* merges into requests never seen */
 	uint64_t lost_syscall_exits;
-	uint64_t invalid; /* block records without a kernel address: damage */
+	uint64_t invalid;     /* block records without a kernel address: damage */
+	uint64_t dirty_pages; /* pages seen dirtied (IOT_EV_DIRTY) */
+	uint64_t wb_dirtier_found, wb_dirtier_unseen; /* writeback bios */
 	uint64_t splits, remaps, requeues, rq_merges;
 };
 
@@ -101,6 +130,8 @@ struct join {
 	struct u64map req_by_end;   /* (dev, end sector) -> mergeable request */
 	struct u64map req_by_start; /* (dev, start sector) -> mergeable request */
 	struct u64map sys_by_tid;   /* tid -> open system call */
+	struct u64map dirtier;	    /* (inode, page index) -> tid that dirtied it */
+	struct u64map tgid;	    /* tid -> tgid, of the dirtiers */
 };
 
 /* is_bio_based(dev) tells whether a device completes bios without requests

@@ -80,6 +80,13 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 	    {"sched_process_fork", p->sched_process_fork, 2, NULL, 0, pf, pf},
 	    {"sched_process_exit", p->sched_process_exit, 2, p->sched_process_exit, 1,
 	     true, true},
+	    /* who and why (src/bpf/cause.bpf.h) */
+	    {"writeback_start", p->writeback_start, 2, NULL, 0, false, true},
+	    {"writeback_written", p->writeback_written, 2, NULL, 0, false, true},
+	    {"jbd2_start_commit", p->jbd2_start_commit, 2, NULL, 0, false, true},
+	    {"jbd2_end_commit", p->jbd2_end_commit, 2, NULL, 0, false, true},
+	    {"writeback_dirty_folio", p->writeback_dirty_folio, 2, NULL, 0, false, true},
+	    {"sched_process_exec", p->sched_process_exec, 3, NULL, 0, false, true},
 	};
 	struct btf *btf = btf__load_vmlinux_btf();
 	int err;

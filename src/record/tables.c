@@ -1,18 +1,102 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The trace file's tables: META at the start; devices, tasks, drops and
  * END at the stop (recorder.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "../util/grow.h"
 #include "recorder.h"
 #include "spec.h"
+
+/* ---- cgroups: id -> path, for IOT_EV_BIO_INFO -------------------------------- */
+
+struct cgroups {
+	struct iot_cgroup_entry *e;
+	size_t n, cap;
+};
+
+#define CGROUPS_MAX 65536
+
+static void cgroups_walk(struct cgroups *cg, const char *dir, const char *prefix,
+			 const char *rel, int depth)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+
+	if (cg->n >= CGROUPS_MAX || depth > 32 || stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return;
+	if (!GROW(cg->e, cg->n + 1, cg->cap)) {
+		struct iot_cgroup_entry *e = &cg->e[cg->n++];
+
+		memset(e, 0, sizeof(*e));
+		e->id = st.st_ino;
+		snprintf(e->path, sizeof(e->path), "%s%s", prefix, rel[0] ? rel : "/");
+	}
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char sub[4096], subrel[4096];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		snprintf(subrel, sizeof(subrel), "%s/%s", rel, de->d_name);
+		cgroups_walk(cg, sub, prefix, subrel, depth + 1);
+	}
+	closedir(d);
+}
+
+/* Every cgroup under /sys/fs/cgroup: the v2 hierarchy (there, or at
+ * unified/ beside v1 ones) as "/path", each v1 one as "controller:/path". */
+static int write_cgroups(struct recorder *rc)
+{
+	static const char root[] = "/sys/fs/cgroup";
+	struct cgroups cg = {0};
+	struct dirent *de;
+	struct stat st;
+	char path[4096];
+	int err = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (!stat(path, &st)) { /* v2 mounted at the root */
+		cgroups_walk(&cg, root, "", "", 0);
+	} else if ((d = opendir(root))) {
+		while ((de = readdir(d))) {
+			char prefix[300];
+
+			if (de->d_name[0] == '.' ||
+			    (de->d_type != DT_DIR && de->d_type != DT_LNK))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", root, de->d_name);
+			/* v1 links (cpu -> cpu,cpuacct) name a hierarchy twice */
+			if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+				continue;
+			if (!strcmp(de->d_name, "unified"))
+				prefix[0] = 0;
+			else
+				snprintf(prefix, sizeof(prefix), "%s:", de->d_name);
+			cgroups_walk(&cg, path, prefix, "", 0);
+		}
+		closedir(d);
+	}
+	if (cg.n)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_CGROUPS, 0, cg.e,
+					 cg.n * sizeof(*cg.e), NULL, 0);
+	free(cg.e);
+	return err;
+}
 
 int write_meta(struct recorder *rc)
 {
@@ -141,6 +225,8 @@ int write_tables(struct recorder *rc, uint32_t reason)
 	if (!err)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_TASKS, 0, rc->tasks.e,
 					 rc->tasks.n * sizeof(*rc->tasks.e), NULL, 0);
+	if (!err)
+		err = write_cgroups(rc);
 	d = calloc(rc->nr_cpus, sizeof(*d));
 	if (!d)
 		return -ENOMEM;

@@ -121,7 +121,7 @@ void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 		output_tables(f, &a->out[i], &first);
 	if (ro->requests) {
 		fprintf(f, "\nc_time_s,device,rwbs,sector,nr_sectors,pid,tid,comm,q_ns,g_"
-			   "ns,i_ns,d_ns,c_ns,nr_bios,error\n");
+			   "ns,i_ns,d_ns,c_ns,nr_bios,error,start_ns\n");
 		for (size_t i = 0; i < a->nr_reqs; i++) {
 			const struct join_request *r = &a->reqs[i];
 			const char *name = analysis_dev_name(a, r->dev);
@@ -135,9 +135,9 @@ void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 			csv_field(f, ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "");
 			fprintf(f,
 				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%u,%d\n",
+				",%" PRIu64 ",%u,%d,%" PRIu64 "\n",
 				r->q_ns, r->g_ns, r->i_ns, r->d_ns, r->c_ns, r->nr_bios,
-				r->error);
+				r->error, r->start_ns);
 		}
 	}
 }

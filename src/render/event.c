@@ -3,6 +3,9 @@
  * device, rwbs, sector + sectors, identity. Used by `iotrail script`. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "../trace/cause.h"
 
 #include "../util/esc.h"
 #include "render.h"
@@ -18,7 +21,9 @@ static const char *const actions[IOT_EV_MAX] = {
     [IOT_EV_UNPLUG] = "U",	  [IOT_EV_IO_START] = "S",
     [IOT_EV_IO_DONE] = "E",	  [IOT_EV_SYS_ENTER] = "SE",
     [IOT_EV_SYS_EXIT] = "SX",	  [IOT_EV_SUMMARY] = "SUM",
-    [IOT_EV_STOP] = "STOP",
+    [IOT_EV_STOP] = "STOP",	  [IOT_EV_RQ_INFO] = "RI",
+    [IOT_EV_BIO_INFO] = "BI",	  [IOT_EV_DIRTY] = "DT",
+    [IOT_EV_EXEC] = "EX",
 };
 
 const char *render_action(uint16_t type)
@@ -59,6 +64,45 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *
 			t, s->cpu, s->tid, comm, dev, rwbs, (unsigned long long)s->sector,
 			s->nr, ((int64_t)s->q_ns - (int64_t)s->c_ns) / 1e3, s->g_delta_ns,
 			s->i_delta_ns, s->d_delta_ns);
+		return;
+	}
+	case IOT_EV_RQ_INFO:
+		render_rwbs(r->flags, rwbs);
+		fprintf(f,
+			"%14.9f %3u %7u %-16s RI  %-8s %-4s id=%#llx bio=%#llx "
+			"start=%+.3fus\n",
+			t, r->cpu, r->tid, comm, dev, rwbs, (unsigned long long)r->id,
+			(unsigned long long)r->id2,
+			r->sector ? ((int64_t)r->sector - (int64_t)r->ts_ns) / 1e3 : 0.0);
+		return;
+	case IOT_EV_BIO_INFO:
+		fprintf(f,
+			"%14.9f %3u %7u %-16s BI  %-8s id=%#llx cause=%s%s%s host=%s "
+			"ino=%llu "
+			"index=%llu cgroup=%u\n",
+			t, r->cpu, r->tid, comm, dev, (unsigned long long)r->id,
+			iot_cause_name(r->flags & 0xff),
+			(r->flags >> 8 & 0xff) ? "/" : "",
+			(r->flags >> 8 & 0xff) ? iot_wb_name(r->flags >> 8 & 0xff) : "",
+			iot_host_name(r->flags >> 16 & 0xff), (unsigned long long)r->id2,
+			(unsigned long long)r->sector, r->nr);
+		return;
+	case IOT_EV_DIRTY:
+		fprintf(
+		    f,
+		    "%14.9f %3u %7u %-16s DT  ino=%llu index=%llu pages=%u fsdev=%u:%u\n",
+		    t, r->cpu, r->tid, comm, (unsigned long long)r->id,
+		    (unsigned long long)r->id2, r->nr, r->dev >> 20, r->dev & 0xfffff);
+		return;
+	case IOT_EV_EXEC: {
+		char name[17], clean[72];
+
+		memcpy(name, &r->id, 8);
+		memcpy(name + 8, &r->id2, 8);
+		name[16] = 0;
+		text_clean(clean, sizeof(clean), name);
+		fprintf(f, "%14.9f %3u %7u %-16s EX  comm=%s\n", t, r->cpu, r->tid, comm,
+			clean);
 		return;
 	}
 	case IOT_EV_PLUG:

@@ -10,11 +10,10 @@
 #include "../util/json_writer.h"
 #include "render.h"
 
-static void stage_obj(struct json_writer *w, const struct metric *m)
+static void stage_fields(struct json_writer *w, const struct metric *m)
 {
 	const struct metric_stats *s = &m->st;
 
-	jw_start_object(w);
 	jw_uint_field(w, "count", s->count);
 	jw_uint_field(w, "min_ns", s->min);
 	jw_float_field(w, "avg_ns", s->avg);
@@ -23,6 +22,21 @@ static void stage_obj(struct json_writer *w, const struct metric *m)
 	jw_uint_field(w, "p99_ns", s->p99);
 	jw_uint_field(w, "p999_ns", s->p999);
 	jw_uint_field(w, "max_ns", s->max);
+}
+
+static void stage_obj(struct json_writer *w, const struct metric *m)
+{
+	jw_start_object(w);
+	stage_fields(w, m);
+	jw_end_object(w);
+}
+
+static void stage_obj_from(struct json_writer *w, const struct metric *m,
+			   const char *from)
+{
+	jw_start_object(w);
+	stage_fields(w, m);
+	jw_string_field(w, "from", from);
 	jw_end_object(w);
 }
 
@@ -85,6 +99,25 @@ static void table(struct json_writer *w, const struct table *t)
 	if (!table_in(t->in, IN_JSON))
 		return;
 	jw_name(w, t->name);
+	if (t->json_by[0]) {
+		char by[sizeof(t->json_by)], *save = NULL;
+
+		snprintf(by, sizeof(by), "%s", t->json_by);
+		jw_start_object(w);
+		jw_name(w, "by");
+		jw_start_array(w);
+		for (char *k = strtok_r(by, ",", &save); k;
+		     k = strtok_r(NULL, ",", &save))
+			jw_string(w, k);
+		jw_end_array(w);
+		jw_name(w, "rows");
+		jw_start_array(w);
+		for (size_t r = 0; r < t->nr_rows; r++)
+			row(w, t, r);
+		jw_end_array(w);
+		jw_end_object(w);
+		return;
+	}
 	if (t->json_object) {
 		if (t->nr_rows)
 			row(w, t, 0);
@@ -115,6 +148,14 @@ static void device(struct json_writer *w, const struct dev_result *d)
 		jw_name(w, stage_names[s]);
 		stage_obj(w, &d->stage_all[s]);
 	}
+	/* as /proc/diskstats' flush fields: from the kernel's start of the
+	 * flush request ("start"), or from its issue in older traces */
+	jw_name(w, "flush");
+	stage_obj_from(w, &d->flush,
+		       d->flush_from_issue ? (d->flush_from_issue == d->flush.st.count
+						  ? "issue"
+						  : "start, issue where unknown")
+					   : "start");
 	for (int o = 0; o < NR_OPG; o++) {
 		jw_name(w, opg_names[o]);
 		jw_start_object(w);
@@ -257,6 +298,7 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 			jw_uint_field(&w, "i_ns", r->i_ns);
 			jw_uint_field(&w, "d_ns", r->d_ns);
 			jw_uint_field(&w, "c_ns", r->c_ns);
+			jw_uint_field(&w, "start_ns", r->start_ns);
 			jw_end_object(&w);
 		}
 		jw_end_array(&w);

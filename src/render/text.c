@@ -118,6 +118,21 @@ static void devices(FILE *f, const struct analysis *a)
 			d->requests[OPG_WRITE], d->sectors[OPG_WRITE], d->flushes,
 			d->discards, d->errors);
 	}
+	for (size_t i = 0; i < a->nr_devs; i++) {
+		const struct dev_result *d = &a->devs[i];
+		const struct metric_stats *s = &d->flush.st;
+
+		if (s->count)
+			fprintf(
+			    f,
+			    "# %s: %" PRIu64 " flushes, %.1f us on average (p50 %.1f, "
+			    "max %.1f), %s\n",
+			    d->name, s->count, s->avg / 1000.0, us(s->p50), us(s->max),
+			    d->flush_from_issue
+				? "timed from their issue: the trace lacks the kernel's "
+				  "start"
+				: "timed as /proc/diskstats times them");
+	}
 }
 
 static void stats_table(FILE *f, const char *title, const struct an_output *o)
@@ -252,6 +267,14 @@ static void table(FILE *f, const struct table *t)
 		fputs(t->note, f);
 }
 
+static void span(char out[16], uint64_t from, uint64_t to)
+{
+	if (from && to >= from)
+		snprintf(out, 16, "%.1f", us(to - from));
+	else
+		snprintf(out, 16, "-");
+}
+
 static void requests(FILE *f, const struct report_info *ri, const struct analysis *a)
 {
 	fprintf(f, "\n%12s %-8s %-5s %12s %6s %7s %-16s %9s %9s %9s %9s %9s\n",
@@ -265,15 +288,20 @@ static void requests(FILE *f, const struct report_info *ri, const struct analysi
 		text_clean(comm, sizeof(comm),
 			   ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "");
 		render_rwbs(r->flags, rwbs);
-#define D(x, y) ((x) && (y) >= (x) ? us((y) - (x)) : -1.0)
+		char st[5][16];
+
+		/* a stage not seen (no I without a scheduler, no Q for the flush
+		 * machinery's request) is "-": unknown, never a number */
+		span(st[0], r->q_ns, r->g_ns);
+		span(st[1], r->g_ns, r->i_ns);
+		span(st[2], r->i_ns, r->d_ns);
+		span(st[3], r->d_ns, r->c_ns);
+		span(st[4], r->q_ns, r->c_ns);
 		fprintf(f,
 			"%12.6f %-8s %-5s %12" PRIu64
-			" %6u %7u %-16s %9.1f %9.1f %9.1f %9.1f %9.1f\n",
+			" %6u %7u %-16s %9s %9s %9s %9s %9s\n",
 			(int64_t)(r->c_ns - ri->t0_ns) / 1e9, name, rwbs, r->sector,
-			r->nr_sectors, r->tid, comm, D(r->q_ns, r->g_ns),
-			D(r->g_ns, r->i_ns), D(r->i_ns, r->d_ns), D(r->d_ns, r->c_ns),
-			D(r->q_ns, r->c_ns));
-#undef D
+			r->nr_sectors, r->tid, comm, st[0], st[1], st[2], st[3], st[4]);
 	}
 }
 

@@ -21,7 +21,7 @@
 
 #define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
-#define IOT_VERSION_MINOR 2
+#define IOT_VERSION_MINOR 3
 
 struct iot_file_header {
 	char magic[8];		    /* "IOTRAIL\0" */
@@ -39,21 +39,23 @@ struct iot_file_header {
 };
 
 enum iot_chunk_type {
-	IOT_CHUNK_EVENTS = 1,  /* whole struct iot_rec of one CPU, in seq order */
-	IOT_CHUNK_ROUND = 2,   /* struct iot_round: merge barrier */
-	IOT_CHUNK_META = 3,    /* "key=value\n" text: options, variants, host */
-	IOT_CHUNK_DEVICES = 4, /* struct iot_dev_entry[] */
-	IOT_CHUNK_TASKS = 5,   /* struct iot_task_entry[] */
-	IOT_CHUNK_DROPS = 6,   /* struct iot_drop_entry[], one per CPU */
-	IOT_CHUNK_END = 7,     /* struct iot_end: last chunk of a complete file */
-	IOT_CHUNK_AGG = 9,     /* struct iot_agg_header + iot_agg_entry[]: the
-				  --aggregate histograms of one interval; since 1.1 */
-	IOT_CHUNK_STOP = 8,    /* struct iot_stop: why the kernel side stopped
-				  (fill full, ring trigger); since 1.1 */
-	IOT_CHUNK_SPEC = 10,   /* struct iot_spec_info: --speculate's setting
-				  and counts; since 1.2. Its presence says the
-				  EVENTS are committed speculations, in
-				  completion order rather than time order */
+	IOT_CHUNK_EVENTS = 1,	/* whole struct iot_rec of one CPU, in seq order */
+	IOT_CHUNK_ROUND = 2,	/* struct iot_round: merge barrier */
+	IOT_CHUNK_META = 3,	/* "key=value\n" text: options, variants, host */
+	IOT_CHUNK_DEVICES = 4,	/* struct iot_dev_entry[] */
+	IOT_CHUNK_TASKS = 5,	/* struct iot_task_entry[] */
+	IOT_CHUNK_DROPS = 6,	/* struct iot_drop_entry[], one per CPU */
+	IOT_CHUNK_END = 7,	/* struct iot_end: last chunk of a complete file */
+	IOT_CHUNK_AGG = 9,	/* struct iot_agg_header + iot_agg_entry[]: the
+				   --aggregate histograms of one interval; since 1.1 */
+	IOT_CHUNK_STOP = 8,	/* struct iot_stop: why the kernel side stopped
+				   (fill full, ring trigger); since 1.1 */
+	IOT_CHUNK_SPEC = 10,	/* struct iot_spec_info: --speculate's setting
+				   and counts; since 1.2. Its presence says the
+				   EVENTS are committed speculations, in
+				   completion order rather than time order */
+	IOT_CHUNK_CGROUPS = 11, /* struct iot_cgroup_entry[]: every cgroup at
+				   the stop, for IOT_EV_BIO_INFO's ids; since 1.3 */
 };
 /* Chunk types above this are never written, by this version or a later
  * one (which adds types from 11 up): a reader stops there, as at garbage.
@@ -95,6 +97,14 @@ struct iot_task_entry {
 	uint64_t cgroup_id; /* cgroup v2 id (inode of its directory), 0 unknown */
 	char comm[16];
 	char cgroup[96]; /* cgroup v2 path, truncated */
+};
+
+/* A cgroup: its id (the inode number of its directory; the kernel's
+ * cgroup id on 64-bit machines) and "controller:/path" for cgroup v1
+ * hierarchies ("blkio:/a/b"), "/path" for v2. */
+struct iot_cgroup_entry {
+	uint64_t id;
+	char path[120];
 };
 
 struct iot_drop_entry {
@@ -160,6 +170,7 @@ _Static_assert(sizeof(struct iot_summary) == IOT_REC_SIZE, "summary record");
 _Static_assert(sizeof(struct iot_dev_entry) == 96, "device entry");
 _Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
 _Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
+_Static_assert(sizeof(struct iot_cgroup_entry) == 128, "cgroup entry");
 _Static_assert(sizeof(struct iot_end) == 24, "end record");
 _Static_assert(sizeof(struct iot_stop) == 48, "stop record");
 _Static_assert(sizeof(struct iot_agg_header) == 24, "agg header");

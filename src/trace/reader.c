@@ -204,6 +204,18 @@ static int index_chunks(struct trace_reader *r)
 			r->nr_tasks += n;
 			break;
 		}
+		case IOT_CHUNK_CGROUPS: {
+			size_t n = c.size / sizeof(struct iot_cgroup_entry);
+			struct iot_cgroup_entry *g = copy_of(r, rc.offset, c.size);
+
+			if (!g)
+				return -ENOMEM;
+			for (size_t i = 0; i < n; i++)
+				g[i].path[sizeof(g[i].path) - 1] = 0;
+			r->cgroups = g;
+			r->nr_cgroups = n;
+			break;
+		}
 		case IOT_CHUNK_DROPS:
 			r->drops = copy_of(r, rc.offset, c.size);
 			if (!r->drops)
@@ -573,6 +585,15 @@ const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r, uint3
 	return NULL;
 }
 
+const char *trace_reader_cgroup(const struct trace_reader *r, uint32_t id)
+{
+	/* the low 32 bits (IOT_EV_BIO_INFO's): the kernel's ids differ there */
+	for (size_t i = 0; i < r->nr_cgroups; i++)
+		if ((uint32_t)r->cgroups[i].id == id)
+			return r->cgroups[i].path;
+	return NULL;
+}
+
 const struct iot_task_entry *trace_reader_task(const struct trace_reader *r, uint32_t tid)
 {
 	struct iot_task_entry key = {.tid = tid};
@@ -580,6 +601,18 @@ const struct iot_task_entry *trace_reader_task(const struct trace_reader *r, uin
 	if (!r->nr_tasks)
 		return NULL;
 	return bsearch(&key, r->tasks, r->nr_tasks, sizeof(key), cmp_task);
+}
+
+void trace_reader_exec(struct trace_reader *r, const struct iot_rec *rec)
+{
+	struct iot_task_entry *t =
+	    (struct iot_task_entry *)trace_reader_task(r, rec->tid);
+
+	if (!t)
+		return;
+	memcpy(t->comm, &rec->id, 8);
+	memcpy(t->comm + 8, &rec->id2, 8);
+	t->comm[sizeof(t->comm) - 1] = 0;
 }
 
 void trace_reader_release(struct trace_reader *r)

@@ -53,6 +53,8 @@ struct trace_reader {
 	size_t nr_devs;
 	const struct iot_task_entry *tasks;
 	size_t nr_tasks;
+	const struct iot_cgroup_entry *cgroups;
+	size_t nr_cgroups;
 	const struct iot_drop_entry *drops; /* a copy */
 	size_t nr_drops;
 	bool has_drops;	  /* a DROPS chunk: absent when the recording was killed */
@@ -109,6 +111,12 @@ uint64_t trace_reader_duration_ns(const struct trace_reader *r);
 const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r, uint32_t dev);
 const struct iot_task_entry *trace_reader_task(const struct trace_reader *r,
 					       uint32_t tid);
+/* An IOT_EV_EXEC record: the task's name from then on is the one the
+ * kernel gave it at exec (the task table has what /proc said at first
+ * sight). Tasks not in the table are left alone. */
+/* The path of a cgroup by the low 32 bits of its id, or NULL. */
+const char *trace_reader_cgroup(const struct trace_reader *r, uint32_t id);
+void trace_reader_exec(struct trace_reader *r, const struct iot_rec *rec);
 void trace_reader_release(struct trace_reader *r);
 
 #endif

@@ -13,6 +13,7 @@ TMP=$(mktemp -d /dev/shm/iotrail-test.XXXXXX)
 # on the disk, for loop devices whose reads must really wait for a device
 DISKTMP=$(mktemp -d /var/tmp/iotrail-test.XXXXXX)
 MOUNTS=()
+CGROUPS=() # made by make_cgroup, removed by name
 BLK_TRACER_DEV=""
 FAILED=0
 
@@ -34,6 +35,13 @@ cleanup() {
 		echo local >/sys/kernel/tracing/trace_clock 2>/dev/null
 		pkill -f "cat /sys/kernel/tracing/trace_pipe" 2>/dev/null
 	fi
+	for m in "${CGROUPS[@]}"; do
+		# its tasks (none, when the test went well) back to the root first
+		if [ -d "$m" ]; then
+			while read -r p; do echo "$p" >"$(dirname "$m")/cgroup.procs" 2>/dev/null; done <"$m/cgroup.procs"
+			rmdir "$m" 2>/dev/null
+		fi
+	done
 	# make_zram runs in a command substitution: it leaves a marker file
 	if [ -e "$TMP/zram0.ours" ]; then echo 1 >/sys/block/zram0/reset 2>/dev/null; fi
 	rm -rf "$TMP" "$DISKTMP"
@@ -60,6 +68,12 @@ require_root() {
 	[ "$(id -u)" = 0 ] || { not_ok "prerequisites" "integration tests need root"; exit 1; }
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 	[ -x "$IOTRAIL" ] || { not_ok "prerequisites" "$IOTRAIL not built"; exit 1; }
+}
+
+# make_cgroup PATH: a cgroup directory (v1 or v2), removed by name at exit.
+# Not in a command substitution (the list must reach the EXIT trap).
+make_cgroup() {
+	mkdir "$1" && CGROUPS+=("$1")
 }
 
 # make_loop SIZE [SCHED]: a loop device on a file in our tmpfs dir

@@ -420,6 +420,89 @@ static void zero_ids(void **state)
 	assert_true(j.st.invalid > 0); /* the zero addresses, counted as damage */
 }
 
+/* The flush machinery's request (no bio) gets the kernel's start from its
+ * RQ_INFO; the PREFLUSH write it served (Q, G, no I or D) joins its bio by
+ * the RQ_INFO before its C instead of being seen first at completion. */
+static void flush_requests(void **state)
+{
+	struct iot_rec q = mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 0);
+
+	q.flags = IOT_OP_WRITE | IOT_F_PREFLUSH;
+	feed(q);
+	q.type = IOT_EV_GETRQ;
+	q.ts_ns = 101;
+	feed(q);
+	{
+		struct iot_rec d = mkrec(IOT_EV_RQ_ISSUE, 110, R2, 0, ~0ull, 0);
+
+		d.flags = IOT_OP_FLUSH | IOT_F_PREFLUSH;
+		feed(d);
+		d.type = IOT_EV_RQ_INFO;
+		d.ts_ns = 150;
+		d.sector = 105; /* rq->start_time_ns */
+		feed(d);
+		d.type = IOT_EV_RQ_COMPLETE;
+		d.id2 = 0;
+		feed(d);
+	}
+	assert_int_equal(nreq, 1);
+	assert_true(join_is_flush_rq(&reqs[0]));
+	assert_int_equal(reqs[0].start_ns, 105);
+	assert_int_equal(reqs[0].d_ns, 110);
+	assert_int_equal(reqs[0].c_ns, 150);
+	{
+		struct iot_rec i = mkrec(IOT_EV_RQ_INFO, 151, R, A, 102, 0);
+
+		i.flags = IOT_OP_WRITE | IOT_F_PREFLUSH;
+		feed(i);
+		i.type = IOT_EV_RQ_COMPLETE;
+		i.id2 = 0;
+		feed(i);
+	}
+	assert_int_equal(nreq, 2);
+	assert_false(join_is_flush_rq(&reqs[1]));
+	assert_int_equal(reqs[1].q_ns, 100);
+	assert_int_equal(reqs[1].g_ns, 101);
+	assert_int_equal(reqs[1].d_ns, 0);
+	assert_int_equal(reqs[1].nr_bios, 1);
+	assert_int_equal(j.st.orphan_completions, 0);
+}
+
+/* Writeback charged to the dirtier: DIRTY of pages 0..3 of inode 12 by
+ * task 300, then a kworker's writeback bio of page 2 with its BIO_INFO. */
+static void writeback_dirtier(void **state)
+{
+	struct iot_rec d = mkrec(IOT_EV_DIRTY, 50, 12, 0, 0, 4);
+	struct iot_rec bi;
+
+	bio_based = true; /* bios complete on their own: no requests needed */
+	d.pid = d.tid = 300;
+	feed(d);
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 80, 8));
+	bi = mkrec(IOT_EV_BIO_INFO, 100, A, 12, 2, 7);
+	bi.flags = IOT_CAUSE_WRITEBACK | IOT_WB_BACKGROUND << 8 | IOT_HOST_REG << 16;
+	feed(bi);
+	/* a second bio of a page nobody was seen dirtying */
+	feed(mkrec(IOT_EV_BIO_QUEUE, 101, B, 0, 200, 8));
+	bi.id = B;
+	bi.sector = 9;
+	feed(bi);
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 200, A, 0, 80, 8));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 201, B, 0, 200, 8));
+	assert_int_equal(nbio, 2);
+	assert_true(bios[0].why.known);
+	assert_int_equal(bios[0].why.cause, IOT_CAUSE_WRITEBACK);
+	assert_int_equal(bios[0].why.wb, IOT_WB_BACKGROUND);
+	assert_int_equal(bios[0].why.cgroup, 7);
+	assert_int_equal(bios[0].why.ino, 12);
+	assert_int_equal(bios[0].why.dirtier_tid, 300);
+	assert_int_equal(bios[0].why.dirtier_pid, 300);
+	assert_int_equal(bios[0].pid, 100); /* the kworker queued it */
+	assert_int_equal(bios[1].why.dirtier_tid, 0);
+	assert_int_equal(j.st.wb_dirtier_found, 1);
+	assert_int_equal(j.st.wb_dirtier_unseen, 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -442,6 +525,8 @@ int main(void)
 	    T(lost_completion_then_reuse),
 	    T(random_streams),
 	    T(zero_ids),
+	    T(flush_requests),
+	    T(writeback_dirtier),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Names of the cause, writeback reason and host kind codes of
+ * IOT_EV_BIO_INFO (src/bpf/events.h): stable, documented in
+ * docs/ATTRIBUTION.md, used in every output. */
+#ifndef IOTRAIL_TRACE_CAUSE_H
+#define IOTRAIL_TRACE_CAUSE_H
+
+#include <stdint.h>
+
+#include "format.h"
+
+const char *iot_cause_name(unsigned int cause);
+const char *iot_wb_name(unsigned int wb);
+const char *iot_host_name(unsigned int host);
+/* the cause code of a name, -1 if none */
+int iot_cause_parse(const char *name);
+
+#endif
