@@ -3,7 +3,7 @@
  * Who and why (docs/ATTRIBUTION.md): what the kernel says about the cause of
  * a bio at its queueing, recorded beside its Q as an IOT_EV_BIO_INFO:
  *   - the file: the bio's first page -> its folio -> mapping -> host inode
- *     (number, type, filesystem);
+ *     (number, type) and the page's index in the file;
  *   - the cgroup: bio->bi_blkg -> blkcg -> cgroup, the one the kernel's own
  *     blkio/io counters charge;
  *   - the cause, from the bio's flags (flush, swap, readahead) and from what
@@ -22,7 +22,8 @@
  * --aggregate's start time), the writeback work it runs, a journal commit. */
 struct task_ctx {
 	__u64 ts_ns;  /* --aggregate: when the system call began */
-	long id;      /* the traced system call it is in, -1 none */
+	long sys;     /* the traced system call it is in, + 1: 0 none (a
+			 context the writeback or jbd2 hooks made is zeroed) */
 	__u32 wb;     /* IOT_WB_* of the writeback work it runs, 0 none */
 	__u32 commit; /* in a jbd2 commit */
 };
@@ -94,6 +95,7 @@ static __always_inline void emit_bio_info(struct bio *bio)
 	struct address_space *mapping = NULL;
 	struct task_ctx *tc;
 	struct iot_rec *r;
+	long sys;
 	struct page *page = NULL;
 	struct inode *host = NULL;
 	__u32 dev = bio_devt(bio), cgroup = 0, size;
@@ -129,6 +131,7 @@ static __always_inline void emit_bio_info(struct bio *bio)
 			cgroup = (__u32)BPF_CORE_READ(blkg, blkcg, css.cgroup, kn, id);
 	}
 	tc = task_ctx(false);
+	sys = tc ? tc->sys - 1 : -1;
 	task = bpf_get_current_task_btf();
 	if (!size &&
 	    (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))) {
@@ -144,17 +147,15 @@ static __always_inline void emit_bio_info(struct bio *bio)
 	} else if (tc && tc->wb) {
 		cause = IOT_CAUSE_WRITEBACK;
 		reason = tc->wb;
-	} else if (tc && tc->id >= 0 &&
-		   (tc->id == cfg_nr_fsync || tc->id == cfg_nr_fdatasync)) {
+	} else if (sys >= 0 && (sys == cfg_nr_fsync || sys == cfg_nr_fdatasync)) {
 		cause = (opf & IOT_OP_MASK) == IOT_OP_READ ? IOT_CAUSE_READ
 							   : IOT_CAUSE_WRITEBACK;
 		reason = IOT_WB_FSYNC;
-	} else if (tc && tc->id >= 0 &&
-		   (kind == IOT_HOST_NONE || kind == IOT_HOST_ANON)) {
+	} else if (sys >= 0 && (kind == IOT_HOST_NONE || kind == IOT_HOST_ANON)) {
 		cause = IOT_CAUSE_DIRECT; /* the pages are the caller's own */
-	} else if (tc && tc->id >= 0 && (opf & IOT_OP_MASK) == IOT_OP_READ) {
+	} else if (sys >= 0 && (opf & IOT_OP_MASK) == IOT_OP_READ) {
 		cause = IOT_CAUSE_READ;
-	} else if (tc && tc->id >= 0 && is_write_call(tc->id)) {
+	} else if (sys >= 0 && is_write_call(sys)) {
 		cause = IOT_CAUSE_WRITEBACK; /* O_SYNC / O_DSYNC */
 		reason = IOT_WB_WRITE_SYNC;
 	} else if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD))) {

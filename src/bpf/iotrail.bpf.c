@@ -287,7 +287,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 
 		if (tc) {
 			tc->ts_ns = bpf_ktime_get_ns();
-			tc->id = id;
+			tc->sys = id + 1;
 		}
 	}
 	if (cfg_aggregate)
@@ -334,12 +334,12 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	{
 		struct task_ctx *tc = task_ctx(false);
 
-		if (tc && tc->ts_ns && tc->id == id && cfg_aggregate)
+		if (tc && tc->ts_ns && tc->sys == id + 1 && cfg_aggregate)
 			agg_add(0, 0, IOT_AGG_SYSCALL + syscall_kind(id),
 				bpf_ktime_get_ns() - tc->ts_ns);
 		if (tc) {
 			tc->ts_ns = 0;
-			tc->id = -1;
+			tc->sys = 0;
 		}
 	}
 	if (cfg_aggregate)

@@ -93,6 +93,16 @@ print("charged", got, "of", want)
 PY
 	not_ok "who: writeback to the dirtier" "$(head -c 600 "$TMP/w.json") want pid $wpid $wbytes"
 
+"$IOTRAIL" report -i "$TMP/w.iot" -a who --by file -f csv >"$TMP/wf.csv"
+python3 - "$TMP/wf.csv" "$(stat -c %i "$MNT/dirty")" "$wbytes" <<'PY' && ok "who --by file: the written file's inode holds its bytes" ||
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ino, want = int(sys.argv[2]), int(sys.argv[3])
+got = sum(int(r["write_bytes"]) for r in rows if int(r["inode"]) == ino)
+assert got >= 0.99 * want, (got, want, rows[:4])
+PY
+	not_ok "who --by file" "$(head -5 "$TMP/wf.csv")"
+
 # --- cgroups -----------------------------------------------------------------------
 CG=/sys/fs/cgroup/blkio
 if [ -d "$CG" ]; then
