@@ -70,7 +70,7 @@ $(OUT)/iotrail: $(APP_OBJS) $(REC_OBJS) $(OUT)/libiotrail.a
 	$(COMPILE) -o $@ $^ $(LDLIBS)
 
 # small C programs the tests and benchmarks drive
-tools: $(OUT)/tools/blksplit $(OUT)/tools/mktrace
+tools: $(OUT)/tools/blksplit $(OUT)/tools/mktrace $(OUT)/tools/fsyncloop
 $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $^ -lm

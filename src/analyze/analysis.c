@@ -178,6 +178,17 @@ static void on_syscall(void *ctx, const struct join_syscall *s)
 		a->on_syscall[i].fn(a, a->on_syscall[i].priv, s);
 }
 
+/* rare (one per journal commit): a walk over the analyzers */
+static void on_commit(void *ctx, const struct join_commit *c)
+{
+	struct analysis *a = ctx;
+
+	a->commits_total++;
+	for (size_t i = 0; i < a->nr_out; i++)
+		if (a->out[i].an->commit)
+			a->out[i].an->commit(a, a->out[i].priv, c);
+}
+
 int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *env)
 {
 	memset(a, 0, sizeof(*a));
@@ -232,6 +243,7 @@ struct join_sink analysis_sink(struct analysis *a)
 	    .request = on_request,
 	    .bio = on_bio,
 	    .syscall = on_syscall,
+	    .commit = on_commit,
 	};
 
 	return s;

@@ -48,7 +48,7 @@ struct dev_result {
 	/* the flush machinery's flush requests (join_is_flush_rq): their time
 	 * as /proc/diskstats counts it, from the kernel's start of the request
 	 * to its completion; from its issue (D) for those whose start the
-	 * trace lacks (recorded before iotrail 0.4) */
+	 * trace lacks (recorded before trace format 1.3) */
 	struct metric flush;
 	uint64_t flush_from_issue;
 };
@@ -127,7 +127,7 @@ struct analysis {
 	struct join_request *reqs; /* --requests: every request, completion order */
 	size_t nr_reqs, cap_reqs;
 
-	uint64_t requests_total, bios_total, syscalls_total;
+	uint64_t requests_total, bios_total, syscalls_total, commits_total;
 	int8_t syscall_kind[ANALYSIS_SYSCALL_NRS]; /* by number: kind or -1 */
 	int err; /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];

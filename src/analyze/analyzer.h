@@ -32,6 +32,8 @@ struct analyzer {
 	void (*bio)(struct analysis *a, void *priv, struct dev_result *d,
 		    const struct join_request *r, const struct join_bio *b);
 	void (*syscall)(struct analysis *a, void *priv, const struct join_syscall *s);
+	/* a journal commit, at its end */
+	void (*commit)(struct analysis *a, void *priv, const struct join_commit *c);
 	/* an in-kernel histogram of an --aggregate recording */
 	void (*agg)(struct analysis *a, void *priv, const struct iot_agg_entry *e);
 	/* metrics and tables into o; 0 or -errno */

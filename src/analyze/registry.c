@@ -18,6 +18,7 @@
 	X(sizes)                                                                         \
 	X(tasks)                                                                         \
 	X(who)                                                                           \
+	X(fsync)                                                                         \
 	X(correlate)                                                                     \
 	X(windows)                                                                       \
 	X(patterns)                                                                      \

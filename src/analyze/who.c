@@ -360,10 +360,10 @@ static int finish(struct analysis *a, struct an_output *o)
 		 "Who: bytes, requests and latency (us) by %s", by);
 	if (p->bios && !p->any_info) {
 		/* a trace without BIO_INFO: no row would be right */
-		t->note =
-		    strdup("# this trace has no cause records (recorded before "
-			   "iotrail 0.4, or with --summary/--aggregate/--speculate): "
-			   "who cannot say task, file, cgroup or cause");
+		t->note = strdup(
+		    "# this trace has no cause records (recorded before "
+		    "trace format 1.3, or with --summary/--aggregate/--speculate): "
+		    "who cannot say task, file, cgroup or cause\n");
 		return 0;
 	}
 	if (p->nr)

@@ -41,6 +41,33 @@ static __always_inline struct task_ctx *task_ctx(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+/* The tasks inside a traced fsync or fdatasync, for the sched_waking
+ * program; nr_in_sync counts them so that it returns at once when none. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} in_sync SEC(".maps");
+__u32 nr_in_sync = 0;
+
+static __always_inline void sync_enter(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u8 one = 1;
+
+	if (!bpf_map_update_elem(&in_sync, &tid, &one, BPF_NOEXIST))
+		__sync_fetch_and_add(&nr_in_sync, 1);
+}
+
+static __always_inline void sync_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!bpf_map_delete_elem(&in_sync, &tid))
+		__sync_fetch_and_add(&nr_in_sync, -1);
+}
+
 #define IOT_S_IFMT	      0170000
 #define IOT_S_IFREG	      0100000
 #define IOT_S_IFDIR	      0040000

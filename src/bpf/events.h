@@ -53,6 +53,12 @@ enum iot_ev {
 				 inode's filesystem */
 	IOT_EV_EXEC = 21,     /* a task took a new name (exec): id, id2 = its
 				 16-byte comm */
+	IOT_EV_COMMIT = 22,   /* a jbd2 journal commit begins (flags 0) or ends
+				 (flags 1): id = transaction id, dev = the
+				 journal's filesystem (st_dev) */
+	IOT_EV_WAKEUP = 23,   /* a task inside a traced fsync/fdatasync was
+				 woken: id = its tid (the record's tid is the
+				 waker) */
 	/* syscall layer */
 	IOT_EV_SYS_ENTER = 32, /* id = pos or ~0, id2 = inode, sector = syscall nr,
 				  nr = count (bytes; iovcnt for the v-calls),

@@ -292,6 +292,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	}
 	if (cfg_aggregate)
 		return 0;
+	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
+		sync_enter();
 	fd = (unsigned int)SYSARG(regs, 1);
 	fd_file(fd, &fi);
 	if (id == cfg_nr_pread64 || id == cfg_nr_pwrite64 || id == cfg_nr_preadv ||
@@ -344,6 +346,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	if (cfg_aggregate)
 		return 0;
+	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
+		sync_exit();
 	r = begin(IOT_EV_SYS_EXIT, &seq);
 	if (!r)
 		return 0;
@@ -426,6 +430,27 @@ int BPF_PROG(writeback_written, struct bdi_writeback *wb, struct wb_writeback_wo
 	return 0;
 }
 
+/* A journal commit begins or ends: an IOT_EV_COMMIT for every filesystem
+ * (few, and what fsync waits for whoever runs it), whatever the filters. */
+static __always_inline void emit_commit(journal_t *journal, transaction_t *t, __u32 end)
+{
+	struct iot_rec *r;
+	__u64 seq;
+
+	if (cfg_summary || cfg_aggregate || SPEC_ON)
+		return;
+	r = begin(IOT_EV_COMMIT, &seq);
+	if (!r)
+		return;
+	r->id = (__u64)BPF_CORE_READ(t, t_tid);
+	r->id2 = 0;
+	r->sector = 0;
+	r->nr = 0;
+	r->dev = BPF_CORE_READ(journal, j_fs_dev, bd_dev);
+	r->flags = end;
+	iot_commit(r, seq);
+}
+
 SEC("raw_tp/jbd2_start_commit")
 int BPF_PROG(jbd2_start_commit, journal_t *journal, transaction_t *commit_transaction)
 {
@@ -433,6 +458,7 @@ int BPF_PROG(jbd2_start_commit, journal_t *journal, transaction_t *commit_transa
 
 	if (tc)
 		tc->commit = 1;
+	emit_commit(journal, commit_transaction, 0);
 	return 0;
 }
 
@@ -443,6 +469,7 @@ int BPF_PROG(jbd2_end_commit, journal_t *journal, transaction_t *commit_transact
 
 	if (tc)
 		tc->commit = 0;
+	emit_commit(journal, commit_transaction, 1);
 	return 0;
 }
 
@@ -474,6 +501,35 @@ int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *m
 	r->sector = 0;
 	r->nr = nr;
 	r->dev = BPF_CORE_READ(host, i_sb, s_dev);
+	r->flags = 0;
+	iot_commit(r, seq);
+	return 0;
+}
+
+/* A task inside a traced fsync or fdatasync is being woken (by the completion
+ * it waited for, or the journal's commit): the split of its call tells the
+ * wait for a CPU after it from the I/O (src/analyze/fsync.c). Every other
+ * wakeup costs one load while no such call is open. */
+SEC("raw_tp/sched_waking")
+int BPF_PROG(sched_waking, struct task_struct *p)
+{
+	struct iot_rec *r;
+	__u32 tid;
+	__u64 seq;
+
+	if (!nr_in_sync)
+		return 0;
+	tid = BPF_CORE_READ(p, pid);
+	if (!bpf_map_lookup_elem(&in_sync, &tid))
+		return 0;
+	r = begin(IOT_EV_WAKEUP, &seq);
+	if (!r)
+		return 0;
+	r->id = tid;
+	r->id2 = 0;
+	r->sector = 0;
+	r->nr = 0;
+	r->dev = 0;
 	r->flags = 0;
 	iot_commit(r, seq);
 	return 0;

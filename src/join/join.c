@@ -698,6 +698,47 @@ static void on_sys_exit(struct join *j, const struct iot_rec *r)
 	j->free_sys = si;
 }
 
+/* ---- journal commits ------------------------------------------------------------ */
+
+/* A commit's start is kept until its end (same journal, same transaction);
+ * with every slot taken, the oldest start is forgotten (its end then counts
+ * as unmatched). */
+static void on_commit(struct join *j, const struct iot_rec *r)
+{
+	uint32_t tid = (uint32_t)r->id, i;
+	struct join_commit c;
+
+	for (i = 0; i < j->nr_open_commits; i++)
+		if (j->open_commits[i].dev == r->dev && j->open_commits[i].tid == tid)
+			break;
+	if (!(r->flags & 1)) { /* start */
+		if (i == j->nr_open_commits) {
+			if (i == JOIN_OPEN_COMMITS) {
+				memmove(j->open_commits, j->open_commits + 1,
+					sizeof(j->open_commits[0]) * (i - 1));
+				i--;
+			} else {
+				j->nr_open_commits++;
+			}
+		}
+		j->open_commits[i] =
+		    (struct join_commit){.dev = r->dev, .tid = tid, .start_ns = r->ts_ns};
+		return;
+	}
+	if (i == j->nr_open_commits) {
+		j->st.commit_ends_unmatched++;
+		return;
+	}
+	c = j->open_commits[i];
+	c.end_ns = r->ts_ns;
+	memmove(j->open_commits + i, j->open_commits + i + 1,
+		sizeof(j->open_commits[0]) * (j->nr_open_commits - i - 1));
+	j->nr_open_commits--;
+	j->st.commits++;
+	if (j->sink.commit)
+		j->sink.commit(j->sink.ctx, &c);
+}
+
 /* ---- entry points ------------------------------------------------------------- */
 
 int join_init(struct join *j, const struct join_sink *sink,
@@ -816,6 +857,16 @@ int join_feed(struct join *j, const struct iot_rec *r)
 	case IOT_EV_DIRTY:
 		err = on_dirty(j, r);
 		break;
+	case IOT_EV_COMMIT:
+		on_commit(j, r);
+		break;
+	case IOT_EV_WAKEUP: {
+		uint32_t *v = u64map_get(&j->sys_by_tid, r->id);
+
+		if (v)
+			j->sys[*v].s.wake_ns = r->ts_ns;
+		break;
+	}
 	case IOT_EV_SYS_ENTER:
 		err = on_sys_enter(j, r);
 		break;

@@ -46,7 +46,7 @@ static inline bool join_is_flush_rq(const struct join_request *r)
 /* Who and why, from the IOT_EV_BIO_INFO beside a bio's Q (src/bpf/cause.bpf.h)
  * and, for writeback of a file's pages, the IOT_EV_DIRTY of its first page. */
 struct join_why {
-	bool known;	      /* a BIO_INFO was seen (traces since iotrail 0.4) */
+	bool known;	      /* a BIO_INFO was seen (traces since format 1.3) */
 	uint8_t cause;	      /* IOT_CAUSE_* */
 	uint8_t wb;	      /* IOT_WB_* */
 	uint8_t host;	      /* IOT_HOST_* */
@@ -79,6 +79,8 @@ struct join_syscall {
 	uint64_t count; /* bytes asked (iovcnt for the v-calls) */
 	int64_t ret;
 	uint64_t enter_ns, exit_ns;
+	uint64_t wake_ns;      /* fsync, fdatasync: the last wakeup of the task
+				  in the call (IOT_EV_WAKEUP), 0 none seen */
 	uint32_t nr_bios;      /* bios the task queued during the call */
 	uint32_t nr_bios_done; /* of which completed before the exit */
 	uint64_t bio_q2c_sum_ns, bio_q2c_min_ns, bio_q2c_max_ns;
@@ -86,11 +88,19 @@ struct join_syscall {
 	uint32_t nr_i2d;
 };
 
+/* One journal commit (jbd2_start_commit .. jbd2_end_commit), at its end. */
+struct join_commit {
+	uint32_t dev; /* the journal's filesystem (st_dev, kernel encoding) */
+	uint32_t tid; /* the transaction */
+	uint64_t start_ns, end_ns;
+};
+
 struct join_sink {
 	void *ctx;
 	void (*request)(void *ctx, const struct join_request *r);
 	void (*bio)(void *ctx, const struct join_request *r, const struct join_bio *b);
 	void (*syscall)(void *ctx, const struct join_syscall *s);
+	void (*commit)(void *ctx, const struct join_commit *c); /* optional */
 };
 
 struct join_stats {
@@ -101,6 +111,7 @@ struct join_stats {
 	uint64_t invalid;     /* block records without a kernel address: damage */
 	uint64_t dirty_pages; /* pages seen dirtied (IOT_EV_DIRTY) */
 	uint64_t wb_dirtier_found, wb_dirtier_unseen; /* writeback bios */
+	uint64_t commits, commit_ends_unmatched;      /* journal commits */
 	uint64_t splits, remaps, requeues, rq_merges;
 };
 
@@ -132,6 +143,10 @@ struct join {
 	struct u64map sys_by_tid;   /* tid -> open system call */
 	struct u64map dirtier;	    /* (inode, page index) -> tid that dirtied it */
 	struct u64map tgid;	    /* tid -> tgid, of the dirtiers */
+	/* journal commits begun and not yet ended: one per journal at a time */
+#define JOIN_OPEN_COMMITS 16
+	struct join_commit open_commits[JOIN_OPEN_COMMITS];
+	uint32_t nr_open_commits;
 };
 
 /* is_bio_based(dev) tells whether a device completes bios without requests

@@ -87,6 +87,7 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 	    {"jbd2_end_commit", p->jbd2_end_commit, 2, NULL, 0, false, true},
 	    {"writeback_dirty_folio", p->writeback_dirty_folio, 2, NULL, 0, false, true},
 	    {"sched_process_exec", p->sched_process_exec, 3, NULL, 0, false, true},
+	    {"sched_waking", p->sched_waking, 1, NULL, 0, false, true},
 	};
 	struct btf *btf = btf__load_vmlinux_btf();
 	int err;
@@ -105,7 +106,8 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 			want = true;
 		if (po->speculate &&
 		    (!strcmp(pl->tp, "sys_enter") || !strcmp(pl->tp, "sys_exit") ||
-		     !strcmp(pl->tp, "block_plug") || !strcmp(pl->tp, "block_unplug")))
+		     !strcmp(pl->tp, "block_plug") || !strcmp(pl->tp, "block_unplug") ||
+		     !strcmp(pl->tp, "sched_waking")))
 			want = false;
 		int n = tp_nargs(btf, pl->tp);
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyzer.h"
+#include "analyze/fsync.h"
 #include "analyze/overlay.h"
 #include "render/render.h"
 #include "trace/syscalls.h"
@@ -336,6 +337,119 @@ static void overlay(void **state)
 	analysis_release(&a);
 }
 
+/* Each instant of the call to the highest part covering it, clipped to
+ * the call; what none covers is other. */
+static void fsync_split_priority(void **state)
+{
+	const struct fsync_iv iv[] = {
+	    {90, 150, FSYNC_DATA},     /* begins before the call */
+	    {140, 180, FSYNC_JOURNAL}, /* overlaps data, holds the flush */
+	    {170, 175, FSYNC_FLUSH},
+	    {190, 260, FSYNC_WAKE},  /* ends after */
+	    {120, 120, FSYNC_FLUSH}, /* empty */
+	    {300, 400, FSYNC_DATA},  /* outside */
+	    {100, 200, 9},	     /* no such part */
+	};
+	uint64_t part[NR_FSYNC_PARTS], other;
+
+	assert_int_equal(
+	    fsync_split(100, 200, iv, sizeof(iv) / sizeof(iv[0]), part, &other), 0);
+	assert_int_equal(part[FSYNC_DATA], 40);	   /* 100-140 */
+	assert_int_equal(part[FSYNC_JOURNAL], 35); /* 140-170, 175-180 */
+	assert_int_equal(part[FSYNC_FLUSH], 5);
+	assert_int_equal(part[FSYNC_WAKE], 10);
+	assert_int_equal(other, 10); /* 180-190 */
+	/* nothing: all other; an empty call: nothing at all */
+	assert_int_equal(fsync_split(100, 200, iv, 0, part, &other), 0);
+	assert_int_equal(other, 100);
+	assert_int_equal(fsync_split(200, 100, iv, 3, part, &other), 0);
+	assert_int_equal(other + part[FSYNC_DATA] + part[FSYNC_FLUSH], 0);
+}
+
+static size_t col_of(const struct table *t, const char *key)
+{
+	for (size_t c = 0; c < t->nr_cols; c++)
+		if (!strcmp(t->cols[c].key, key))
+			return c;
+	fail_msg("no column %s", key);
+	return 0;
+}
+
+/* The analyzer picks the call's own I/O: its file's and its task's writes,
+ * the commits of its filesystem, the flushes of its disk; not another
+ * file's writes nor another disk's flushes. */
+static void fsync_analyzer(void **state)
+{
+	struct analysis a;
+	struct join_sink s;
+	const struct an_output *o;
+	const struct table *t;
+	struct join_request data = req(LOOP0, IOT_OP_WRITE, 8, 1100, 1300),
+			    other_file = req(LOOP0, IOT_OP_WRITE, 8, 1000, 1900),
+			    flush = {.dev = LOOP0,
+				     .flags = IOT_OP_FLUSH,
+				     .start_ns = 1700,
+				     .d_ns = 1710,
+				     .c_ns = 1800},
+			    far_flush = {.dev = ZRAM0,
+					 .flags = IOT_OP_FLUSH,
+					 .start_ns = 1000,
+					 .d_ns = 1010,
+					 .c_ns = 1950};
+	struct join_bio
+	    db = {.q_ns = 1100,
+		  .nr_sectors = 8,
+		  .tid = 77,
+		  .why = {.known = true, .cause = IOT_CAUSE_WRITEBACK, .ino = 12}},
+	    ob = {.q_ns = 1000,
+		  .nr_sectors = 8,
+		  .tid = 78,
+		  .why = {.known = true, .cause = IOT_CAUSE_WRITEBACK, .ino = 13}};
+	struct join_commit c = {.dev = LOOP0, .tid = 5, .start_ns = 1400, .end_ns = 1850},
+			   far_c = {
+			       .dev = ZRAM0, .tid = 9, .start_ns = 1000, .end_ns = 1990};
+	struct join_syscall call = {.pid = 77,
+				    .tid = 77,
+				    .nr = 75 /* fdatasync */,
+				    .dev = LOOP0,
+				    .ino = 12,
+				    .enter_ns = 1000,
+				    .exit_ns = 2000,
+				    .wake_ns = 1900};
+
+	start(&a, "fsync", 0);
+	s = analysis_sink(&a);
+	s.request(s.ctx, &other_file);
+	s.bio(s.ctx, &other_file, &ob);
+	s.request(s.ctx, &data);
+	s.bio(s.ctx, &data, &db);
+	s.request(s.ctx, &flush);
+	s.request(s.ctx, &far_flush);
+	s.commit(s.ctx, &c);
+	s.commit(s.ctx, &far_c);
+	s.syscall(s.ctx, &call);
+	assert_int_equal(analysis_finish(&a), 0);
+	o = analysis_output(&a, "fsync");
+	assert_non_null(o);
+	assert_int_equal(o->nr_tables, 1);
+	t = o->tables[0];
+	assert_int_equal(t->nr_rows, 1);
+	assert_string_equal(table_cell_str(t, 0, col_of(t, "call")), "fdatasync");
+	assert_int_equal(table_cell(t, 0, col_of(t, "total_ns"))->u, 1000);
+	assert_int_equal(table_cell(t, 0, col_of(t, "data_ns"))->u, 200); /* 1100-1300 */
+	assert_int_equal(table_cell(t, 0, col_of(t, "journal_ns"))->u,
+			 350);						   /* 1400-1850 */
+	assert_int_equal(table_cell(t, 0, col_of(t, "flush_ns"))->u, 100); /* 1700-1800 */
+	assert_int_equal(table_cell(t, 0, col_of(t, "wake_ns"))->u, 100);
+	assert_int_equal(table_cell(t, 0, col_of(t, "other_ns"))->u, 250);
+	assert_int_equal(table_cell(t, 0, col_of(t, "data_bytes"))->u, 4096);
+	/* metrics: scope fdatasync, one sample each */
+	assert_int_equal(o->nr_metrics, 6);
+	assert_string_equal(o->metrics[0]->scope, "fdatasync");
+	assert_string_equal(o->metrics[0]->name, "total");
+	analysis_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +460,8 @@ int main(void)
 	    cmocka_unit_test(syscall_numbers_by_arch),
 	    cmocka_unit_test(syscall_analyzer_uses_trace_arch),
 	    cmocka_unit_test(overlay),
+	    cmocka_unit_test(fsync_split_priority),
+	    cmocka_unit_test(fsync_analyzer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,8 @@
 static struct join_request reqs[MAXOUT];
 static struct join_bio bios[MAXOUT];
 static struct join_syscall sys[MAXOUT];
-static int nreq, nbio, nsys;
+static struct join_commit commits[MAXOUT];
+static int nreq, nbio, nsys, ncommit;
 static bool bio_based;
 
 /* what the join emits, the first MAXOUT of each (the random streams
@@ -32,6 +33,12 @@ static void on_sys(void *c, const struct join_syscall *s)
 		sys[nsys] = *s;
 	nsys++;
 }
+static void on_commit(void *c, const struct join_commit *jc)
+{
+	if (ncommit < MAXOUT)
+		commits[ncommit] = *jc;
+	ncommit++;
+}
 static bool is_bio_based(void *c, uint32_t dev)
 {
 	return bio_based;
@@ -41,9 +48,9 @@ static struct join j;
 
 static int setup(void **state)
 {
-	struct join_sink sink = {NULL, on_req, on_bio, on_sys};
+	struct join_sink sink = {NULL, on_req, on_bio, on_sys, on_commit};
 
-	nreq = nbio = nsys = 0;
+	nreq = nbio = nsys = ncommit = 0;
 	bio_based = false;
 	return join_init(&j, &sink, is_bio_based, NULL);
 }
@@ -503,6 +510,53 @@ static void writeback_dirtier(void **state)
 	assert_int_equal(j.st.wb_dirtier_unseen, 1);
 }
 
+/* A commit's start and end pair by journal and transaction, interleaved
+ * with another journal's; an end without its start is counted. */
+static void journal_commits(void **state)
+{
+	struct iot_rec s1 = mkrec(IOT_EV_COMMIT, 100, 7, 0, 0, 0),
+		       s2 = mkrec(IOT_EV_COMMIT, 110, 7, 0, 0, 0),
+		       e2 = mkrec(IOT_EV_COMMIT, 150, 7, 0, 0, 0),
+		       e1 = mkrec(IOT_EV_COMMIT, 180, 7, 0, 0, 0),
+		       lone = mkrec(IOT_EV_COMMIT, 190, 8, 0, 0, 0);
+
+	s2.dev = e2.dev = (8u << 20) | 1; /* sda1, same transaction number */
+	e2.flags = e1.flags = lone.flags = 1;
+	feed(s1);
+	feed(s2);
+	feed(e2);
+	feed(e1);
+	feed(lone);
+	assert_int_equal(ncommit, 2);
+	assert_int_equal(commits[0].dev, (8u << 20) | 1);
+	assert_int_equal(commits[0].start_ns, 110);
+	assert_int_equal(commits[0].end_ns, 150);
+	assert_int_equal(commits[1].dev, 7u << 20);
+	assert_int_equal(commits[1].tid, 7);
+	assert_int_equal(commits[1].end_ns - commits[1].start_ns, 80);
+	assert_int_equal(j.st.commits, 2);
+	assert_int_equal(j.st.commit_ends_unmatched, 1);
+	assert_int_equal(j.nr_open_commits, 0);
+}
+
+/* The last wakeup of a task inside its call is the call's; one of another
+ * task, or outside any call, is not. */
+static void wakeup_in_call(void **state)
+{
+	struct iot_rec se = mkrec(IOT_EV_SYS_ENTER, 90, ~0ull, 12, 75, 0);
+	struct iot_rec sx = mkrec(IOT_EV_SYS_EXIT, 300, 0, 0, 0, 0);
+
+	sx.flags = 75;
+	feed(mkrec(IOT_EV_WAKEUP, 80, 100, 0, 0, 0)); /* before the call */
+	feed(se);
+	feed(mkrec(IOT_EV_WAKEUP, 150, 100, 0, 0, 0));
+	feed(mkrec(IOT_EV_WAKEUP, 250, 100, 0, 0, 0));
+	feed(mkrec(IOT_EV_WAKEUP, 260, 101, 0, 0, 0)); /* another task */
+	feed(sx);
+	assert_int_equal(nsys, 1);
+	assert_int_equal(sys[0].wake_ns, 250);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -527,6 +581,8 @@ int main(void)
 	    T(zero_ids),
 	    T(flush_requests),
 	    T(writeback_dirtier),
+	    T(journal_commits),
+	    T(wakeup_in_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,117 @@
+#!/bin/bash
+# fsync and fdatasync split into data, journal, flush, wake and other
+# (report -a fsync, src/analyze/fsync.c), on ext4 over a loop device:
+#   a small C program (append 4 KiB, fdatasync; and fsync) and sqlite
+#   inserts (each its own transaction: journal and database fdatasync'd).
+# What the trace explains (every part but other) must be within 10% of the
+# calls' own time, summed over the calls; each call's parts add up to it.
+# The JSON metrics carry analyzer fsync, scope fsync/fdatasync.
+. "$(dirname "$0")/lib.sh"
+require_root
+# on the disk: flushes and writes wait for a device, as they do in the field
+L=$(make_disk_loop 256M 0)
+B=${L#/dev/}
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$L"
+MNT=$TMP/mnt
+mkdir -p "$MNT"
+mount "$L" "$MNT" && MOUNTS+=("$MNT")
+sync
+
+# check_split JSON CALL N: N calls of CALL (at least N with a trailing +),
+# parts that add up, other within 10% of the time
+check_split() {
+	python3 - "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+call, want = sys.argv[2], sys.argv[3]
+rows = [c for c in r["fsync"] if c["call"] == call]
+if want.endswith("+"):
+    assert len(rows) >= int(want[:-1]), (len(rows), want)
+else:
+    assert len(rows) == int(want), (len(rows), want)
+parts = ("data_ns", "journal_ns", "flush_ns", "wake_ns", "other_ns")
+for c in rows:
+    assert c["ret"] == 0, c
+    assert sum(c[p] or 0 for p in parts) == c["total_ns"], c
+tot = sum(c["total_ns"] for c in rows)
+share = {p: sum(c[p] or 0 for c in rows) / tot for p in parts}
+# the trace explains the calls: what it cannot place is under 10%
+assert share["other_ns"] <= 0.10, share
+assert share["flush_ns"] > 0.2, share  # a loop device over a file flushes
+m = {x["metric"]: x for x in r["metrics"] if x["analyzer"] == "fsync" and x["scope"] == call}
+assert set(m) >= {"total", "data", "journal", "flush", "other"}, sorted(m)
+assert m["total"]["count"] == len(rows), (m["total"], len(rows))
+assert abs(m["total"]["avg"] * len(rows) - tot) <= len(rows), (m["total"], tot)
+print(call, len(rows), "calls, avg %.1f us;" % (tot / len(rows) / 1e3),
+      ", ".join("%s %.1f%%" % (p[:-3], 100 * v) for p, v in share.items()))
+PY
+}
+
+# --- the C program: fdatasync after each append --------------------------------
+"$IOTRAIL" record -o "$TMP/c.iot" -d "$B" -- "$TOOLS/fsyncloop" "$MNT/c" 150 fdatasync 2>"$TMP/err" ||
+	not_ok "record: fdatasync loop" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/c.iot" -a fsync -f json >"$TMP/c.json"
+check_split "$TMP/c.json" fdatasync 150 >"$TMP/out" 2>&1 &&
+	ok "fdatasync loop (C): 150 calls, parts add up, other under 10%: $(cat "$TMP/out")" ||
+	not_ok "fdatasync loop (C)" "$(tail -3 "$TMP/out")"
+python3 - "$TMP/c.json" <<'PY' && ok "fdatasync loop (C): each call wrote its 4 KiB and waited for a commit" ||
+import json, sys
+rows = json.load(open(sys.argv[1]))["fsync"]
+# an append changes the size: fdatasync commits the journal every time
+assert all(c["data_bytes"] == 4096 for c in rows), [c["data_bytes"] for c in rows][:10]
+assert sum(1 for c in rows if c["journal_ns"] > 0) >= 0.95 * len(rows), rows[:3]
+assert all(c["comm"] == "fsyncloop" for c in rows), rows[0]
+PY
+	not_ok "fdatasync loop (C): data and journal" "$(head -c 600 "$TMP/c.json")"
+
+# --- the same with fsync --------------------------------------------------------
+"$IOTRAIL" record -o "$TMP/f.iot" -d "$B" -- "$TOOLS/fsyncloop" "$MNT/f" 100 fsync 2>"$TMP/err" ||
+	not_ok "record: fsync loop" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/f.iot" -a fsync -f json >"$TMP/f.json"
+check_split "$TMP/f.json" fsync 100 >"$TMP/out" 2>&1 &&
+	ok "fsync loop (C): $(cat "$TMP/out")" ||
+	not_ok "fsync loop (C)" "$(tail -3 "$TMP/out")"
+
+# --- sqlite inserts, one transaction each ---------------------------------------
+for i in $(seq 100); do echo "insert into t (v) values (hex(randomblob(100)));"; done >"$TMP/ins.sql"
+sqlite3 "$MNT/db" "create table t (k integer primary key, v text);"
+"$IOTRAIL" record -o "$TMP/s.iot" -d "$B" -- sqlite3 "$MNT/db" ".read $TMP/ins.sql" 2>"$TMP/err" ||
+	not_ok "record: sqlite inserts" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/s.iot" -a fsync -f json >"$TMP/s.json"
+# a rollback journal: the journal file and the database each synced per insert
+check_split "$TMP/s.json" fdatasync 200+ >"$TMP/out" 2>&1 &&
+	ok "sqlite inserts: $(cat "$TMP/out")" ||
+	not_ok "sqlite inserts" "$(tail -3 "$TMP/out")"
+[ "$(sqlite3 "$MNT/db" "select count(*) from t")" = 100 ] &&
+	ok "sqlite inserts: the database holds the 100 rows" ||
+	not_ok "sqlite inserts: rows" "$(sqlite3 "$MNT/db" "select count(*) from t" 2>&1)"
+
+# --- text, CSV, --top -----------------------------------------------------------
+"$IOTRAIL" report -i "$TMP/s.iot" -a fsync --top 3 >"$TMP/s.txt"
+grep -q "^The 3 longest fsync and fdatasync calls" "$TMP/s.txt" &&
+	[ "$(grep -c " sqlite3  *fdatasync " "$TMP/s.txt")" = 3 ] &&
+	grep -q "^fdatasync  *wake " "$TMP/s.txt" && grep -q "^# flush: " "$TMP/s.txt" &&
+	ok "text: --top 3 lists the 3 longest calls, the statistics and what each part is" ||
+	not_ok "text" "$(head -20 "$TMP/s.txt")"
+"$IOTRAIL" report -i "$TMP/s.iot" -a fsync -f csv --top 5 >"$TMP/s.csv"
+python3 - "$TMP/s.csv" "$TMP/s.json" <<'PY' && ok "CSV: the 5 longest calls, longest first, the same numbers as JSON" ||
+import csv, json, sys
+lines = open(sys.argv[1]).read().split("\n\n")
+rows = list(csv.DictReader(lines[-1].strip().splitlines()))
+assert len(rows) == 5, rows
+tot = [int(r["total_ns"]) for r in rows]
+assert tot == sorted(tot, reverse=True), tot
+js = sorted(json.load(open(sys.argv[2]))["fsync"], key=lambda c: -c["total_ns"])[:5]
+assert [c["total_ns"] for c in js] == tot, (js, tot)
+assert [c["flush_ns"] for c in js] == [int(r["flush_ns"]) for r in rows]
+PY
+	not_ok "CSV" "$(tail -4 "$TMP/s.csv")"
+
+# --- what a trace cannot say ----------------------------------------------------
+"$IOTRAIL" record -o "$TMP/sum.iot" --summary -d "$B" -- "$TOOLS/fsyncloop" "$MNT/c" 5 2>"$TMP/err" ||
+	not_ok "record --summary" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/sum.iot" -a fsync >"$TMP/sum.txt" 2>&1 &&
+	grep -q "no fsync or fdatasync call in this trace" "$TMP/sum.txt" &&
+	ok "a --summary trace (no system calls): says so, shows no call" ||
+	not_ok "--summary trace" "$(cat "$TMP/sum.txt")"
+exit $FAILED
