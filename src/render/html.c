@@ -17,6 +17,8 @@
  *                the sector difference on the right axis (3-12 to 3-14)
  *   fig-3-15     one file's traced block order against its layout order
  *   fig-3-10/11  (correlate) syscall time against bio / scheduler time
+ *   fig-who-K    (who) bytes read and written per value of each --by key
+ *                K (task, cgroup, file, cause), the 12 largest
  * Every chart is aggregated (bins, log2 buckets, runs of blocks), so its
  * size does not grow with the number of requests. The page is well-formed
  * XML; `page.html#fig-3-6` shows that figure alone (for screenshots).
@@ -755,6 +757,156 @@ static void html_table(FILE *f, const struct table *t)
 	}
 }
 
+/* ---- who ------------------------------------------------------------------- */
+
+#define WHO_BARS 12
+
+struct who_bar {
+	char label[96];
+	double bytes[2]; /* read, write */
+};
+
+static int cmp_who_bar(const void *x, const void *y)
+{
+	const struct who_bar *a = x, *b = y;
+	double ta = a->bytes[0] + a->bytes[1], tb = b->bytes[0] + b->bytes[1];
+
+	return (ta < tb) - (ta > tb);
+}
+
+/* The columns of a who key, as who.c names them. */
+static bool who_key_col(const char *key, const char *col)
+{
+	static const char *const cols[][4] = {
+	    {"task", "pid", "comm", NULL},
+	    {"cgroup", "cgroup", NULL, NULL},
+	    {"file", "dev", "inode", "path"},
+	    {"cause", "cause", NULL, NULL},
+	};
+
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+		if (!strcmp(cols[k][0], key))
+			for (int c = 1; c < 4 && cols[k][c]; c++)
+				if (!strcmp(cols[k][c], col))
+					return true;
+	return false;
+}
+
+/* One chart for one key: the who rows summed by that key's cells. */
+static void fig_who_key(FILE *f, const struct table *t, const char *key)
+{
+	struct who_bar *bars = calloc(t->nr_rows ? t->nr_rows : 1, sizeof(*bars));
+	size_t nb = 0, rd = t->nr_cols, wr = t->nr_cols;
+	char id[48], title[96], buf[64];
+	double max = 0, slot;
+	struct chart c;
+
+	if (!bars)
+		return;
+	for (size_t k = 0; k < t->nr_cols; k++) {
+		if (!strcmp(t->cols[k].key, "read_bytes"))
+			rd = k;
+		else if (!strcmp(t->cols[k].key, "write_bytes"))
+			wr = k;
+	}
+	for (size_t r = 0; r < t->nr_rows && rd < t->nr_cols && wr < t->nr_cols; r++) {
+		struct who_bar b = {.bytes = {(double)table_cell(t, r, rd)->u,
+					      (double)table_cell(t, r, wr)->u}};
+		size_t i;
+
+		char ino[32] = "";
+
+		for (size_t k = 0; k < t->nr_cols; k++) {
+			size_t n = strlen(b.label);
+
+			if (!who_key_col(key, t->cols[k].key))
+				continue;
+			render_cell(t, r, k, buf, sizeof(buf));
+			if (!strcmp(t->cols[k].key, "inode")) {
+				snprintf(ino, sizeof(ino), "inode %s", buf);
+				continue;
+			}
+			if (!strcmp(t->cols[k].key, "path") && buf[0] != '(') {
+				/* a path alone names a file; else its device and
+				 * inode; "-": no file (a flush) */
+				if (buf[0] && strcmp(buf, "-"))
+					snprintf(b.label, sizeof(b.label), "%s", buf);
+				else
+					snprintf(b.label + n, sizeof(b.label) - n, " %s",
+						 buf[0] ? "(no file)" : ino);
+				continue;
+			}
+			if (buf[0])
+				snprintf(b.label + n, sizeof(b.label) - n, "%s%s",
+					 n ? " " : "", buf);
+		}
+		for (i = 0; i < nb && strcmp(bars[i].label, b.label); i++)
+			;
+		if (i == nb)
+			bars[nb++] = b;
+		else
+			bars[i].bytes[0] += b.bytes[0], bars[i].bytes[1] += b.bytes[1];
+	}
+	qsort(bars, nb, sizeof(*bars), cmp_who_bar);
+	if (nb > WHO_BARS)
+		nb = WHO_BARS;
+	for (size_t i = 0; i < nb; i++)
+		max = fmax(max, fmax(bars[i].bytes[0], bars[i].bytes[1]));
+	snprintf(id, sizeof(id), "fig-who-%s", key);
+	snprintf(title, sizeof(title), "Bytes read and written by %s", key);
+	chart_begin(&c, f, id, title, 720, 400, false);
+	c.bottom -= 70; /* room for the slanted labels */
+	c.x = (struct axis){.min = 0,
+			    .max = (double)(nb ? nb : 1),
+			    .unit = AX_CATEGORY,
+			    .label = NULL}; /* the title names it; the ticks slant */
+	c.y = (struct axis){.min = 0,
+			    .max = max > 0 ? nice_ceil(max * 1.1) : 1,
+			    .unit = AX_PLAIN,
+			    .label = "bytes"};
+	chart_axes(&c);
+	slot = (c.right - c.left) / (double)(nb ? nb : 1);
+	for (size_t i = 0; i < nb; i++) {
+		double x = c.left + slot * ((double)i + 0.5);
+
+		fputs("<g data-who=\"", f);
+		xml_escape(f, bars[i].label);
+		fputs("\">", f);
+		for (int o = 0; o < 2; o++) {
+			snprintf(buf, sizeof(buf), "%.0f", bars[i].bytes[o]);
+			chart_bar(&c, &c.y, x + (o ? 1 : -1) * slot * 0.2, slot * 0.38,
+				  bars[i].bytes[o], o ? C_SYS : C_BIO, buf,
+				  bars[i].label);
+		}
+		fprintf(f,
+			"</g>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+			"font-size=\"11\" transform=\"rotate(-30 %.1f %.1f)\">",
+			x, c.bottom + 14, x, c.bottom + 14);
+		xml_escape(f, bars[i].label);
+		fputs("</text>\n", f);
+	}
+	chart_legend(&c, "read", C_BIO, false);
+	chart_legend(&c, "written", C_SYS, false);
+	snprintf(title, sizeof(title),
+		 "The %zu largest by bytes; rows of the table below summed by %s.", nb,
+		 key);
+	chart_end(&c, title);
+	free(bars);
+}
+
+static void who_figures(FILE *f, const struct an_output *o)
+{
+	const struct table *t = o->nr_tables ? o->tables[0] : NULL;
+	char by[64], *save = NULL;
+
+	if (!t || !t->nr_rows || !t->json_by[0])
+		return;
+	fputs("<h2>Who</h2>\n", f);
+	snprintf(by, sizeof(by), "%s", t->json_by);
+	for (char *k = strtok_r(by, ",", &save); k; k = strtok_r(NULL, ",", &save))
+		fig_who_key(f, t, k);
+}
+
 /* the seed experiment's figures, with a layout (the demo) */
 static void patterns_figures(FILE *f, const struct groups *gs)
 {
@@ -803,6 +955,8 @@ void render_html(FILE *f, const struct report_info *ri, const struct analysis *a
 			patterns_figures(f, o->priv);
 		else if (!strcmp(o->an->name, "correlate"))
 			correlate_figures(f, o->priv);
+		else if (!strcmp(o->an->name, "who"))
+			who_figures(f, o);
 		for (size_t k = 0; k < o->nr_tables; k++)
 			html_table(f, o->tables[k]);
 	}

@@ -139,6 +139,30 @@ for g in sys.argv[3:]:
     print(path, want["Read"], want["Write"])
 PY
 		not_ok "who --by cgroup" "$(head -c 800 "$TMP/c.json")"
+	# the HTML page: a chart per key, its bars the JSON rows summed by that key
+	"$IOTRAIL" report -i "$TMP/c.iot" -a who --by cgroup,task -f json >"$TMP/ct.json"
+	"$IOTRAIL" report -i "$TMP/c.iot" -a who --by cgroup,task --html "$TMP/c.html" 2>"$TMP/err"
+	python3 - "$TMP/c.html" "$TMP/ct.json" <<'PY' && ok "who --html: a bar chart per key, bars equal to the rows summed by it" ||
+import json, sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+rows = json.load(open(sys.argv[2]))["who"]["rows"]
+figs = {f.get("id"): f for f in root.iter("figure")}
+for key, label in (("cgroup", lambda r: r["cgroup"]),
+                   ("task", lambda r: "%d %s" % (r["pid"], r["comm"]))):
+    fig = figs["fig-who-" + key]
+    want = {}
+    for r in rows:
+        w = want.setdefault(label(r), [0, 0])
+        w[0] += r["read_bytes"]
+        w[1] += r["write_bytes"]
+    bars = {g.get("data-who"): [int(b.get("data-v")) for b in g.iter(NS + "rect")]
+            for g in fig.iter(NS + "g") if g.get("data-who")}
+    top = sorted(want.items(), key=lambda kv: -sum(kv[1]))[:12]
+    assert bars == dict(top), (key, bars, top)
+    assert any(v[0] > 0 for v in bars.values()), bars
+PY
+		not_ok "who --html" "$(cat "$TMP/err") $(grep -o 'data-who="[^"]*"' "$TMP/c.html" | head -5)"
 else
 	not_ok "cgroups" "no cgroup v1 blkio hierarchy at $CG on this machine"
 fi
