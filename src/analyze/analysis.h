@@ -94,6 +94,9 @@ struct analysis_env {
 	const struct iot_dev_entry *(*dev_entry)(void *ctx, uint32_t dev);
 	/* the trace's task table entry of tid, or NULL */
 	const struct iot_task_entry *(*task_entry)(void *ctx, uint32_t tid);
+	/* the path of inode ino on dev (a filesystem or a disk) as the
+	 * recorder found it (the FILES chunk), or NULL unknown */
+	const char *(*file_path)(void *ctx, uint32_t dev, uint64_t ino);
 	/* the path of a cgroup (low 32 bits of its id), or NULL unknown */
 	const char *(*cgroup_path)(void *ctx, uint32_t id);
 };

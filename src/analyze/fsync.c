@@ -333,6 +333,7 @@ static const struct column cols[] = {
     {"wake_ns", "WAKE", 9, CELL_U64, IN_ALL, 0, 1e3, 1},
     {"other_ns", "OTHER", 9, CELL_U64, IN_ALL, 0, 1e3, 1},
     {"data_bytes", "DATA_KB", 8, CELL_U64, IN_ALL, 0, 1024, 0},
+    {"path", "FILE", -1, CELL_STR},
 };
 
 static int cmp_total(const void *x, const void *y)
@@ -372,6 +373,7 @@ static int finish(struct analysis *a, struct an_output *o)
 		const struct iot_task_entry *e =
 		    a->env.task_entry ? a->env.task_entry(a->env.ctx, c->tid) : NULL;
 		uint64_t total = c->exit_ns - c->enter_ns, known = 0;
+		const char *path;
 
 		for (int k = 0; k < NR_FSYNC_PARTS; k++)
 			known += c->part[k];
@@ -401,6 +403,10 @@ static int finish(struct analysis *a, struct an_output *o)
 			table_na(t);
 		table_u64(t, total - known);
 		table_u64(t, c->data_bytes);
+		path = a->env.file_path && c->dev && c->ino
+			   ? a->env.file_path(a->env.ctx, c->dev, c->ino)
+			   : NULL;
+		table_str(t, "%s", path ? path : "");
 	}
 	if (!p->nr_calls)
 		table_note(t, "# no fsync or fdatasync call in this trace (system calls "

@@ -263,14 +263,15 @@ static void stage_cells(struct analysis *a, struct table *t, struct metric *m)
 	table_u64(t, m->st.max);
 }
 
-static const char *path_of(const struct analysis *a, uint64_t ino)
+/* --layout's path of the inode, else the recorder's (the FILES chunk) */
+static const char *path_of(const struct analysis *a, uint32_t dev, uint64_t ino)
 {
 	const struct frag_scan *l = a->env.layout;
 
 	for (size_t i = 0; l && i < l->nr_files; i++)
 		if (l->files[i].ino == ino)
 			return l->files[i].path;
-	return NULL;
+	return a->env.file_path ? a->env.file_path(a->env.ctx, dev, ino) : NULL;
 }
 
 static void key_cells(struct analysis *a, struct table *t, const struct who_priv *p,
@@ -301,7 +302,7 @@ static void key_cells(struct analysis *a, struct table *t, const struct who_priv
 			break;
 		}
 		case K_FILE: {
-			const char *path = w->ino ? path_of(a, w->ino) : NULL;
+			const char *path = w->ino ? path_of(a, w->dev, w->ino) : NULL;
 
 			table_str(t, "%s", analysis_dev_name(a, w->dev));
 			table_u64(t, w->ino);

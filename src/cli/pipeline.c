@@ -53,6 +53,11 @@ static const struct iot_task_entry *task_entry(void *ctx, uint32_t tid)
 	return trace_reader_task(&((struct pipeline *)ctx)->rd, tid);
 }
 
+static const char *file_path(void *ctx, uint32_t dev, uint64_t ino)
+{
+	return trace_reader_file(&((struct pipeline *)ctx)->rd, dev, ino);
+}
+
 static const char *cgroup_path(void *ctx, uint32_t id)
 {
 	return trace_reader_cgroup(&((struct pipeline *)ctx)->rd, id);
@@ -107,6 +112,7 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	env->dev_entry = dev_entry;
 	env->task_entry = task_entry;
 	env->cgroup_path = cgroup_path;
+	env->file_path = file_path;
 	p->analyzing = true;
 	err = analysis_init(&p->an, set, env);
 	if (err) {

@@ -27,6 +27,7 @@
  * the kernel's stop are noticed within it) */
 #define RECORD_TICK_NS (100 * 1000 * 1000ull)
 
+/* the tasks and files the records name (tasks.h, files.h) */
 static void note_tasks(struct recorder *rc, const struct iot_rec *r, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
@@ -34,8 +35,23 @@ static void note_tasks(struct recorder *rc, const struct iot_rec *r, uint64_t n)
 			const struct iot_summary *s = (const void *)&r[i];
 
 			task_table_note(&rc->tasks, 0, s->tid);
-		} else if (r[i].tid) {
+			continue;
+		}
+		if (r[i].tid)
 			task_table_note(&rc->tasks, r[i].pid, r[i].tid);
+		switch (r[i].type) {
+		case IOT_EV_SYS_ENTER: /* the call's file */
+			file_table_note(&rc->files, r[i].dev, r[i].id2, false);
+			break;
+		case IOT_EV_DIRTY: /* the folio's inode */
+			file_table_note(&rc->files, r[i].dev, r[i].id, false);
+			break;
+		case IOT_EV_BIO_INFO: /* its first page's inode, on the disk */
+			if ((r[i].flags >> 16 & 0xff) == IOT_HOST_REG)
+				file_table_note(&rc->files, r[i].dev, r[i].id2, true);
+			break;
+		default:
+			break;
 		}
 	}
 }

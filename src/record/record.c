@@ -149,6 +149,7 @@ static void release(struct recorder *rc)
 	iotrail_bpf__destroy(rc->skel);
 	devtab_release(&rc->devs);
 	task_table_release(&rc->tasks);
+	file_table_release(&rc->files);
 	free(rc->written);
 	free(rc->torn);
 	free(rc->stuck_seq);
@@ -165,6 +166,10 @@ int record_run(const struct record_opts *o)
 	bool opened = false;
 	int err = 0, ret;
 
+	if (file_table_init(&rc.files)) {
+		fprintf(stderr, "iotrail: out of memory\n");
+		return 1;
+	}
 	ret = check_and_size(&rc);
 	if (!ret)
 		ret = load_programs(&rc);

@@ -22,6 +22,7 @@
 #include "devices.h"
 #include "iotrail_btf.skel.h"
 #include "record.h"
+#include "files.h"
 #include "tasks.h"
 
 struct recorder {
@@ -30,6 +31,7 @@ struct recorder {
 	struct trace_writer w;
 	struct dev_table devs;
 	struct task_table tasks;
+	struct file_table files; /* paths of the inodes records name */
 	uint32_t nr_cpus;
 	uint32_t nr_slots;   /* per CPU, power of two */
 	struct iot_rec *buf; /* mmap of the "buf" map */

@@ -227,6 +227,10 @@ int write_tables(struct recorder *rc, uint32_t reason)
 					 rc->tasks.n * sizeof(*rc->tasks.e), NULL, 0);
 	if (!err)
 		err = write_cgroups(rc);
+	file_table_finish(&rc->files);
+	if (!err && rc->files.n)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_FILES, 0, rc->files.e,
+					 rc->files.n * sizeof(*rc->files.e), NULL, 0);
 	d = calloc(rc->nr_cpus, sizeof(*d));
 	if (!d)
 		return -ENOMEM;

@@ -56,6 +56,8 @@ enum iot_chunk_type {
 				   completion order rather than time order */
 	IOT_CHUNK_CGROUPS = 11, /* struct iot_cgroup_entry[]: every cgroup at
 				   the stop, for IOT_EV_BIO_INFO's ids; since 1.3 */
+	IOT_CHUNK_FILES = 12,	/* struct iot_file_entry[]: the paths of the
+				   inodes records name; since 1.4 */
 };
 /* Chunk types above this are never written, by this version or a later
  * one (which adds types from 11 up): a reader stops there, as at garbage.
@@ -106,6 +108,19 @@ struct iot_cgroup_entry {
 	uint64_t id;
 	char path[120];
 };
+
+/* A file's path as it was when a record first named its inode
+ * (src/record/files.h). */
+struct iot_file_entry {
+	uint32_t dev;	/* its filesystem's st_dev, kernel encoding */
+	uint32_t flags; /* IOT_FILE_* */
+	uint64_t ino;
+	char path[240]; /* absolute, in the recorder's mount namespace */
+};
+#define IOT_FILE_DELETED (1u << 0) /* gone at the stop */
+#define IOT_FILE_REUSED                                                                  \
+	(1u << 1) /* at the stop the number named another                                \
+		       file: path is "first | then" */
 
 struct iot_drop_entry {
 	uint32_t cpu;
@@ -171,6 +186,7 @@ _Static_assert(sizeof(struct iot_dev_entry) == 96, "device entry");
 _Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
 _Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
 _Static_assert(sizeof(struct iot_cgroup_entry) == 128, "cgroup entry");
+_Static_assert(sizeof(struct iot_file_entry) == 256, "file entry");
 _Static_assert(sizeof(struct iot_end) == 24, "end record");
 _Static_assert(sizeof(struct iot_stop) == 48, "stop record");
 _Static_assert(sizeof(struct iot_agg_header) == 24, "agg header");

@@ -107,6 +107,15 @@ static int unique_tasks(struct trace_reader *r)
 }
 
 /* Walk the chunk list once: index it, find the tables, stop at damage. */
+static int cmp_file(const void *x, const void *y)
+{
+	const struct iot_file_entry *a = x, *b = y;
+
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return (a->dev > b->dev) - (a->dev < b->dev);
+}
+
 static int index_chunks(struct trace_reader *r)
 {
 	uint64_t off = r->hdr.header_size;
@@ -214,6 +223,32 @@ static int index_chunks(struct trace_reader *r)
 				g[i].path[sizeof(g[i].path) - 1] = 0;
 			r->cgroups = g;
 			r->nr_cgroups = n;
+			break;
+		}
+		case IOT_CHUNK_FILES: {
+			size_t n = c.size / sizeof(struct iot_file_entry);
+			struct iot_file_entry *fe = copy_of(r, rc.offset, c.size);
+
+			if (!fe)
+				return -ENOMEM;
+			for (size_t i = 0; i < n; i++) {
+				/* what the recorder found at the stop, said in
+				 * the name (our copy) */
+				const char *say =
+				    fe[i].flags & IOT_FILE_REUSED    ? " (inode reused)"
+				    : fe[i].flags & IOT_FILE_DELETED ? " (deleted)"
+								     : "";
+				size_t room = sizeof(fe[i].path) - strlen(say) - 1;
+
+				fe[i].path[sizeof(fe[i].path) - 1] = 0;
+				if (say[0] && strlen(fe[i].path) > room)
+					fe[i].path[room] = 0;
+				if (say[0])
+					strcat(fe[i].path, say);
+			}
+			qsort(fe, n, sizeof(*fe), cmp_file);
+			r->files = fe;
+			r->nr_files = n;
 			break;
 		}
 		case IOT_CHUNK_DROPS:
@@ -583,6 +618,32 @@ const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r, uint3
 		if (r->devs[i].dev == dev)
 			return &r->devs[i];
 	return NULL;
+}
+
+const char *trace_reader_file(const struct trace_reader *r, uint32_t dev, uint64_t ino)
+{
+	size_t lo = 0, hi = r->nr_files;
+	const char *path = NULL;
+
+	while (lo < hi) { /* the first entry of ino */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->files[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < r->nr_files && r->files[lo].ino == ino; lo++) {
+		const struct iot_file_entry *f = &r->files[lo];
+		const struct iot_dev_entry *d = trace_reader_dev(r, f->dev);
+
+		if (f->dev != dev && !(d && d->disk_dev == dev))
+			continue;
+		if (path && strcmp(path, f->path))
+			return NULL; /* the inode number on two filesystems */
+		path = f->path;
+	}
+	return path;
 }
 
 const char *trace_reader_cgroup(const struct trace_reader *r, uint32_t id)

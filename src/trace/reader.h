@@ -55,6 +55,8 @@ struct trace_reader {
 	size_t nr_tasks;
 	const struct iot_cgroup_entry *cgroups;
 	size_t nr_cgroups;
+	const struct iot_file_entry *files; /* sorted by inode, then dev */
+	size_t nr_files;
 	const struct iot_drop_entry *drops; /* a copy */
 	size_t nr_drops;
 	bool has_drops;	  /* a DROPS chunk: absent when the recording was killed */
@@ -114,6 +116,10 @@ const struct iot_task_entry *trace_reader_task(const struct trace_reader *r,
 /* An IOT_EV_EXEC record: the task's name from then on is the one the
  * kernel gave it at exec (the task table has what /proc said at first
  * sight). Tasks not in the table are left alone. */
+/* The path of inode ino on dev, a filesystem's st_dev or a disk (any
+ * filesystem on it, partitions included), when the FILES chunk has one and
+ * only one; else NULL. */
+const char *trace_reader_file(const struct trace_reader *r, uint32_t dev, uint64_t ino);
 /* The path of a cgroup by the low 32 bits of its id, or NULL. */
 const char *trace_reader_cgroup(const struct trace_reader *r, uint32_t id);
 void trace_reader_exec(struct trace_reader *r, const struct iot_rec *rec);

@@ -301,6 +301,57 @@ static void unknown_chunk_skipped_and_meta(void **state)
 	trace_reader_release(&r);
 }
 
+/* The FILES chunk: by filesystem or by the disk under it (a partition);
+ * the same inode number on two filesystems of a disk is no answer; what
+ * the recorder found at the stop is said; a path without its NUL ends. */
+static void file_paths(void **state)
+{
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	struct iot_dev_entry devs[] = {
+	    {.dev = 8u << 20, .disk_dev = 8u << 20, .name = "sda"},
+	    {.dev = 8u << 20 | 1,
+	     .disk_dev = 8u << 20,
+	     .flags = IOT_DEV_PARTITION,
+	     .name = "sda1"},
+	    {.dev = 8u << 20 | 2,
+	     .disk_dev = 8u << 20,
+	     .flags = IOT_DEV_PARTITION,
+	     .name = "sda2"},
+	};
+	struct iot_file_entry f[5] = {
+	    {.dev = 8u << 20 | 1, .ino = 12, .path = "/a/twelve"},
+	    {.dev = 8u << 20 | 2, .ino = 12, .path = "/b/twelve"},
+	    {.dev = 8u << 20 | 1,
+	     .ino = 30,
+	     .path = "/a/gone",
+	     .flags = IOT_FILE_DELETED},
+	    {.dev = 7u << 20, .ino = 13, .path = "/a/x | /a/y", .flags = IOT_FILE_REUSED},
+	    {.dev = 7u << 20, .ino = 99},
+	};
+	char err[256];
+
+	memset(f[4].path, 'z', sizeof(f[4].path)); /* no NUL */
+	header(&h, 1);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_DEVICES, 0, devs, sizeof(devs), NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_FILES, 0, f, sizeof(f), NULL, 0);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_string_equal(trace_reader_file(&r, 8u << 20 | 1, 12), "/a/twelve");
+	assert_string_equal(trace_reader_file(&r, 8u << 20 | 2, 12), "/b/twelve");
+	assert_null(trace_reader_file(&r, 8u << 20, 12)); /* which partition? */
+	assert_string_equal(trace_reader_file(&r, 8u << 20, 30), "/a/gone (deleted)");
+	assert_string_equal(trace_reader_file(&r, 7u << 20, 13),
+			    "/a/x | /a/y (inode reused)");
+	assert_int_equal(strlen(trace_reader_file(&r, 7u << 20, 99)), 239);
+	assert_null(trace_reader_file(&r, 7u << 20, 98));
+	assert_null(trace_reader_file(&r, 8u << 20 | 1, 13));
+	trace_reader_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +362,7 @@ int main(void)
 	    cmocka_unit_test(not_a_trace),
 	    cmocka_unit_test(newer_major_refused),
 	    cmocka_unit_test(unknown_chunk_skipped_and_meta),
+	    cmocka_unit_test(file_paths),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
