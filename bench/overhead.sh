@@ -7,6 +7,9 @@
 # (the usual production set-up): a tmpfs-backed loop device swings by 2x
 # between identical untraced runs, with where its worker thread runs.
 #   bench/overhead.sh [REPS] [SECONDS] [DEVICES: "zram loop"]
+# Environment: IOTRAIL_OLD=PATH adds the variant iotrail-old (another build,
+# e.g. before a change, recorded the same way); VARIANTS="untraced iotrail
+# ..." picks variants (untraced first: the ratios' base).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 REPS=${1:-5}
@@ -54,6 +57,7 @@ run() { # VARIANT DEV -> IOPS
 	case $v in
 	untraced) $(fio_cmd $dev) ;;
 	iotrail) $IOTRAIL record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d ;;
+	iotrail-old) $IOTRAIL_OLD record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.old ;;
 	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.summary ;;
 	iotrail-aggregate) $IOTRAIL record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
 	ftrace-blk)
@@ -78,7 +82,12 @@ run() { # VARIANT DEV -> IOPS
 	iops
 }
 
-VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
+if [ -n "${VARIANTS:-}" ]; then
+	read -r -a VARIANTS <<<"$VARIANTS"
+else
+	VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
+	[ -n "${IOTRAIL_OLD:-}" ] && VARIANTS+=(iotrail-old)
+fi
 printf "# fio randread 4k direct psync 2 jobs, %ss per run, %s alternating repetitions, %s\n" "$SECS" "$REPS" "$(uname -r)"
 printf "%-8s %-18s %9s %9s %9s %8s %8s %8s\n" DEVICE VARIANT IOPS_MED IOPS_MIN IOPS_MAX KEPT_MED KEPT_MIN KEPT_MAX
 DEVS=()

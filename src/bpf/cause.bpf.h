@@ -7,9 +7,11 @@
  *   - the cgroup: bio->bi_blkg -> blkcg -> cgroup, the one the kernel's own
  *     blkio/io counters charge;
  *   - the cause, from the bio's flags (flush, swap, readahead) and from what
- *     the queueing task is doing: a traced system call, a writeback work
- *     item (writeback_start .. writeback_written, with the kernel's reason),
- *     a journal commit (jbd2_start_commit .. jbd2_end_commit), reclaim.
+ *     the queueing task is doing: a writeback work item (writeback_start ..
+ *     writeback_written, with the kernel's reason), a journal commit
+ *     (jbd2_start_commit .. jbd2_end_commit), reclaim. The traced system
+ *     call the task is in is the join's to add (src/join/join.c,
+ *     why_in_syscall()): it has the SYS_ENTER already.
  * And IOT_EV_DIRTY when a task dirties a page cache folio
  * (writeback_dirty_folio: in the dirtier's context), so that writeback
  * can be charged to the task that dirtied the pages; IOT_EV_EXEC when a
@@ -22,8 +24,9 @@
  * --aggregate's start time), the writeback work it runs, a journal commit. */
 struct task_ctx {
 	__u64 ts_ns;  /* --aggregate: when the system call began */
-	long sys;     /* the traced system call it is in, + 1: 0 none (a
-			 context the writeback or jbd2 hooks made is zeroed) */
+	long sys;     /* --aggregate: the traced system call it is in, + 1: 0
+			 none (a context the writeback or jbd2 hooks made is
+			 zeroed) */
 	__u32 wb;     /* IOT_WB_* of the writeback work it runs, 0 none */
 	__u32 commit; /* in a jbd2 commit */
 };
@@ -68,6 +71,24 @@ static __always_inline void sync_exit(void)
 		__sync_fetch_and_add(&nr_in_sync, -1);
 }
 
+/* Per CPU, the last "plain" BIO_INFO written (a bio without a file's page,
+ * cause other: direct I/O, most of the time): the next one of the same
+ * task with the same cgroup and page kind is not written, and the join
+ * takes it from the same slot it keeps per CPU (src/join/join.c). One
+ * record less per direct I/O bio. */
+struct bi_plain {
+	__u32 tid1; /* tid + 1: 0 none */
+	__u32 cgroup;
+	__u32 kind;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bi_plain);
+} bi_plain SEC(".maps");
+
 #define IOT_S_IFMT	      0170000
 #define IOT_S_IFREG	      0100000
 #define IOT_S_IFDIR	      0040000
@@ -75,19 +96,53 @@ static __always_inline void sync_exit(void)
 #define IOT_PAGE_MAPPING_ANON 0x1ul
 #define IOT_PF_MEMALLOC	      0x00000800u
 #define IOT_PF_KSWAPD	      0x00020000u
+#define IOT_PF_KTHREAD	      0x00200000u
 
-/* the folio a page belongs to (compound_head's low bit marks a tail page),
- * and the page's place in it */
-static __always_inline struct folio *page_folio_of(struct page *page, __u64 *nth)
+/* What the bio's first page says: its file (host inode number, kind, the
+ * page's index in it) or that it is anonymous (a caller's own buffer).
+ * The tp_btf build reads with plain loads, casting the values that are
+ * not typed pointers (a tail page's head, a mapping with flag bits) with
+ * bpf_rdonly_cast(); the raw_tp build reads through probe reads. */
+#ifdef IOT_TP_BTF
+#define AS_KTYPE(v, type)                                                                \
+	((type *)bpf_rdonly_cast((void *)(v), bpf_core_type_id_kernel(type)))
+#else
+#define AS_KTYPE(v, type) ((type *)(v))
+#endif
+
+static __always_inline __u32 page_host(unsigned long page, __u64 *ino, __u64 *index)
 {
-	unsigned long head = BPF_CORE_READ(page, compound_head);
+	unsigned long head = 0, mapping;
+	struct address_space *as;
+	struct folio *folio;
+	struct inode *host;
+	__u64 nth = 0;
+	__u32 mode;
 
-	*nth = 0;
-	if (!(head & 1))
-		return (struct folio *)page;
-	head--;
-	*nth = ((unsigned long)page - head) / bpf_core_type_size(struct page);
-	return (struct folio *)head;
+	/* numbers with flag bits, not pointers: read as numbers */
+	bpf_probe_read_kernel(&head, sizeof(head), &((struct page *)page)->compound_head);
+	if (head & 1) { /* a tail page: the folio is its head */
+		head--;
+		nth = (page - head) / bpf_core_type_size(struct page);
+		folio = AS_KTYPE(head, struct folio);
+	} else {
+		folio = AS_KTYPE(page, struct folio);
+	}
+	if (bpf_probe_read_kernel(&mapping, sizeof(mapping), &folio->mapping) || !mapping)
+		return IOT_HOST_NONE;
+	if (mapping & IOT_PAGE_MAPPING_ANON)
+		return IOT_HOST_ANON;
+	as = AS_KTYPE(mapping, struct address_space);
+	host = KREAD1(as, host);
+	if (!host)
+		return IOT_HOST_NONE;
+	mode = KREAD1(host, i_mode) & IOT_S_IFMT;
+	*ino = KREAD1(host, i_ino);
+	*index = KREAD1(folio, index) + nth;
+	return mode == IOT_S_IFREG   ? IOT_HOST_REG
+	       : mode == IOT_S_IFDIR ? IOT_HOST_DIR
+	       : mode == IOT_S_IFBLK ? IOT_HOST_BLK
+				     : IOT_HOST_OTHER;
 }
 
 static __always_inline __u32 wb_reason_of(struct wb_writeback_work *work)
@@ -107,59 +162,40 @@ static __always_inline __u32 wb_reason_of(struct wb_writeback_work *work)
 	return IOT_WB_OTHER;
 }
 
-static __always_inline bool is_write_call(long id)
+/* The record beside a bio's Q; dev: its disk, which the Q's filter let
+ * through. */
+static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 {
-	return id == cfg_nr_write || id == cfg_nr_pwrite64 || id == cfg_nr_writev ||
-	       id == cfg_nr_pwritev;
-}
-
-/* The record beside a bio's Q. */
-static __always_inline void emit_bio_info(struct bio *bio)
-{
-	__u32 opf = BPF_CORE_READ(bio, bi_opf), kind = IOT_HOST_NONE, cause, reason = 0;
-	__u64 seq, ino = 0, index = 0, nth;
+	__u32 opf = KREAD1(bio, bi_opf), kind = IOT_HOST_NONE, cause, reason = 0;
+	__u32 size = KREAD1(bio, bi_iter.bi_size), cgroup = 0;
+	__u64 seq, ino = 0, index = 0;
 	struct task_struct *task;
-	struct address_space *mapping = NULL;
+	struct bi_plain *plain = NULL;
 	struct task_ctx *tc;
 	struct iot_rec *r;
-	long sys;
-	struct page *page = NULL;
-	struct inode *host = NULL;
-	__u32 dev = bio_devt(bio), cgroup = 0, size;
 
-	size = BPF_CORE_READ(bio, bi_iter.bi_size);
-	if (!dev_wanted(dev, BPF_CORE_READ(bio, bi_iter.bi_sector)))
-		return;
-	if (BPF_CORE_READ(bio, bi_vcnt))
-		page = BPF_CORE_READ(bio, bi_io_vec, bv_page);
-	if (page) {
-		struct folio *folio = page_folio_of(page, &nth);
+	if (KREAD1(bio, bi_vcnt)) {
+		struct bio_vec *bv = KREAD1(bio, bi_io_vec);
+		unsigned long page = 0; /* a number: the folio is found from it */
 
-		mapping = BPF_CORE_READ(folio, mapping);
-		if ((unsigned long)mapping & IOT_PAGE_MAPPING_ANON) {
-			kind = IOT_HOST_ANON;
-		} else if (mapping) {
-			__u32 mode;
-
-			host = BPF_CORE_READ(mapping, host);
-			mode = BPF_CORE_READ(host, i_mode) & IOT_S_IFMT;
-			ino = BPF_CORE_READ(host, i_ino);
-			index = BPF_CORE_READ(folio, index) + nth;
-			kind = mode == IOT_S_IFREG   ? IOT_HOST_REG
-			       : mode == IOT_S_IFDIR ? IOT_HOST_DIR
-			       : mode == IOT_S_IFBLK ? IOT_HOST_BLK
-						     : IOT_HOST_OTHER;
-		}
+		if (bv)
+			bpf_probe_read_kernel(&page, sizeof(page), &bv->bv_page);
+		if (page)
+			kind = page_host(page, &ino, &index);
 	}
 	if (bpf_core_field_exists(bio->bi_blkg)) {
-		struct blkcg_gq *blkg = BPF_CORE_READ(bio, bi_blkg);
+		struct blkcg_gq *blkg = KREAD1(bio, bi_blkg);
 
-		if (blkg)
-			cgroup = (__u32)BPF_CORE_READ(blkg, blkcg, css.cgroup, kn, id);
+		struct blkcg *bc = blkg ? KREAD1(blkg, blkcg) : NULL;
+		struct cgroup *cg = bc ? KREAD1(bc, css.cgroup) : NULL;
+		struct kernfs_node *kn = cg ? KREAD1(cg, kn) : NULL;
+
+		cgroup = kn ? (__u32)KREAD1(kn, id) : 0;
 	}
-	tc = task_ctx(false);
-	sys = tc ? tc->sys - 1 : -1;
 	task = bpf_get_current_task_btf();
+	/* writeback works and commits run in kernel threads: a user task's
+	 * bio needs no look at its context */
+	tc = task->flags & IOT_PF_KTHREAD ? task_ctx(false) : NULL;
 	if (!size &&
 	    (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))) {
 		cause = IOT_CAUSE_FLUSH;
@@ -174,32 +210,30 @@ static __always_inline void emit_bio_info(struct bio *bio)
 	} else if (tc && tc->wb) {
 		cause = IOT_CAUSE_WRITEBACK;
 		reason = tc->wb;
-	} else if (sys >= 0 && (sys == cfg_nr_fsync || sys == cfg_nr_fdatasync)) {
-		cause = (opf & IOT_OP_MASK) == IOT_OP_READ ? IOT_CAUSE_READ
-							   : IOT_CAUSE_WRITEBACK;
-		reason = IOT_WB_FSYNC;
-	} else if (sys >= 0 && (kind == IOT_HOST_NONE || kind == IOT_HOST_ANON)) {
-		cause = IOT_CAUSE_DIRECT; /* the pages are the caller's own */
-	} else if (sys >= 0 && (opf & IOT_OP_MASK) == IOT_OP_READ) {
-		cause = IOT_CAUSE_READ;
-	} else if (sys >= 0 && is_write_call(sys)) {
-		cause = IOT_CAUSE_WRITEBACK; /* O_SYNC / O_DSYNC */
-		reason = IOT_WB_WRITE_SYNC;
 	} else if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD))) {
 		cause = IOT_CAUSE_READAHEAD;
-	} else if (BPF_CORE_READ(task, flags) & (IOT_PF_KSWAPD | IOT_PF_MEMALLOC)) {
+	} else if (task->flags & (IOT_PF_KSWAPD | IOT_PF_MEMALLOC)) {
 		cause = IOT_CAUSE_WRITEBACK;
 		reason = IOT_WB_VMSCAN;
 	} else if ((opf & IOT_OP_MASK) == IOT_OP_WRITE && kind == IOT_HOST_REG) {
-		/* a file's dirty pages, written by a task outside the calls
-		 * traced: close() after a truncate (ext4's auto_da_alloc),
-		 * sync_file_range(), msync() */
+		/* a file's dirty pages, written by the task itself: close()
+		 * after a truncate (ext4's auto_da_alloc), sync_file_range(),
+		 * msync(); or in a traced fsync or O_SYNC write, which the
+		 * join tells (it knows the task's open system call) */
 		cause = IOT_CAUSE_WRITEBACK;
 		reason = IOT_WB_TASK;
 	} else {
 		cause = IOT_CAUSE_OTHER;
 	}
 
+	if (cause == IOT_CAUSE_OTHER && !ino) {
+		__u32 zero = 0, tid1 = (__u32)bpf_get_current_pid_tgid() + 1;
+
+		plain = bpf_map_lookup_elem(&bi_plain, &zero);
+		if (plain && plain->tid1 == tid1 && plain->cgroup == cgroup &&
+		    plain->kind == kind)
+			return; /* the same as the last: the join repeats it */
+	}
 	r = begin(IOT_EV_BIO_INFO, &seq);
 	if (!r)
 		return;
@@ -210,6 +244,11 @@ static __always_inline void emit_bio_info(struct bio *bio)
 	r->dev = dev;
 	r->flags = cause | reason << 8 | kind << 16;
 	iot_commit(r, seq);
+	if (plain) {
+		plain->tid1 = (__u32)bpf_get_current_pid_tgid() + 1;
+		plain->cgroup = cgroup;
+		plain->kind = kind;
+	}
 }
 
 #endif /* IOTRAIL_CAUSE_BPF_H */

@@ -51,9 +51,13 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 	} else if (TRIGGER_ON) {
 		sum_bio_queue(bio);
 	}
-	emit_bio(IOT_EV_BIO_QUEUE, bio, 0);
-	if (!SPEC_ON)
-		emit_bio_info(bio);
+	{
+		__u32 dev = 0;
+
+		emit_bio_dev(IOT_EV_BIO_QUEUE, bio, 0, IOT_FLAGS_FROM_OPF, &dev);
+		if (dev && !SPEC_ON)
+			emit_bio_info(bio, dev);
+	}
 	return 0;
 }
 
@@ -282,16 +286,15 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
-	{
+	if (cfg_aggregate) {
 		struct task_ctx *tc = task_ctx(true);
 
 		if (tc) {
 			tc->ts_ns = bpf_ktime_get_ns();
 			tc->sys = id + 1;
 		}
-	}
-	if (cfg_aggregate)
 		return 0;
+	}
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 		sync_enter();
 	fd = (unsigned int)SYSARG(regs, 1);
@@ -333,19 +336,18 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 #endif
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
-	{
+	if (cfg_aggregate) {
 		struct task_ctx *tc = task_ctx(false);
 
-		if (tc && tc->ts_ns && tc->sys == id + 1 && cfg_aggregate)
+		if (tc && tc->ts_ns && tc->sys == id + 1)
 			agg_add(0, 0, IOT_AGG_SYSCALL + syscall_kind(id),
 				bpf_ktime_get_ns() - tc->ts_ns);
 		if (tc) {
 			tc->ts_ns = 0;
 			tc->sys = 0;
 		}
-	}
-	if (cfg_aggregate)
 		return 0;
+	}
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 		sync_exit();
 	r = begin(IOT_EV_SYS_EXIT, &seq);

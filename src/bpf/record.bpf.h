@@ -84,8 +84,8 @@ static __always_inline void count_nostate(void)
  * what the type puts there instead (a remap's old dev_t). */
 #define IOT_FLAGS_FROM_OPF 0xffffffffu
 
-static __always_inline int emit_bio_flags(__u16 type, struct bio *bio, __u64 id2,
-					  __u32 flags)
+static __always_inline int emit_bio_dev(__u16 type, struct bio *bio, __u64 id2,
+					__u32 flags, __u32 *dev_out)
 {
 	struct iot_rec *r;
 	__u64 seq, sector;
@@ -95,6 +95,7 @@ static __always_inline int emit_bio_flags(__u16 type, struct bio *bio, __u64 id2
 	sector = KREAD1(bio, bi_iter.bi_sector);
 	if (!dev_wanted(dev, sector))
 		return 0;
+	*dev_out = dev; /* the filter let it through */
 	r = begin_for((__u64)bio, type, &seq);
 	if (!r)
 		return 0;
@@ -106,6 +107,14 @@ static __always_inline int emit_bio_flags(__u16 type, struct bio *bio, __u64 id2
 	r->flags = flags == IOT_FLAGS_FROM_OPF ? iot_opf(KREAD1(bio, bi_opf)) : flags;
 	iot_commit(r, seq);
 	return 0;
+}
+
+static __always_inline int emit_bio_flags(__u16 type, struct bio *bio, __u64 id2,
+					  __u32 flags)
+{
+	__u32 dev;
+
+	return emit_bio_dev(type, bio, id2, flags, &dev);
 }
 
 static __always_inline int emit_bio(__u16 type, struct bio *bio, __u64 id2)

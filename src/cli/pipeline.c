@@ -125,6 +125,8 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 		fprintf(stderr, "iotrail: out of memory\n");
 		return 1;
 	}
+	p->jn.syscall_nr = env->syscall_nr;
+	p->jn.bi_elided = p->rd.hdr.version_major == 1 && p->rd.hdr.version_minor >= 4;
 	p->joining = true;
 	while ((err = trace_reader_next(&p->rd, &rec)) == 1) {
 		if (rec->type == IOT_EV_EXEC)

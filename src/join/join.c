@@ -46,6 +46,7 @@
 
 #include "../util/grow.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -615,11 +616,90 @@ static int on_dirty(struct join *j, const struct iot_rec *r)
 
 #define PAGE_SECTORS 8 /* 4 KiB pages */
 
+/* What the kernel side leaves to the join: a bio its task queued inside a
+ * traced system call, with no context that says more (a writeback work, a
+ * commit, a flush, swap, reclaim), is that call's: fsync's writeback (or
+ * read), direct I/O (no page cache page), a buffered read that missed, an
+ * O_SYNC write. */
+static void why_in_syscall(const struct join *j, const struct join_bio_st *bs,
+			   struct join_why *w)
+{
+	const struct join_syscall *s;
+	int kind;
+
+	if (bs->sys == NONE || !j->syscall_nr || j->sys[bs->sys].gen != bs->sys_gen ||
+	    !(w->cause == IOT_CAUSE_READAHEAD || w->cause == IOT_CAUSE_OTHER ||
+	      (w->cause == IOT_CAUSE_WRITEBACK && w->wb == IOT_WB_TASK)))
+		return;
+	s = &j->sys[bs->sys].s;
+	kind = syscall_kind(j->syscall_nr, s->nr);
+	if (kind < 0)
+		return;
+	if (kind == SK_FSYNC || kind == SK_FDATASYNC) {
+		bool rd = (bs->flags & IOT_OP_MASK) == IOT_OP_READ;
+
+		w->cause = rd ? IOT_CAUSE_READ : IOT_CAUSE_WRITEBACK;
+		w->wb = rd ? 0 : IOT_WB_FSYNC;
+	} else if (w->host == IOT_HOST_NONE || w->host == IOT_HOST_ANON) {
+		w->cause = IOT_CAUSE_DIRECT; /* the pages are the caller's own */
+		w->wb = 0;
+	} else if ((bs->flags & IOT_OP_MASK) == IOT_OP_READ) {
+		w->cause = IOT_CAUSE_READ;
+		w->wb = 0;
+	} else if (!syscall_kind_is_read(kind)) {
+		w->cause = IOT_CAUSE_WRITEBACK; /* O_SYNC, O_DSYNC */
+		w->wb = IOT_WB_WRITE_SYNC;
+	} /* else a read's writes (direct I/O flushing the range first): the
+	     task's own writeback, as the kernel side said */
+}
+
+/* The plain BIO_INFO slot of a CPU (src/bpf/cause.bpf.h), or NULL. */
+static struct join_plain *plain_of(struct join *j, uint32_t cpu)
+{
+	if (cpu >= 65536)
+		return NULL; /* damage */
+	if (cpu >= j->nr_plain) {
+		size_t n = cpu + 1;
+		struct join_plain *p = realloc(j->plain, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + j->nr_plain, 0, (n - j->nr_plain) * sizeof(*p));
+		j->plain = p;
+		j->nr_plain = n;
+	}
+	return &j->plain[cpu];
+}
+
+/* At a Q: the BIO_INFO the recorder would leave out, from the CPU's plain
+ * slot; a BIO_INFO that follows replaces it. */
+static void why_repeated(struct join *j, const struct iot_rec *r, uint32_t b)
+{
+	struct join_plain *p = plain_of(j, r->cpu);
+	struct join_why *w = &j->bios[b].why;
+
+	if (!p || p->tid1 != r->tid + 1)
+		return;
+	memset(w, 0, sizeof(*w));
+	w->known = true;
+	w->cause = IOT_CAUSE_OTHER;
+	w->host = p->host;
+	w->cgroup = p->cgroup;
+	why_in_syscall(j, &j->bios[b], w);
+}
+
 static void on_bio_info(struct join *j, const struct iot_rec *r)
 {
 	uint32_t *v = u64map_get(&j->bio_by_ptr, r->id), *t;
 	struct join_why *w;
 
+	if (j->bi_elided && (r->flags & 0xff) == IOT_CAUSE_OTHER && !r->id2) {
+		struct join_plain *p = plain_of(j, r->cpu);
+
+		if (p)
+			*p =
+			    (struct join_plain){r->tid + 1, r->nr, r->flags >> 16 & 0xff};
+	}
 	if (!v)
 		return;
 	w = &j->bios[*v].why;
@@ -630,6 +710,7 @@ static void on_bio_info(struct join *j, const struct iot_rec *r)
 	w->cgroup = r->nr;
 	w->ino = r->id2;
 	w->index = r->sector;
+	why_in_syscall(j, &j->bios[*v], w);
 	if (w->cause != IOT_CAUSE_WRITEBACK || w->host != IOT_HOST_REG)
 		return;
 	t = u64map_get(&j->dirtier, page_key(w->ino, w->index));
@@ -779,6 +860,8 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		if (v) /* address reused: the old bio ended unseen */
 			bio_free(j, *v);
 		err = bio_new(j, r, r->ts_ns, &b);
+		if (!err && j->bi_elided)
+			why_repeated(j, r, b);
 		break;
 	}
 	case IOT_EV_GETRQ:
@@ -925,5 +1008,6 @@ void join_release(struct join *j)
 	u64map_release(&j->sys_by_tid);
 	u64map_release(&j->dirtier);
 	u64map_release(&j->tgid);
+	free(j->plain);
 	memset(j, 0, sizeof(*j));
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "../trace/format.h"
+#include "../trace/syscalls.h"
 #include "../util/u64map.h"
 
 /* One request (or, on bio-based devices, one bio) that completed. */
@@ -123,6 +124,19 @@ struct join {
 	struct join_sink sink;
 	bool (*is_bio_based)(void *ctx, uint32_t dev);
 	void *dev_ctx;
+	/* the trace's system call numbers by kind (syscalls.h), for the causes
+	 * of bios queued in a call; NULL: not known */
+	const uint32_t *syscall_nr;
+	/* a trace whose recorder leaves out a BIO_INFO equal to the last
+	 * plain one of its CPU (format >= 1.4, src/bpf/cause.bpf.h bi_plain):
+	 * the join repeats it from its own copy of that slot */
+	bool bi_elided;
+	struct join_plain {
+		uint32_t tid1; /* tid + 1, 0 none */
+		uint32_t cgroup;
+		uint8_t host;
+	} * plain; /* per CPU */
+	size_t nr_plain;
 	struct join_stats st;
 
 	struct join_bio_st *bios;

@@ -510,6 +510,108 @@ static void writeback_dirtier(void **state)
 	assert_int_equal(j.st.wb_dirtier_unseen, 1);
 }
 
+/* One bio queued inside a system call of the same task, with the cause
+ * the kernel side gave it; returns the cause and reason the join says. */
+static struct join_why in_call(uint32_t nr, uint32_t op, uint32_t cause, uint32_t wb,
+			       uint32_t host)
+{
+	struct iot_rec se = mkrec(IOT_EV_SYS_ENTER, 10, ~0ull, 12, nr, 0);
+	struct iot_rec sx = mkrec(IOT_EV_SYS_EXIT, 90, 0, 0, 0, 0);
+	struct iot_rec q = mkrec(IOT_EV_BIO_QUEUE, 20, A, 0, 80, 8);
+	struct iot_rec bi = mkrec(IOT_EV_BIO_INFO, 20, A, 12, 0, 1);
+
+	nbio = 0;
+	sx.flags = nr;
+	q.flags = op;
+	bi.flags = cause | wb << 8 | host << 16;
+	feed(se);
+	feed(q);
+	feed(bi);
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 50, A, 0, 80, 8));
+	feed(sx);
+	assert_int_equal(nbio, 1);
+	return bios[0].why;
+}
+
+/* The causes the join adds from the call a bio was queued in (x86_64
+ * numbers: read 0, write 1, pread64 17, fdatasync 75). */
+static void causes_in_syscall(void **state)
+{
+	struct join_why w;
+
+	bio_based = true;
+	j.syscall_nr = syscall_numbers("x86_64");
+	w = in_call(17, IOT_OP_READ, IOT_CAUSE_OTHER, 0, IOT_HOST_ANON);
+	assert_int_equal(w.cause, IOT_CAUSE_DIRECT);
+	w = in_call(0, IOT_OP_READ, IOT_CAUSE_READAHEAD, 0, IOT_HOST_REG);
+	assert_int_equal(w.cause, IOT_CAUSE_READ);
+	w = in_call(75, IOT_OP_WRITE, IOT_CAUSE_WRITEBACK, IOT_WB_TASK, IOT_HOST_REG);
+	assert_int_equal(w.cause, IOT_CAUSE_WRITEBACK);
+	assert_int_equal(w.wb, IOT_WB_FSYNC);
+	w = in_call(1, IOT_OP_WRITE, IOT_CAUSE_WRITEBACK, IOT_WB_TASK, IOT_HOST_REG);
+	assert_int_equal(w.wb, IOT_WB_WRITE_SYNC);
+	/* a read's writes (O_DIRECT flushing its range): the task's own */
+	w = in_call(0, IOT_OP_WRITE, IOT_CAUSE_WRITEBACK, IOT_WB_TASK, IOT_HOST_REG);
+	assert_int_equal(w.cause, IOT_CAUSE_WRITEBACK);
+	assert_int_equal(w.wb, IOT_WB_TASK);
+	/* what the kernel side knew better stays */
+	w = in_call(75, IOT_OP_WRITE, IOT_CAUSE_JOURNAL, IOT_WB_JOURNAL, IOT_HOST_BLK);
+	assert_int_equal(w.cause, IOT_CAUSE_JOURNAL);
+	w = in_call(1, IOT_OP_WRITE, IOT_CAUSE_FLUSH, 0, IOT_HOST_NONE);
+	assert_int_equal(w.cause, IOT_CAUSE_FLUSH);
+	/* without the trace's numbers, nothing is added */
+	j.syscall_nr = NULL;
+	w = in_call(17, IOT_OP_READ, IOT_CAUSE_OTHER, 0, IOT_HOST_ANON);
+	assert_int_equal(w.cause, IOT_CAUSE_OTHER);
+}
+
+/* A recorder since format 1.4 leaves out a BIO_INFO equal to the last
+ * plain one (cause other, no file) of its CPU for the same task: the join
+ * repeats it from its copy of the slot, per CPU; a BIO_INFO that differs
+ * is written and replaces the slot. */
+static void plain_bio_info_repeated(void **state)
+{
+	struct iot_rec bi = mkrec(IOT_EV_BIO_INFO, 20, A, 0, 0, 7);
+	struct iot_rec q;
+
+	bio_based = true;
+	j.bi_elided = true;
+	bi.flags = IOT_CAUSE_OTHER | IOT_HOST_ANON << 16;
+	feed(mkrec(IOT_EV_BIO_QUEUE, 20, A, 0, 80, 8));
+	feed(bi);
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 30, A, 0, 80, 8));
+	/* the same task on the same CPU: left out */
+	feed(mkrec(IOT_EV_BIO_QUEUE, 40, B, 0, 96, 8));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 50, B, 0, 96, 8));
+	/* another CPU: nothing to repeat there */
+	q = mkrec(IOT_EV_BIO_QUEUE, 60, A, 0, 120, 8);
+	q.cpu = 1;
+	feed(q);
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 70, A, 0, 120, 8));
+	/* another task on CPU 0: nothing either */
+	q = mkrec(IOT_EV_BIO_QUEUE, 80, B, 0, 160, 8);
+	q.tid = 101;
+	feed(q);
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 90, B, 0, 160, 8));
+	assert_int_equal(nbio, 4);
+	assert_true(bios[1].why.known);
+	assert_int_equal(bios[1].why.cgroup, 7);
+	assert_int_equal(bios[1].why.host, IOT_HOST_ANON);
+	assert_int_equal(bios[1].why.cause, IOT_CAUSE_OTHER);
+	assert_false(bios[2].why.known);
+	assert_false(bios[3].why.known);
+	/* a written one that differs (another cgroup) takes the slot */
+	bi.ts_ns = 100;
+	bi.nr = 8;
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 200, 8));
+	feed(bi);
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 110, A, 0, 200, 8));
+	feed(mkrec(IOT_EV_BIO_QUEUE, 120, B, 0, 240, 8));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 130, B, 0, 240, 8));
+	assert_int_equal(nbio, 6);
+	assert_int_equal(bios[5].why.cgroup, 8);
+}
+
 /* A commit's start and end pair by journal and transaction, interleaved
  * with another journal's; an end without its start is counted. */
 static void journal_commits(void **state)
@@ -582,6 +684,8 @@ int main(void)
 	    T(flush_requests),
 	    T(writeback_dirtier),
 	    T(journal_commits),
+	    T(causes_in_syscall),
+	    T(plain_bio_info_repeated),
 	    T(wakeup_in_call),
 	};
 
