@@ -280,10 +280,15 @@ static void key_cells(struct analysis *a, struct table *t, const struct who_priv
 	for (int k = 0; k < p->nr_keys; k++) {
 		switch (p->keys[k]) {
 		case K_TASK: {
+			/* rows are processes: the process's name (its io_uring
+			 * and other worker threads have their own) */
 			const struct iot_task_entry *e =
-			    w->tid && a->env.task_entry
-				? a->env.task_entry(a->env.ctx, w->tid)
+			    w->pid && a->env.task_entry
+				? a->env.task_entry(a->env.ctx, w->pid)
 				: NULL;
+
+			if ((!e || !e->comm[0]) && w->tid && a->env.task_entry)
+				e = a->env.task_entry(a->env.ctx, w->tid);
 
 			table_u64(t, w->pid);
 			if (!w->pid && !w->tid)

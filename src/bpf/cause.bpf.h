@@ -97,6 +97,7 @@ struct {
 #define IOT_PF_MEMALLOC	      0x00000800u
 #define IOT_PF_KSWAPD	      0x00020000u
 #define IOT_PF_KTHREAD	      0x00200000u
+#define IOT_PF_IO_WORKER      0x00000010u /* io-wq workers, the SQPOLL thread */
 
 /* What the bio's first page says: its file (host inode number, kind, the
  * page's index in it) or that it is anonymous (a caller's own buffer).
@@ -210,6 +211,10 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 	} else if (tc && tc->wb) {
 		cause = IOT_CAUSE_WRITEBACK;
 		reason = tc->wb;
+	} else if (task->flags & IOT_PF_IO_WORKER) {
+		/* an io_uring request an io-wq worker or the SQPOLL thread
+		 * runs: both are threads of the ring's owner */
+		cause = IOT_CAUSE_IO_URING;
 	} else if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD))) {
 		cause = IOT_CAUSE_READAHEAD;
 	} else if (task->flags & (IOT_PF_KSWAPD | IOT_PF_MEMALLOC)) {

@@ -298,7 +298,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 		sync_enter();
 	fd = (unsigned int)SYSARG(regs, 1);
-	fd_file(fd, &fi);
+	if (!async_submit(id))
+		fd_file(fd, &fi);
 	if (id == cfg_nr_pread64 || id == cfg_nr_pwrite64 || id == cfg_nr_preadv ||
 	    id == cfg_nr_pwritev)
 		pos = SYSARG(regs, 4);
@@ -312,8 +313,10 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	r->id = pos;
 	r->id2 = fi.ino;
 	r->sector = id;
-	r->nr =
-	    (id == cfg_nr_fsync || id == cfg_nr_fdatasync) ? 0 : (__u32)SYSARG(regs, 3);
+	/* bytes asked; the number of iocbs or SQEs submitted */
+	r->nr = (id == cfg_nr_fsync || id == cfg_nr_fdatasync) ? 0
+		: async_submit(id)			       ? (__u32)SYSARG(regs, 2)
+							       : (__u32)SYSARG(regs, 3);
 	r->dev = fi.dev;
 	r->flags = fd;
 	iot_commit(r, seq);

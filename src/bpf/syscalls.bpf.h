@@ -20,21 +20,31 @@ struct {
 const volatile __u32 cfg_nr_read = ~0u, cfg_nr_write = ~0u, cfg_nr_pread64 = ~0u,
 		     cfg_nr_pwrite64 = ~0u, cfg_nr_readv = ~0u, cfg_nr_writev = ~0u,
 		     cfg_nr_preadv = ~0u, cfg_nr_pwritev = ~0u, cfg_nr_fsync = ~0u,
-		     cfg_nr_fdatasync = ~0u;
+		     cfg_nr_fdatasync = ~0u, cfg_nr_io_submit = ~0u,
+		     cfg_nr_io_uring_enter = ~0u;
 
-/* 0..9 in the order of IOT_AGG_SYSCALL's kinds */
+/* 0..11 in the order of IOT_AGG_SYSCALL's kinds */
 static __always_inline __u32 syscall_kind(long id)
 {
-	return id == cfg_nr_read       ? 0
-	       : id == cfg_nr_write    ? 1
-	       : id == cfg_nr_pread64  ? 2
-	       : id == cfg_nr_pwrite64 ? 3
-	       : id == cfg_nr_readv    ? 4
-	       : id == cfg_nr_writev   ? 5
-	       : id == cfg_nr_preadv   ? 6
-	       : id == cfg_nr_pwritev  ? 7
-	       : id == cfg_nr_fsync    ? 8
-				       : 9;
+	return id == cfg_nr_read	? 0
+	       : id == cfg_nr_write	? 1
+	       : id == cfg_nr_pread64	? 2
+	       : id == cfg_nr_pwrite64	? 3
+	       : id == cfg_nr_readv	? 4
+	       : id == cfg_nr_writev	? 5
+	       : id == cfg_nr_preadv	? 6
+	       : id == cfg_nr_pwritev	? 7
+	       : id == cfg_nr_fsync	? 8
+	       : id == cfg_nr_fdatasync ? 9
+	       : id == cfg_nr_io_submit ? 10
+					: 11;
+}
+
+/* the calls that submit asynchronous I/O: their first argument is no
+ * file's descriptor (io_submit: the context; io_uring_enter: the ring's) */
+static __always_inline bool async_submit(long id)
+{
+	return id == cfg_nr_io_submit || id == cfg_nr_io_uring_enter;
 }
 
 static __always_inline bool traced_syscall(long id)
@@ -42,7 +52,8 @@ static __always_inline bool traced_syscall(long id)
 	return id == cfg_nr_read || id == cfg_nr_write || id == cfg_nr_pread64 ||
 	       id == cfg_nr_pwrite64 || id == cfg_nr_readv || id == cfg_nr_writev ||
 	       id == cfg_nr_preadv || id == cfg_nr_pwritev || id == cfg_nr_fsync ||
-	       id == cfg_nr_fdatasync;
+	       id == cfg_nr_fdatasync || id == cfg_nr_io_submit ||
+	       id == cfg_nr_io_uring_enter;
 }
 
 /* The last answer of the process filter on this CPU: a CPU that keeps

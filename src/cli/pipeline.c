@@ -10,8 +10,8 @@
 
 /* a trace from an architecture iotrail does not know: no number matches */
 static const uint32_t unknown_arch_nr[NR_SYSCALL_KINDS] = {
-    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
-    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
 
 static const struct iot_dev_entry *dev_entry(void *ctx, uint32_t dev)
 {

@@ -635,7 +635,12 @@ static void why_in_syscall(const struct join *j, const struct join_bio_st *bs,
 	kind = syscall_kind(j->syscall_nr, s->nr);
 	if (kind < 0)
 		return;
-	if (kind == SK_FSYNC || kind == SK_FDATASYNC) {
+	if (kind == SK_IO_URING_ENTER || kind == SK_IO_SUBMIT) {
+		/* issued inline by the submission (the rest by io-wq workers
+		 * and SQPOLL, which the kernel side names) */
+		w->cause = kind == SK_IO_SUBMIT ? IOT_CAUSE_AIO : IOT_CAUSE_IO_URING;
+		w->wb = 0;
+	} else if (kind == SK_FSYNC || kind == SK_FDATASYNC) {
 		bool rd = (bs->flags & IOT_OP_MASK) == IOT_OP_READ;
 
 		w->cause = rd ? IOT_CAUSE_READ : IOT_CAUSE_WRITEBACK;

@@ -195,6 +195,8 @@ static void set_syscall_numbers(struct recorder *rc)
 	rc->skel->rodata->cfg_nr_pwritev = nr[SK_PWRITEV];
 	rc->skel->rodata->cfg_nr_fsync = nr[SK_FSYNC];
 	rc->skel->rodata->cfg_nr_fdatasync = nr[SK_FDATASYNC];
+	rc->skel->rodata->cfg_nr_io_submit = nr[SK_IO_SUBMIT];
+	rc->skel->rodata->cfg_nr_io_uring_enter = nr[SK_IO_URING_ENTER];
 }
 
 /*

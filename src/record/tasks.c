@@ -87,6 +87,14 @@ int task_table_note(struct task_table *t, uint32_t pid, uint32_t tid)
 	else
 		snprintf(e->comm, sizeof(e->comm), "swapper");
 	t->slots[h] = ++t->n;
+	/* a thread's process too, by name: reports show processes (its
+	 * io_uring and worker threads carry names of their own) */
+	if (pid && pid != tid) {
+		int err = task_table_note(t, pid, pid);
+
+		t->last_tid = tid;
+		return err;
+	}
 	return 0;
 }
 

@@ -19,7 +19,8 @@ struct task_table {
 	uint32_t last_tid;
 };
 
-/* Notes a task seen in a record; cheap when tid repeats. 0 or -ENOMEM. */
+/* Notes a task seen in a record, and its process (the thread group
+ * leader); cheap when tid repeats. 0 or -ENOMEM. */
 int task_table_note(struct task_table *t, uint32_t pid, uint32_t tid);
 /* Fills the names still missing through lookup(tid) (the exited map). */
 void task_table_finish(struct task_table *t,

@@ -12,7 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* the kinds, in the order of IOT_AGG_SYSCALL + kind */
+/* the kinds, in the order of IOT_AGG_SYSCALL + kind (--aggregate keeps
+ * histograms of the first ten: IOT_AGG_METRICS) */
 enum syscall_kind {
 	SK_READ,
 	SK_WRITE,
@@ -24,6 +25,8 @@ enum syscall_kind {
 	SK_PWRITEV,
 	SK_FSYNC,
 	SK_FDATASYNC,
+	SK_IO_SUBMIT,	   /* libaio: the bios its iocbs queue are cause aio */
+	SK_IO_URING_ENTER, /* the bios it issues inline are cause io_uring */
 	NR_SYSCALL_KINDS
 };
 extern const char *const syscall_kind_names[NR_SYSCALL_KINDS];
