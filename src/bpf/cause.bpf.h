@@ -12,7 +12,8 @@
  *     (jbd2_start_commit .. jbd2_end_commit), reclaim. The traced system
  *     call the task is in is the join's to add (src/join/join.c,
  *     why_in_syscall()): it has the SYS_ENTER already.
- * And IOT_EV_DIRTY when a task dirties a page cache folio
+ * And IOT_EV_FAULT when a traced task's page fault reaches the page cache
+ * (the join ties its reads to it); IOT_EV_DIRTY when a task dirties a page cache folio
  * (writeback_dirty_folio: in the dirtier's context), so that writeback
  * can be charged to the task that dirtied the pages; IOT_EV_EXEC when a
  * task takes a new name.

@@ -59,6 +59,9 @@ enum iot_ev {
 	IOT_EV_WAKEUP = 23,   /* a task inside a traced fsync/fdatasync was
 				 woken: id = its tid (the record's tid is the
 				 waker) */
+	IOT_EV_FAULT = 24,    /* a page fault on a file's page reached the page
+				 cache (mm_filemap_fault): id = inode, id2 =
+				 page index, dev = its filesystem */
 	/* syscall layer */
 	IOT_EV_SYS_ENTER = 32, /* id = pos or ~0, id2 = inode, sector = syscall nr,
 				  nr = count (bytes; iovcnt for the v-calls),

@@ -540,6 +540,34 @@ int BPF_PROG(sched_waking, struct task_struct *p)
 	return 0;
 }
 
+/* A page fault of a traced task on a file's page that the page tables did
+ * not have (filemap_fault): the bios the task queues next for that inode,
+ * outside a system call, are the fault's (the join links them). */
+SEC("raw_tp/mm_filemap_fault")
+int BPF_PROG(mm_filemap_fault, struct address_space *mapping, unsigned long index)
+{
+	struct inode *host;
+	struct iot_rec *r;
+	__u64 seq;
+
+	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
+		return 0;
+	host = BPF_CORE_READ(mapping, host);
+	if (!host)
+		return 0;
+	r = begin(IOT_EV_FAULT, &seq);
+	if (!r)
+		return 0;
+	r->id = BPF_CORE_READ(host, i_ino);
+	r->id2 = index;
+	r->sector = 0;
+	r->nr = 0;
+	r->dev = BPF_CORE_READ(host, i_sb, s_dev);
+	r->flags = 0;
+	iot_commit(r, seq);
+	return 0;
+}
+
 /* A task's name after exec: the kernel's, not what /proc said before. */
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,

@@ -627,10 +627,28 @@ static void why_in_syscall(const struct join *j, const struct join_bio_st *bs,
 	const struct join_syscall *s;
 	int kind;
 
-	if (bs->sys == NONE || !j->syscall_nr || j->sys[bs->sys].gen != bs->sys_gen ||
-	    !(w->cause == IOT_CAUSE_READAHEAD || w->cause == IOT_CAUSE_OTHER ||
+	if (!(w->cause == IOT_CAUSE_READAHEAD || w->cause == IOT_CAUSE_OTHER ||
 	      (w->cause == IOT_CAUSE_WRITEBACK && w->wb == IOT_WB_TASK)))
 		return;
+	if (bs->sys == NONE || !j->syscall_nr || j->sys[bs->sys].gen != bs->sys_gen) {
+		/* outside a call: a read of the file its task last faulted on
+		 * is that fault's: the read of the faulting page (in the
+		 * fault's read-ahead, the bio that holds it), the rest of the
+		 * read-ahead stays readahead */
+		uint32_t *f =
+		    w->host == IOT_HOST_REG && (bs->flags & IOT_OP_MASK) == IOT_OP_READ
+			? u64map_get(&j->fault, bs->tid)
+			: NULL;
+		uint32_t *fi = f ? u64map_get(&j->fault_index, bs->tid) : NULL;
+		uint64_t pages = (bs->nr + PAGE_SECTORS - 1) / PAGE_SECTORS;
+
+		if (!f || *f != (uint32_t)w->ino)
+			return;
+		if (w->cause == IOT_CAUSE_OTHER ||
+		    (fi && *fi >= (uint32_t)w->index && *fi - (uint32_t)w->index < pages))
+			w->cause = IOT_CAUSE_FAULT;
+		return;
+	}
 	s = &j->sys[bs->sys].s;
 	kind = syscall_kind(j->syscall_nr, s->nr);
 	if (kind < 0)
@@ -838,7 +856,8 @@ int join_init(struct join *j, const struct join_sink *sink,
 	if (u64map_init(&j->bio_by_ptr, 4096) || u64map_init(&j->bio_by_start, 4096) ||
 	    u64map_init(&j->rq_by_ptr, 4096) || u64map_init(&j->req_by_end, 4096) ||
 	    u64map_init(&j->req_by_start, 4096) || u64map_init(&j->sys_by_tid, 1024) ||
-	    u64map_init(&j->dirtier, 4096) || u64map_init(&j->tgid, 256)) {
+	    u64map_init(&j->dirtier, 4096) || u64map_init(&j->tgid, 256) ||
+	    u64map_init(&j->fault, 64) || u64map_init(&j->fault_index, 64)) {
 		join_release(j);
 		return -ENOMEM;
 	}
@@ -948,6 +967,10 @@ int join_feed(struct join *j, const struct iot_rec *r)
 	case IOT_EV_COMMIT:
 		on_commit(j, r);
 		break;
+	case IOT_EV_FAULT:
+		err = u64map_put(&j->fault, r->tid, (uint32_t)r->id) ||
+		      u64map_put(&j->fault_index, r->tid, (uint32_t)r->id2);
+		break;
 	case IOT_EV_WAKEUP: {
 		uint32_t *v = u64map_get(&j->sys_by_tid, r->id);
 
@@ -1013,6 +1036,8 @@ void join_release(struct join *j)
 	u64map_release(&j->sys_by_tid);
 	u64map_release(&j->dirtier);
 	u64map_release(&j->tgid);
+	u64map_release(&j->fault);
+	u64map_release(&j->fault_index);
 	free(j->plain);
 	memset(j, 0, sizeof(*j));
 }

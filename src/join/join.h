@@ -157,6 +157,9 @@ struct join {
 	struct u64map sys_by_tid;   /* tid -> open system call */
 	struct u64map dirtier;	    /* (inode, page index) -> tid that dirtied it */
 	struct u64map tgid;	    /* tid -> tgid, of the dirtiers */
+	struct u64map fault;	    /* tid -> low 32 bits of the inode of its
+				       last page cache fault (IOT_EV_FAULT) */
+	struct u64map fault_index;  /* tid -> that fault's page index (low 32) */
 	/* journal commits begun and not yet ended: one per journal at a time */
 #define JOIN_OPEN_COMMITS 16
 	struct join_commit open_commits[JOIN_OPEN_COMMITS];

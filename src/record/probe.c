@@ -88,6 +88,7 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 	    {"writeback_dirty_folio", p->writeback_dirty_folio, 2, NULL, 0, false, true},
 	    {"sched_process_exec", p->sched_process_exec, 3, NULL, 0, false, true},
 	    {"sched_waking", p->sched_waking, 1, NULL, 0, false, true},
+	    {"mm_filemap_fault", p->mm_filemap_fault, 2, NULL, 0, false, true},
 	};
 	struct btf *btf = btf__load_vmlinux_btf();
 	int err;

@@ -24,7 +24,7 @@ static const char *const actions[IOT_EV_MAX] = {
     [IOT_EV_STOP] = "STOP",	  [IOT_EV_RQ_INFO] = "RI",
     [IOT_EV_BIO_INFO] = "BI",	  [IOT_EV_DIRTY] = "DT",
     [IOT_EV_EXEC] = "EX",	  [IOT_EV_COMMIT] = "JC",
-    [IOT_EV_WAKEUP] = "W",
+    [IOT_EV_WAKEUP] = "W",	  [IOT_EV_FAULT] = "PF",
 };
 
 const char *render_action(uint16_t type)
@@ -110,6 +110,11 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *
 		fprintf(f, "%14.9f %3u %7u %-16s JC  %s tid=%llu fsdev=%u:%u\n", t,
 			r->cpu, r->tid, comm, r->flags & 1 ? "end" : "start",
 			(unsigned long long)r->id, r->dev >> 20, r->dev & 0xfffff);
+		return;
+	case IOT_EV_FAULT:
+		fprintf(f, "%14.9f %3u %7u %-16s PF  ino=%llu index=%llu fsdev=%u:%u\n",
+			t, r->cpu, r->tid, comm, (unsigned long long)r->id,
+			(unsigned long long)r->id2, r->dev >> 20, r->dev & 0xfffff);
 		return;
 	case IOT_EV_WAKEUP:
 		fprintf(f, "%14.9f %3u %7u %-16s W   tid=%llu\n", t, r->cpu, r->tid, comm,

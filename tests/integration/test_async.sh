@@ -1,9 +1,13 @@
 #!/bin/bash
-# Asynchronous I/O attributed to the task that owns it (docs/ATTRIBUTION.md):
+# The other ways I/O reaches the block layer, attributed to the task that
+# owns it (docs/ATTRIBUTION.md). Asynchronous I/O:
 # fio direct 4 KiB random reads at depth 16 with io_uring (inline and with
 # SQPOLL: the SQPOLL thread and io-wq workers are threads of the job) and
 # libaio. Every read request belongs to fio with cause io_uring / aio, their
 # count equals /proc/diskstats' for the device and their bytes fio's.
+# Page faults: a program reading a mapped file after the page cache was
+# dropped; every read request during it is its own, cause fault or
+# readahead.
 . "$(dirname "$0")/lib.sh"
 require_root
 # on the disk, direct I/O: reads wait for a device, so requests queue
@@ -53,4 +57,38 @@ run "libaio" aio --ioengine=libaio
 "$IOTRAIL" report -i "$TMP/a.iot" -a syscall -f csv >"$TMP/s.csv"
 grep -q "^syscall,syscall,io_submit,ns," "$TMP/s.csv" &&
 	ok "libaio: io_submit timed as a system call" || not_ok "io_submit" "$(cat "$TMP/s.csv")"
+
+# --- mmap: page faults read the file ---------------------------------------------
+F=$(make_disk_loop 128M 0)
+FB=${F#/dev/}
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$F"
+MNT=$TMP/mnt
+mkdir -p "$MNT"
+mount "$F" "$MNT" && MOUNTS+=("$MNT")
+dd if=/dev/urandom of="$MNT/m" bs=1M count=32 status=none
+sync
+cat >"$TMP/touch.py" <<'PY'
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+s = 0
+for off in range(0, len(m), 4096):  # every page, in order
+    s += m[off]
+open(sys.argv[2], "w").write("%d\n" % os.getpid())
+PY
+# the page cache only (the inode stays cached: no metadata read to open it)
+"$IOTRAIL" record -o "$TMP/m.iot" -d "$FB" -- sh -c "echo 1 >/proc/sys/vm/drop_caches; python3 '$TMP/touch.py' '$MNT/m' '$TMP/pid'" 2>"$TMP/err" ||
+	not_ok "record: mmap reader" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/m.iot" -a who --by task,cause -f json >"$TMP/m.json"
+python3 - "$TMP/m.json" "$(cat "$TMP/pid")" <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["who"]["rows"] if r["read_requests"]]
+pid = int(sys.argv[2])
+assert rows and all(r["pid"] == pid and r["cause"] in ("fault", "readahead") for r in rows), rows
+by = {r["cause"]: r["read_bytes"] for r in rows}
+assert by.get("fault", 0) > 0, by
+assert sum(by.values()) >= 32 << 20, by
+print("every read the reader's (pid %d): %s" % (pid, ", ".join("%s %d KiB" % (c, b >> 10) for c, b in sorted(by.items()))))
+PY
+	ok "mmap: $(cat "$TMP/out")" || not_ok "mmap" "$(tail -3 "$TMP/out")"
 exit $FAILED

@@ -612,6 +612,43 @@ static void plain_bio_info_repeated(void **state)
 	assert_int_equal(bios[5].why.cgroup, 8);
 }
 
+/* Outside a system call, a read of the file the task last faulted on is
+ * the fault's when it holds the faulting page (or is no read-ahead); the
+ * rest of the read-ahead stays readahead; another file's read is not the
+ * fault's. */
+static void fault_reads(void **state)
+{
+	struct iot_rec pf = mkrec(IOT_EV_FAULT, 10, 12, 40, 0, 0);
+	struct iot_rec bi = mkrec(IOT_EV_BIO_INFO, 20, A, 12, 32, 1);
+	struct {
+		uint64_t ino, index;
+		uint32_t cause;
+	} b[] = {
+	    {12, 32, IOT_CAUSE_READAHEAD}, /* pages 32..47: holds page 40 */
+	    {12, 48, IOT_CAUSE_READAHEAD}, /* 48..63: read ahead */
+	    {12, 64, IOT_CAUSE_OTHER},	   /* a plain read of the file */
+	    {13, 40, IOT_CAUSE_OTHER},	   /* another file */
+	};
+	const uint32_t want[] = {IOT_CAUSE_FAULT, IOT_CAUSE_READAHEAD, IOT_CAUSE_FAULT,
+				 IOT_CAUSE_OTHER};
+
+	bio_based = true;
+	j.syscall_nr = syscall_numbers("x86_64");
+	feed(pf);
+	for (size_t i = 0; i < 4; i++) {
+		nbio = 0;
+		feed(mkrec(IOT_EV_BIO_QUEUE, 20 + i, A, 0, 800 + 128 * i, 128));
+		bi.ts_ns = 20 + i;
+		bi.id2 = b[i].ino;
+		bi.sector = b[i].index;
+		bi.flags = b[i].cause | IOT_HOST_REG << 16;
+		feed(bi);
+		feed(mkrec(IOT_EV_BIO_COMPLETE, 30 + i, A, 0, 800 + 128 * i, 128));
+		assert_int_equal(nbio, 1);
+		assert_int_equal(bios[0].why.cause, want[i]);
+	}
+}
+
 /* A commit's start and end pair by journal and transaction, interleaved
  * with another journal's; an end without its start is counted. */
 static void journal_commits(void **state)
@@ -686,6 +723,7 @@ int main(void)
 	    T(journal_commits),
 	    T(causes_in_syscall),
 	    T(plain_bio_info_repeated),
+	    T(fault_reads),
 	    T(wakeup_in_call),
 	};
 
