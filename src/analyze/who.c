@@ -35,6 +35,10 @@ struct who_row {
 	uint64_t ino;
 	uint8_t host, cause, wb; /* file kind, cause */
 	uint64_t bytes[NR_OPG], requests[NR_OPG], flushes;
+	/* --by task: the bytes its read calls returned, and how many of the
+	 * calls waited for a bio of their own */
+	uint64_t call_read_bytes, read_calls, read_calls_io;
+	bool calls; /* a row of a task's calls (--by task alone) */
 	struct metric q2c, d2c, sys;
 };
 
@@ -199,8 +203,16 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 	if (p->nr_keys != 1 || p->keys[0] != K_TASK || !s->pid)
 		return;
 	w = row_of(a, p, &tmpl);
-	if (w && s->exit_ns >= s->enter_ns)
+	if (!w)
+		return;
+	w->calls = true;
+	if (s->exit_ns >= s->enter_ns)
 		analysis_note_err(a, metric_add(&w->sys, 0, s->exit_ns - s->enter_ns));
+	if (analysis_syscall_is_read(a, s->nr) && s->ret >= 0) {
+		w->call_read_bytes += (uint64_t)s->ret;
+		w->read_calls++;
+		w->read_calls_io += s->nr_bios > 0;
+	}
 }
 
 static int cmp_bytes(const void *x, const void *y)
@@ -242,6 +254,10 @@ static const struct column value_cols[] = {
     {"read_requests", "READS", 7, CELL_U64},
     {"write_requests", "WRITES", 7, CELL_U64},
     {"flush_requests", "FLUSH", 6, CELL_U64},
+    /* --by task: what its read calls got from the page cache */
+    {"cache_read_bytes", "CACHE_KB", 9, CELL_U64, IN_ALL, 0, 1024, 0},
+    {"read_calls", "RCALLS", 7, CELL_U64},
+    {"read_calls_io", "RC_IO", 6, CELL_U64},
     STAGE_COLS("q2c", "Q2C"),
     STAGE_COLS("d2c", "D2C"),
     STAGE_COLS("syscall", "SYS"),
@@ -379,8 +395,9 @@ static int finish(struct analysis *a, struct an_output *o)
 		struct who_row *w = &p->rows[i];
 
 		if (!w->bytes[OPG_READ] && !w->bytes[OPG_WRITE] &&
-		    !w->requests[OPG_READ] && !w->requests[OPG_WRITE] && !w->flushes)
-			continue; /* system calls only, none of them reached a disk */
+		    !w->requests[OPG_READ] && !w->requests[OPG_WRITE] && !w->flushes &&
+		    !w->call_read_bytes)
+			continue; /* no I/O at all: neither a disk nor the cache */
 		table_row(t);
 		key_cells(a, t, p, w);
 		table_u64(t, w->bytes[OPG_READ]);
@@ -388,6 +405,19 @@ static int finish(struct analysis *a, struct an_output *o)
 		table_u64(t, w->requests[OPG_READ]);
 		table_u64(t, w->requests[OPG_WRITE]);
 		table_u64(t, w->flushes);
+		if (w->calls) {
+			/* what the calls returned beyond what the device read
+			 * for the task (direct, read, read-ahead, faults) */
+			table_u64(t, w->call_read_bytes > w->bytes[OPG_READ]
+					 ? w->call_read_bytes - w->bytes[OPG_READ]
+					 : 0);
+			table_u64(t, w->read_calls);
+			table_u64(t, w->read_calls_io);
+		} else {
+			table_na(t);
+			table_na(t);
+			table_na(t);
+		}
 		stage_cells(a, t, &w->q2c);
 		stage_cells(a, t, &w->d2c);
 		stage_cells(a, t, &w->sys);

@@ -7,7 +7,9 @@
 # count equals /proc/diskstats' for the device and their bytes fio's.
 # Page faults: a program reading a mapped file after the page cache was
 # dropped; every read request during it is its own, cause fault or
-# readahead.
+# readahead. The page cache: a file read twice (cold, then warm); the
+# bytes from the device and from the cache per task against /proc/PID/io
+# (read_bytes, rchar - read_bytes) read by the process itself.
 . "$(dirname "$0")/lib.sh"
 require_root
 # on the disk, direct I/O: reads wait for a device, so requests queue
@@ -91,4 +93,43 @@ assert sum(by.values()) >= 32 << 20, by
 print("every read the reader's (pid %d): %s" % (pid, ", ".join("%s %d KiB" % (c, b >> 10) for c, b in sorted(by.items()))))
 PY
 	ok "mmap: $(cat "$TMP/out")" || not_ok "mmap" "$(tail -3 "$TMP/out")"
+
+# --- the page cache: a file read twice, cold then warm ---------------------------
+cat >"$TMP/twice.py" <<'PY'
+import os, sys
+# the file's pages out of the cache (clean: dropped), nothing else's
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+os.close(fd)
+for _ in range(2):
+    with open(sys.argv[1], "rb", buffering=0) as f:
+        while f.read(1 << 16):
+            pass
+io = dict(l.split(": ") for l in open("/proc/self/io").read().splitlines())
+open(sys.argv[2], "w").write("%d %s %s\n" % (os.getpid(), io["rchar"], io["read_bytes"]))
+PY
+# 64 MiB: rchar also counts what the kernel reads for exec (about 300 KiB
+# for python3), no system call's
+dd if=/dev/urandom of="$MNT/p" bs=1M count=64 status=none
+sync
+python3 -c pass # python's own files in the cache: its device reads are the file's
+"$IOTRAIL" record -o "$TMP/c.iot" -d "$FB" -- python3 "$TMP/twice.py" "$MNT/p" "$TMP/io" 2>"$TMP/err" ||
+	not_ok "record: a file read twice" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/c.iot" -a who --by task -f json >"$TMP/c.json"
+python3 - "$TMP/c.json" $(cat "$TMP/io") <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+rows = json.load(open(sys.argv[1]))["who"]["rows"]
+pid, rchar, read_bytes = (int(x) for x in sys.argv[2:5])
+r = [r for r in rows if r["pid"] == pid]
+assert len(r) == 1, rows
+r = r[0]
+assert read_bytes >= 64 << 20, read_bytes  # the cold read went to the device
+assert abs(r["read_bytes"] - read_bytes) <= 0.01 * read_bytes, (r, read_bytes)
+want = rchar - read_bytes  # what the page cache served
+assert abs(r["cache_read_bytes"] - want) <= 0.01 * want, (r, rchar, read_bytes)
+assert r["read_calls_io"] > 0 and r["read_calls"] > 2 * r["read_calls_io"], r
+print("device %d KiB (/proc: %d), cache %d KiB (/proc: rchar - read_bytes = %d), %d of %d read calls waited for I/O"
+      % (r["read_bytes"] >> 10, read_bytes >> 10, r["cache_read_bytes"] >> 10, want >> 10, r["read_calls_io"], r["read_calls"]))
+PY
+	ok "page cache: $(cat "$TMP/out")" || not_ok "page cache" "$(tail -3 "$TMP/out")"
 exit $FAILED
