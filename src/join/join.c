@@ -563,9 +563,17 @@ static int on_rq_merge(struct join *j, const struct iot_rec *r)
 	struct join_req_st *rs;
 
 	j->st.rq_merges++;
-	if (!v)
-		return 0;
-	ri = *v;
+	if (v) {
+		ri = *v;
+	} else {
+		/* merged away as the scheduler inserts it, before I or D: the
+		 * request is still known by its head bio only */
+		uint32_t *bv = r->id2 ? u64map_get(&j->bio_by_ptr, r->id2) : NULL;
+
+		if (!bv || j->bios[*bv].req == NONE)
+			return 0;
+		ri = j->bios[*bv].req;
+	}
 	rs = &j->reqs[ri];
 	/* its neighbour ends where it starts, or starts where it ends */
 	t = u64map_get(&j->req_by_end, ds_key(rs->r.dev, rs->r.sector));

@@ -222,6 +222,26 @@ static void request_merge(void **state)
 	assert_int_equal(j.rq_by_ptr.n, 0);
 }
 
+/* Merged away as the scheduler inserts it (mq-deadline's insert merge):
+ * the request never had its I, so the join knows it by its head bio only;
+ * its bio moves to the neighbour all the same (io_uring SQPOLL bursts). */
+static void request_merge_before_insert(void **state)
+{
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 101, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_INSERT, 102, R, A, 0, 8));
+	feed(mkrec(IOT_EV_BIO_QUEUE, 103, B, 0, 8, 8));
+	feed(mkrec(IOT_EV_GETRQ, 104, B, 0, 8, 8));
+	feed(mkrec(IOT_EV_RQ_MERGE, 105, R2, B, 8, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 130, R, A, 0, 16));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(16), 0, 16));
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].nr_bios, 2);
+	assert_int_equal(reqs[0].nr_sectors, 16);
+	assert_int_equal(nbio, 2);
+	assert_int_equal(j.bio_by_ptr.n, 0);
+}
+
 static void split(void **state)
 {
 	const uint64_t S = 0x5000;
@@ -710,6 +730,7 @@ int main(void)
 	    T(bio_complete_after_request),
 	    T(orphan_completion),
 	    T(request_merge),
+	    T(request_merge_before_insert),
 	    T(split),
 	    T(syscall_attribution),
 	    T(bio_outside_a_syscall_has_no_inode),
