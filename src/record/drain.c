@@ -74,7 +74,8 @@ static int drain_cpu(struct recorder *rc, uint32_t cpu)
 		}
 		/* A reserved slot not committed across several drains while
 		 * later ones are: its writer is gone; skip it, counted. */
-		if (rc->stuck_seq[cpu] == s && ++rc->stuck_rounds[cpu] > 5) {
+		if (rc->stuck_seq[cpu] == s && ++rc->stuck_rounds[cpu] > 5 &&
+		    !rc->final_wait) {
 			if (s > tail)
 				break; /* write what precedes it first */
 			rc->torn[cpu]++;
@@ -359,6 +360,39 @@ int record_loop(struct recorder *rc)
 	return err;
 }
 
+/* Whether every CPU's reserved slots were committed and written. */
+static bool all_drained(const struct recorder *rc)
+{
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++)
+		if (__atomic_load_n(&rc->ctl[cpu].head, __ATOMIC_ACQUIRE) !=
+		    rc->ctl[cpu].tail)
+			return false;
+	return true;
+}
+
+/* The last drains. A program detached may still be running: preempted
+ * between its reservation and its commit (BPF programs on tracepoints run
+ * preemptible), it holds back every later record of its CPU. Drain until
+ * every slot is written, waiting up to FINAL_WAIT_NS for such writers;
+ * then the slots still open are skipped and counted as torn, and what
+ * follows them is written. */
+#define FINAL_WAIT_NS (1000 * 1000 * 1000ull)
+static int drain_until_committed(struct recorder *rc)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC);
+	struct timespec pause = {0, 1000 * 1000};
+	int e;
+
+	rc->final_wait = true;
+	while (!(e = drain_all(rc)) && !all_drained(rc)) {
+		if (now_ns(CLOCK_MONOTONIC) - start > FINAL_WAIT_NS)
+			rc->final_wait = false; /* skip them, counted */
+		nanosleep(&pause, NULL);
+	}
+	rc->final_wait = false;
+	return e;
+}
+
 int final_drain(struct recorder *rc)
 {
 	int e;
@@ -372,7 +406,7 @@ int final_drain(struct recorder *rc)
 		nanosleep(&settle, NULL);
 		e = drain_ring(rc);
 	} else {
-		e = drain_all(rc);
+		e = drain_until_committed(rc);
 	}
 	if (!e && rc->o->aggregate)
 		e = write_agg(rc, now_ns(CLOCK_MONOTONIC));

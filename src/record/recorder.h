@@ -51,6 +51,7 @@ struct recorder {
 	uint64_t *torn;	     /* slots skipped: reserved, never committed */
 	uint64_t *stuck_seq; /* per CPU: uncommitted slot seen last drain */
 	unsigned int *stuck_rounds;
+	bool final_wait; /* the last drains: wait for every writer to commit */
 	pid_t child;
 	int go_fd;   /* write end: releases the child */
 	int exec_fd; /* read end: exec errno from the child */
