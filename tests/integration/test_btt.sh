@@ -1,7 +1,7 @@
 #!/bin/bash
 # The same run recorded by iotrail and by the kernel's blktrace
 # instrumentation (ftrace "blk" tracer, option "bin", split per CPU for
-# blkparse): Q2C and D2C averages agree with btt within 2%.
+# blkparse): Q2C and D2C averages agree with btt within 2% (or 1 us).
 #
 # Probe order matters: both tools hook the same tracepoints, and whichever
 # runs second stamps its events after the first one's probe has run. The
@@ -54,10 +54,14 @@ for stage in Q2C D2C; do
 	else
 		not_ok "$stage count within 0.1% of btt's" "iotrail $n_ours, btt $n_bt"
 	fi
-	if python3 -c "import sys; a,b=$bt,$ours; sys.exit(0 if abs(a-b) <= 0.02*a else 1)"; then
-		ok "$stage average within 2% of btt (btt ${bt} ns, iotrail ${ours} ns)"
+	# Each tool stamps a stage at its own probe on the same tracepoint,
+	# one probe running after the other: a stage's two ends can each
+	# differ by one probe's run time (a few hundred ns here), whatever
+	# the stage's length, so 2% or 1 us, the larger
+	if python3 -c "import sys; a,b=$bt,$ours; sys.exit(0 if abs(a-b) <= max(0.02*a, 1000) else 1)"; then
+		ok "$stage average within 2% (or 1 us) of btt (btt ${bt} ns, iotrail ${ours} ns)"
 	else
-		not_ok "$stage average within 2% of btt" "btt ${bt} ns, iotrail ${ours} ns"
+		not_ok "$stage average within 2% (or 1 us) of btt" "btt ${bt} ns, iotrail ${ours} ns"
 	fi
 done
 finish
