@@ -170,11 +170,11 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 {
 	__u32 opf = KREAD1(bio, bi_opf), kind = IOT_HOST_NONE, cause, reason = 0;
 	__u32 size = KREAD1(bio, bi_iter.bi_size), cgroup = 0;
-	__u64 seq, ino = 0, index = 0;
+	__u64 ino = 0, index = 0;
 	struct task_struct *task;
 	struct bi_plain *plain = NULL;
 	struct task_ctx *tc;
-	struct iot_rec *r;
+	__u32 tid1 = 0;
 
 	if (KREAD1(bio, bi_vcnt)) {
 		struct bio_vec *bv = KREAD1(bio, bi_io_vec);
@@ -233,28 +233,18 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 	}
 
 	if (cause == IOT_CAUSE_OTHER && !ino) {
-		__u32 zero = 0, tid1 = (__u32)bpf_get_current_pid_tgid() + 1;
+		__u32 zero = 0;
 
+		tid1 = (__u32)bpf_get_current_pid_tgid() + 1;
 		plain = bpf_map_lookup_elem(&bi_plain, &zero);
 		if (plain && plain->tid1 == tid1 && plain->cgroup == cgroup &&
 		    plain->kind == kind)
 			return; /* the same as the last: the join repeats it */
 	}
-	r = begin(IOT_EV_BIO_INFO, &seq);
-	if (!r)
-		return;
-	r->id = (__u64)bio;
-	r->id2 = ino;
-	r->sector = index;
-	r->nr = cgroup;
-	r->dev = dev;
-	r->flags = cause | reason << 8 | kind << 16;
-	iot_commit(r, seq);
-	if (plain) {
-		plain->tid1 = (__u32)bpf_get_current_pid_tgid() + 1;
-		plain->cgroup = cgroup;
-		plain->kind = kind;
-	}
+	if (emit_rec(IOT_EV_BIO_INFO, (__u64)bio, ino, index, cgroup, dev,
+		     cause | reason << 8 | kind << 16) &&
+	    plain)
+		*plain = (struct bi_plain){tid1, cgroup, kind};
 }
 
 #endif /* IOTRAIL_CAUSE_BPF_H */

@@ -235,42 +235,19 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 TP(block_plug)
 int BPF_PROG(block_plug, struct request_queue *q)
 {
-	struct iot_rec *r;
-	__u64 seq;
-
 	if (cfg_nr_devs || SPEC_ON)
 		return 0;
-	r = begin(IOT_EV_PLUG, &seq);
-	if (!r)
-		return 0;
-	r->id = (__u64)q;
-	r->id2 = 0;
-	r->sector = 0;
-	r->nr = 0;
-	r->dev = disk_devt(KREAD1(q, disk));
-	r->flags = 0;
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_PLUG, (__u64)q, 0, 0, 0, disk_devt(KREAD1(q, disk)), 0);
 	return 0;
 }
 
 TP(block_unplug)
 int BPF_PROG(block_unplug, struct request_queue *q, unsigned int depth, bool explicit)
 {
-	struct iot_rec *r;
-	__u64 seq;
-
 	if (cfg_nr_devs || SPEC_ON)
 		return 0;
-	r = begin(IOT_EV_UNPLUG, &seq);
-	if (!r)
-		return 0;
-	r->id = (__u64)q;
-	r->id2 = 0;
-	r->sector = 0;
-	r->nr = depth;
-	r->dev = disk_devt(KREAD1(q, disk));
-	r->flags = explicit;
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_UNPLUG, (__u64)q, 0, 0, depth, disk_devt(KREAD1(q, disk)),
+		 explicit);
 	return 0;
 }
 
@@ -280,9 +257,9 @@ TP(sys_enter)
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	struct file_info fi = {};
-	struct iot_rec *r;
-	__u64 seq, pos = ~0ull;
+	__u64 pos = ~0ull;
 	unsigned int fd;
+	__u32 count;
 
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
@@ -307,27 +284,17 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 			      id == cfg_nr_readv || id == cfg_nr_writev))
 		pos = fi.pos;
 
-	r = begin(IOT_EV_SYS_ENTER, &seq);
-	if (!r)
-		return 0;
-	r->id = pos;
-	r->id2 = fi.ino;
-	r->sector = id;
 	/* bytes asked; the number of iocbs or SQEs submitted */
-	r->nr = (id == cfg_nr_fsync || id == cfg_nr_fdatasync) ? 0
+	count = (id == cfg_nr_fsync || id == cfg_nr_fdatasync) ? 0
 		: async_submit(id)			       ? (__u32)SYSARG(regs, 2)
 							       : (__u32)SYSARG(regs, 3);
-	r->dev = fi.dev;
-	r->flags = fd;
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_SYS_ENTER, pos, fi.ino, id, count, fi.dev, fd);
 	return 0;
 }
 
 TP(sys_exit)
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	struct iot_rec *r;
-	__u64 seq;
 	long id;
 
 #if defined(__TARGET_ARCH_x86)
@@ -353,16 +320,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 		sync_exit();
-	r = begin(IOT_EV_SYS_EXIT, &seq);
-	if (!r)
-		return 0;
-	r->id = 0;
-	r->id2 = 0;
-	r->sector = (__u64)ret;
-	r->nr = 0;
-	r->dev = 0;
-	r->flags = (__u32)id;
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_SYS_EXIT, 0, 0, (__u64)ret, 0, 0, (__u32)id);
 	return 0;
 }
 
@@ -439,21 +397,10 @@ int BPF_PROG(writeback_written, struct bdi_writeback *wb, struct wb_writeback_wo
  * (few, and what fsync waits for whoever runs it), whatever the filters. */
 static __always_inline void emit_commit(journal_t *journal, transaction_t *t, __u32 end)
 {
-	struct iot_rec *r;
-	__u64 seq;
-
 	if (cfg_summary || cfg_aggregate || SPEC_ON)
 		return;
-	r = begin(IOT_EV_COMMIT, &seq);
-	if (!r)
-		return;
-	r->id = (__u64)BPF_CORE_READ(t, t_tid);
-	r->id2 = 0;
-	r->sector = 0;
-	r->nr = 0;
-	r->dev = BPF_CORE_READ(journal, j_fs_dev, bd_dev);
-	r->flags = end;
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_COMMIT, (__u64)BPF_CORE_READ(t, t_tid), 0, 0, 0,
+		 BPF_CORE_READ(journal, j_fs_dev, bd_dev), end);
 }
 
 SEC("raw_tp/jbd2_start_commit")
@@ -483,10 +430,8 @@ SEC("raw_tp/writeback_dirty_folio")
 int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
 	struct inode *host;
-	struct iot_rec *r;
 	unsigned long flags = 0;
 	__u32 nr = 1;
-	__u64 seq;
 
 	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
@@ -498,16 +443,8 @@ int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *m
 	if (bpf_core_field_exists(folio->_flags_1) &&
 	    (flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))))
 		nr = 1u << (BPF_CORE_READ(folio, _flags_1) & 0x1f);
-	r = begin(IOT_EV_DIRTY, &seq);
-	if (!r)
-		return 0;
-	r->id = BPF_CORE_READ(host, i_ino);
-	r->id2 = BPF_CORE_READ(folio, index);
-	r->sector = 0;
-	r->nr = nr;
-	r->dev = BPF_CORE_READ(host, i_sb, s_dev);
-	r->flags = 0;
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_DIRTY, BPF_CORE_READ(host, i_ino), BPF_CORE_READ(folio, index), 0,
+		 nr, BPF_CORE_READ(host, i_sb, s_dev), 0);
 	return 0;
 }
 
@@ -518,25 +455,14 @@ int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *m
 SEC("raw_tp/sched_waking")
 int BPF_PROG(sched_waking, struct task_struct *p)
 {
-	struct iot_rec *r;
 	__u32 tid;
-	__u64 seq;
 
 	if (!nr_in_sync)
 		return 0;
 	tid = BPF_CORE_READ(p, pid);
 	if (!bpf_map_lookup_elem(&in_sync, &tid))
 		return 0;
-	r = begin(IOT_EV_WAKEUP, &seq);
-	if (!r)
-		return 0;
-	r->id = tid;
-	r->id2 = 0;
-	r->sector = 0;
-	r->nr = 0;
-	r->dev = 0;
-	r->flags = 0;
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_WAKEUP, tid, 0, 0, 0, 0, 0);
 	return 0;
 }
 
@@ -547,24 +473,14 @@ SEC("raw_tp/mm_filemap_fault")
 int BPF_PROG(mm_filemap_fault, struct address_space *mapping, unsigned long index)
 {
 	struct inode *host;
-	struct iot_rec *r;
-	__u64 seq;
 
 	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
 		return 0;
-	r = begin(IOT_EV_FAULT, &seq);
-	if (!r)
-		return 0;
-	r->id = BPF_CORE_READ(host, i_ino);
-	r->id2 = index;
-	r->sector = 0;
-	r->nr = 0;
-	r->dev = BPF_CORE_READ(host, i_sb, s_dev);
-	r->flags = 0;
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_FAULT, BPF_CORE_READ(host, i_ino), index, 0, 0,
+		 BPF_CORE_READ(host, i_sb, s_dev), 0);
 	return 0;
 }
 
@@ -573,22 +489,14 @@ SEC("raw_tp/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	struct iot_rec *r;
 	char comm[16] = {};
-	__u64 seq;
+	__u64 lo, hi;
 
 	if (!task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
 	bpf_get_current_comm(comm, sizeof(comm));
-	r = begin(IOT_EV_EXEC, &seq);
-	if (!r)
-		return 0;
-	__builtin_memcpy(&r->id, comm, 8);
-	__builtin_memcpy(&r->id2, comm + 8, 8);
-	r->sector = 0;
-	r->nr = 0;
-	r->dev = 0;
-	r->flags = 0;
-	iot_commit(r, seq);
+	__builtin_memcpy(&lo, comm, 8);
+	__builtin_memcpy(&hi, comm + 8, 8);
+	emit_rec(IOT_EV_EXEC, lo, hi, 0, 0, 0, 0);
 	return 0;
 }

@@ -60,6 +60,28 @@ static __always_inline struct iot_rec *begin(__u16 type, __u64 *seq)
 	return r;
 }
 
+/* A record of a type whose fields are all known before it is reserved (see
+ * enum iot_ev for what each type puts where): the slot is held only for the
+ * stores. True when it was written. */
+static __always_inline bool emit_rec(__u16 type, __u64 id, __u64 id2, __u64 sector,
+				     __u32 nr, __u32 dev, __u32 flags)
+{
+	struct iot_rec *r;
+	__u64 seq;
+
+	r = begin(type, &seq);
+	if (!r)
+		return false;
+	r->id = id;
+	r->id2 = id2;
+	r->sector = sector;
+	r->nr = nr;
+	r->dev = dev;
+	r->flags = flags;
+	iot_commit(r, seq);
+	return true;
+}
+
 /* A record about the bio or request whose state is under key: into the
  * principal buffer, or under --speculate into that request's speculation
  * buffer (*seq is then ~0: a speculative record is no committed slot). */
@@ -147,22 +169,12 @@ static __always_inline int emit_rq(__u16 type, struct request *rq, __u64 id2, __
 
 static __always_inline void emit_rq_info(struct request *rq)
 {
-	struct iot_rec *r;
-	__u64 seq;
 	__u32 dev = rq_devt(rq);
 
 	if (!dev_wanted(dev, KREAD1(rq, __sector)))
 		return;
-	r = begin(IOT_EV_RQ_INFO, &seq);
-	if (!r)
-		return;
-	r->id = (__u64)rq;
-	r->id2 = (__u64)KREAD1(rq, bio);
-	r->sector = KREAD1(rq, start_time_ns);
-	r->nr = 0;
-	r->dev = dev;
-	r->flags = iot_opf(KREAD1(rq, cmd_flags));
-	iot_commit(r, seq);
+	emit_rec(IOT_EV_RQ_INFO, (__u64)rq, (__u64)KREAD1(rq, bio),
+		 KREAD1(rq, start_time_ns), 0, dev, iot_opf(KREAD1(rq, cmd_flags)));
 }
 
 static __always_inline __u32 rq_sectors(struct request *rq)
