@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../util/clock.h"
 #include "../util/grow.h"
 
 /* tried at most this many inodes (a system-wide recording of a file server) */
@@ -25,37 +25,14 @@ struct file_mount {
 	char *dir;
 };
 
-static uint32_t kdev(unsigned int maj, unsigned int min)
+/* The disk under a filesystem's device: the device table knows partitions
+ * (read again with the mounts, for devices made since). */
+static uint32_t disk_of(const struct dev_table *devs, uint32_t dev)
 {
-	return maj << 20 | min;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The disk under a block device: a partition's parent in sysfs. */
-static uint32_t disk_of(unsigned int maj, unsigned int min)
-{
-	char path[96], buf[32];
-	unsigned int pmaj, pmin;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", maj, min);
-	if (access(path, F_OK))
-		return kdev(maj, min);
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", maj, min);
-	f = fopen(path, "r");
-	if (!f)
-		return kdev(maj, min);
-	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%u:%u", &pmaj, &pmin) != 2)
-		pmaj = maj, pmin = min;
-	fclose(f);
-	return kdev(pmaj, pmin);
+	for (size_t i = 0; i < devs->n; i++)
+		if (devs->e[i].dev == dev)
+			return devs->e[i].disk_dev;
+	return dev;
 }
 
 static void mounts_release(struct file_table *t)
@@ -80,7 +57,8 @@ static void mounts_read(struct file_table *t)
 	size_t len = 0;
 
 	mounts_release(t);
-	t->mounts_read_ns = mono_ns();
+	t->mounts_read_ns = now_ns(CLOCK_MONOTONIC);
+	devtab_scan(t->devs);
 	if (!f)
 		return;
 	while (getline(&line, &len, f) > 0) {
@@ -92,17 +70,18 @@ static void mounts_read(struct file_table *t)
 			4 ||
 		    strcmp(root, "/") || !maj)
 			continue; /* no block device behind it (major 0), or a bind */
-		for (i = 0; i < t->nr_mounts && t->mounts[i].dev != kdev(maj, min); i++)
+		for (i = 0; i < t->nr_mounts && t->mounts[i].dev != KDEV(maj, min); i++)
 			;
 		if (i < t->nr_mounts || GROW(t->mounts, t->nr_mounts + 1, cap))
 			continue;
 		/* mountinfo escapes blanks as \040: such a directory is left out */
 		if (strchr(dir, '\\'))
 			continue;
-		t->mounts[t->nr_mounts] = (struct file_mount){.dev = kdev(maj, min),
-							      .disk = disk_of(maj, min),
-							      .fd = -1,
-							      .dir = strdup(dir)};
+		t->mounts[t->nr_mounts] =
+		    (struct file_mount){.dev = KDEV(maj, min),
+					.disk = disk_of(t->devs, KDEV(maj, min)),
+					.fd = -1,
+					.dir = strdup(dir)};
 		if (t->mounts[t->nr_mounts].dir)
 			t->nr_mounts++;
 	}
@@ -156,9 +135,10 @@ static bool resolve(struct file_mount *m, uint64_t ino, uint32_t *gen, char *pat
 	return true;
 }
 
-int file_table_init(struct file_table *t)
+int file_table_init(struct file_table *t, struct dev_table *devs)
 {
 	memset(t, 0, sizeof(*t));
+	t->devs = devs;
 	return u64map_init(&t->seen, 1024);
 }
 
@@ -180,7 +160,7 @@ void file_table_note(struct file_table *t, uint32_t dev, uint64_t ino, bool disk
 	for (int pass = 0; pass < 2 && !hits; pass++) {
 		/* a filesystem mounted since the last read: read again, at
 		 * most once a second */
-		if (pass && mono_ns() - t->mounts_read_ns < 1000000000ull)
+		if (pass && now_ns(CLOCK_MONOTONIC) - t->mounts_read_ns < 1000000000ull)
 			break;
 		if (pass || !t->mounts)
 			mounts_read(t);

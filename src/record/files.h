@@ -21,6 +21,7 @@
 
 #include "../trace/format.h"
 #include "../util/u64map.h"
+#include "devices.h"
 
 struct file_mount;
 struct file_gen {
@@ -39,9 +40,10 @@ struct file_table {
 	size_t nr_mounts;
 	uint64_t mounts_read_ns; /* when /proc/self/mountinfo was read */
 	uint64_t tried, found;
+	struct dev_table *devs; /* the recorder's: each filesystem's disk */
 };
 
-int file_table_init(struct file_table *t);
+int file_table_init(struct file_table *t, struct dev_table *devs);
 /* A record names inode ino: on the filesystem dev (st_dev), or with disk,
  * on some filesystem of the disk dev. Cheap when seen before. */
 void file_table_note(struct file_table *t, uint32_t dev, uint64_t ino, bool disk);

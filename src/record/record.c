@@ -166,7 +166,7 @@ int record_run(const struct record_opts *o)
 	bool opened = false;
 	int err = 0, ret;
 
-	if (file_table_init(&rc.files)) {
+	if (file_table_init(&rc.files, &rc.devs)) {
 		fprintf(stderr, "iotrail: out of memory\n");
 		return 1;
 	}

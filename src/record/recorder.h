@@ -22,6 +22,7 @@
 #include "devices.h"
 #include "iotrail_btf.skel.h"
 #include "record.h"
+#include "../util/clock.h"
 #include "files.h"
 #include "tasks.h"
 
@@ -73,14 +74,6 @@ struct recorder {
 
 /* the signal that asks the recording to stop, 0 while none came */
 extern volatile sig_atomic_t record_stop_signal;
-
-static inline uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* child.c */
 bool command_exists(const char *argv0);
