@@ -24,6 +24,7 @@
 #include "../util/grow.h"
 #include "../util/u64map.h"
 #include "analyzer.h"
+#include "who.h"
 
 enum who_key { K_TASK, K_CGROUP, K_FILE, K_CAUSE, NR_KEYS };
 static const char *const key_names[NR_KEYS] = {"task", "cgroup", "file", "cause"};
@@ -350,6 +351,16 @@ static void key_cells(struct analysis *a, struct table *t, const struct who_priv
 			break;
 		}
 	}
+}
+
+bool who_key_column(const char *key, const char *col)
+{
+	for (int k = 0; k < NR_KEYS; k++)
+		if (!strcmp(key_names[k], key))
+			for (int c = 0; c < 3 && key_cols[k][c].key; c++)
+				if (!strcmp(key_cols[k][c].key, col))
+					return true;
+	return false;
 }
 
 static int finish(struct analysis *a, struct an_output *o)

@@ -30,6 +30,7 @@
 
 #include "../analyze/correlate.h"
 #include "../analyze/patterns.h"
+#include "../analyze/who.h"
 #include "../analyze/windows.h"
 #include "chart.h"
 #include "render.h"
@@ -774,24 +775,6 @@ static int cmp_who_bar(const void *x, const void *y)
 	return (ta < tb) - (ta > tb);
 }
 
-/* The columns of a who key, as who.c names them. */
-static bool who_key_col(const char *key, const char *col)
-{
-	static const char *const cols[][4] = {
-	    {"task", "pid", "comm", NULL},
-	    {"cgroup", "cgroup", NULL, NULL},
-	    {"file", "dev", "inode", "path"},
-	    {"cause", "cause", NULL, NULL},
-	};
-
-	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
-		if (!strcmp(cols[k][0], key))
-			for (int c = 1; c < 4 && cols[k][c]; c++)
-				if (!strcmp(cols[k][c], col))
-					return true;
-	return false;
-}
-
 /* One chart for one key: the who rows summed by that key's cells. */
 static void fig_who_key(FILE *f, const struct table *t, const char *key)
 {
@@ -819,7 +802,9 @@ static void fig_who_key(FILE *f, const struct table *t, const char *key)
 		for (size_t k = 0; k < t->nr_cols; k++) {
 			size_t n = strlen(b.label);
 
-			if (!who_key_col(key, t->cols[k].key))
+			/* a cgroup by its path (its id only in the table) */
+			if (!who_key_column(key, t->cols[k].key) ||
+			    !strcmp(t->cols[k].key, "cgroup_id"))
 				continue;
 			render_cell(t, r, k, buf, sizeof(buf));
 			if (!strcmp(t->cols[k].key, "inode")) {
