@@ -99,6 +99,14 @@ make_disk_loop() {
 	echo "$dev"
 }
 
+# mount_quiet_ext4 DEV DIR: a fresh ext4 on DEV mounted at DIR, unmounted at
+# exit; no lazy init, so no kernel thread writes (and flushes) beside the
+# workloads. Not in a command substitution (MOUNTS must reach the trap).
+mount_quiet_ext4() {
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$1" &&
+		mkdir -p "$2" && mount "$1" "$2" && MOUNTS+=("$2")
+}
+
 make_zram() {
 	: >"$TMP/zram0.ours"
 	echo 1 >/sys/block/zram0/reset 2>/dev/null

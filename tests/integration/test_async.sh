@@ -77,10 +77,8 @@ wait "${burners[@]}" 2>/dev/null
 # --- mmap: page faults read the file ---------------------------------------------
 F=$(make_disk_loop 128M 0)
 FB=${F#/dev/}
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$F"
 MNT=$TMP/mnt
-mkdir -p "$MNT"
-mount "$F" "$MNT" && MOUNTS+=("$MNT")
+mount_quiet_ext4 "$F" "$MNT"
 dd if=/dev/urandom of="$MNT/m" bs=1M count=32 status=none
 sync
 cat >"$TMP/touch.py" <<'PY'

@@ -11,10 +11,8 @@ require_root
 # on the disk: flushes and writes wait for a device, as they do in the field
 L=$(make_disk_loop 256M 0)
 B=${L#/dev/}
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$L"
 MNT=$TMP/mnt
-mkdir -p "$MNT"
-mount "$L" "$MNT" && MOUNTS+=("$MNT")
+mount_quiet_ext4 "$L" "$MNT"
 sync
 
 # check_split JSON CALL N: N calls of CALL (at least N with a trailing +),

@@ -15,11 +15,8 @@ require_root
 L=$(make_loop 256M)
 B=${L#/dev/}
 MAJMIN=$(cat "/sys/block/$B/dev")
-# no lazy init: no kernel thread writes (and flushes) beside the workloads
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$L"
 MNT=$TMP/mnt
-mkdir -p "$MNT"
-mount "$L" "$MNT" && MOUNTS+=("$MNT")
+mount_quiet_ext4 "$L" "$MNT"
 sync
 
 # --- flushes: fdatasync after each 4 KiB write -----------------------------
