@@ -70,10 +70,12 @@ $(OUT)/iotrail: $(APP_OBJS) $(REC_OBJS) $(OUT)/libiotrail.a
 	$(COMPILE) -o $@ $^ $(LDLIBS)
 
 # small C programs the tests and benchmarks drive
-tools: $(OUT)/tools/blksplit $(OUT)/tools/mktrace $(OUT)/tools/fsyncloop
+tools: $(OUT)/tools/blksplit $(OUT)/tools/mktrace $(OUT)/tools/fsyncloop \
+       $(OUT)/tools/uringrd
+TOOL_LIBS_uringrd := -luring
 $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
-	$(COMPILE) -o $@ $^ -lm
+	$(COMPILE) -o $@ $^ -lm $(TOOL_LIBS_$*)
 
 $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)

@@ -189,6 +189,15 @@ static void on_commit(void *ctx, const struct join_commit *c)
 			a->out[i].an->commit(a, a->out[i].priv, c);
 }
 
+static void on_uring(void *ctx, const struct join_uring *u)
+{
+	struct analysis *a = ctx;
+
+	for (size_t i = 0; i < a->nr_out; i++)
+		if (a->out[i].an->uring)
+			a->out[i].an->uring(a, a->out[i].priv, u);
+}
+
 int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *env)
 {
 	memset(a, 0, sizeof(*a));
@@ -244,6 +253,7 @@ struct join_sink analysis_sink(struct analysis *a)
 	    .bio = on_bio,
 	    .syscall = on_syscall,
 	    .commit = on_commit,
+	    .uring = on_uring,
 	};
 
 	return s;

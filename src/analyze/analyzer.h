@@ -34,6 +34,8 @@ struct analyzer {
 	void (*syscall)(struct analysis *a, void *priv, const struct join_syscall *s);
 	/* a journal commit, at its end */
 	void (*commit)(struct analysis *a, void *priv, const struct join_commit *c);
+	/* an io_uring request on a file, at its completion */
+	void (*uring)(struct analysis *a, void *priv, const struct join_uring *u);
 	/* an in-kernel histogram of an --aggregate recording */
 	void (*agg)(struct analysis *a, void *priv, const struct iot_agg_entry *e);
 	/* metrics and tables into o; 0 or -errno */

@@ -19,6 +19,7 @@
 	X(tasks)                                                                         \
 	X(who)                                                                           \
 	X(fsync)                                                                         \
+	X(uring)                                                                         \
 	X(correlate)                                                                     \
 	X(windows)                                                                       \
 	X(patterns)                                                                      \

@@ -164,6 +164,21 @@ static __always_inline __u32 wb_reason_of(struct wb_writeback_work *work)
 	return IOT_WB_OTHER;
 }
 
+/* The io_uring request an io-wq worker runs (struct io_worker's cur_work,
+ * inside its struct io_kiocb), 0 when the task is not one: the SQPOLL
+ * thread's worker_private is its struct io_sq_data, whose bytes where an
+ * io_worker keeps its task never point back at the task. */
+static __always_inline __u64 io_wq_req(struct task_struct *task)
+{
+	struct io_worker *w = BPF_CORE_READ(task, worker_private);
+	struct io_wq_work *work;
+
+	if (!w || (void *)BPF_CORE_READ(w, task) != (void *)task)
+		return 0;
+	work = BPF_CORE_READ(w, cur_work);
+	return work ? (__u64)work - bpf_core_field_offset(struct io_kiocb, work) : 0;
+}
+
 /* The record beside a bio's Q; dev: its disk, which the Q's filter let
  * through. */
 static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
@@ -174,6 +189,7 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 	struct task_struct *task;
 	struct bi_plain *plain = NULL;
 	struct task_ctx *tc;
+	__u64 uring_req = 0;
 	__u32 tid1 = 0;
 
 	if (KREAD1(bio, bi_vcnt)) {
@@ -216,6 +232,7 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 		/* an io_uring request an io-wq worker or the SQPOLL thread
 		 * runs: both are threads of the ring's owner */
 		cause = IOT_CAUSE_IO_URING;
+		uring_req = io_wq_req(task);
 	} else if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD))) {
 		cause = IOT_CAUSE_READAHEAD;
 	} else if (task->flags & (IOT_PF_KSWAPD | IOT_PF_MEMALLOC)) {
@@ -241,6 +258,8 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 		    plain->kind == kind)
 			return; /* the same as the last: the join repeats it */
 	}
+	if (uring_req)
+		emit_rec(IOT_EV_URING_WORK, (__u64)bio, uring_req, 0, 0, dev, 0);
 	if (emit_rec(IOT_EV_BIO_INFO, (__u64)bio, ino, index, cgroup, dev,
 		     cause | reason << 8 | kind << 16) &&
 	    plain)

@@ -43,25 +43,41 @@ enum iot_ev {
 				   flush machinery's own flush request), sector =
 				   rq->start_time_ns (0 = not kept), nr = 0 */
 	/* who and why (src/bpf/cause.bpf.h, docs/ATTRIBUTION.md) */
-	IOT_EV_BIO_INFO = 19, /* beside a Q: id = bio, id2 = inode of its first
-				 page (0: none), sector = that page's index in
-				 the file, nr = cgroup (low 32 bits of the id of
-				 the bio's blkcg), dev = the disk, flags = IOT_CAUSE_* |
-				 IOT_WB_* << 8 | IOT_HOST_* << 16 */
-	IOT_EV_DIRTY = 20,    /* a task dirtied a page cache folio: id = inode,
-				 id2 = folio index, nr = pages, dev = the
-				 inode's filesystem */
-	IOT_EV_EXEC = 21,     /* a task took a new name (exec): id, id2 = its
-				 16-byte comm */
-	IOT_EV_COMMIT = 22,   /* a jbd2 journal commit begins (flags 0) or ends
-				 (flags 1): id = transaction id, dev = the
-				 journal's filesystem (st_dev) */
-	IOT_EV_WAKEUP = 23,   /* a task inside a traced fsync/fdatasync was
-				 woken: id = its tid (the record's tid is the
-				 waker) */
-	IOT_EV_FAULT = 24,    /* a page fault on a file's page reached the page
-				 cache (mm_filemap_fault): id = inode, id2 =
-				 page index, dev = its filesystem */
+	IOT_EV_BIO_INFO = 19,	    /* beside a Q: id = bio, id2 = inode of its first
+				       page (0: none), sector = that page's index in
+				       the file, nr = cgroup (low 32 bits of the id of
+				       the bio's blkcg), dev = the disk, flags = IOT_CAUSE_* |
+				       IOT_WB_* << 8 | IOT_HOST_* << 16 */
+	IOT_EV_DIRTY = 20,	    /* a task dirtied a page cache folio: id = inode,
+				       id2 = folio index, nr = pages, dev = the
+				       inode's filesystem */
+	IOT_EV_EXEC = 21,	    /* a task took a new name (exec): id, id2 = its
+				       16-byte comm */
+	IOT_EV_COMMIT = 22,	    /* a jbd2 journal commit begins (flags 0) or ends
+				       (flags 1): id = transaction id, dev = the
+				       journal's filesystem (st_dev) */
+	IOT_EV_WAKEUP = 23,	    /* a task inside a traced fsync/fdatasync was
+				       woken: id = its tid (the record's tid is the
+				       waker) */
+	IOT_EV_FAULT = 24,	    /* a page fault on a file's page reached the page
+				       cache (mm_filemap_fault): id = inode, id2 =
+				       page index, dev = its filesystem */
+	IOT_EV_URING_SUBMIT = 25,   /* an io_uring request that can reach a file
+				       was submitted (io_uring_submit_req, in
+				       the submitting thread: the caller or the
+				       SQPOLL thread): id = the request (struct
+				       io_kiocb), id2 = file position (~0: none),
+				       nr = length, flags = IORING_OP_* |
+				       IOT_URING_SQPOLL */
+	IOT_EV_URING_COMPLETE = 26, /* its completion was posted
+				       (io_uring_complete): id = the request,
+				       id2 = user_data, sector = inode of its
+				       file (0: none), nr = res (signed), dev
+				       = the file's st_dev, flags = IORING_OP_* */
+	IOT_EV_URING_WORK = 27,	    /* beside the BIO_INFO of a bio an io-wq
+				       worker queued: id = the bio, id2 = the
+				       request the worker runs (io_worker
+				       ->cur_work) */
 	/* syscall layer */
 	IOT_EV_SYS_ENTER = 32, /* id = pos or ~0, id2 = inode, sector = syscall nr,
 				  nr = count (bytes; iovcnt for the v-calls),
@@ -120,6 +136,10 @@ enum iot_wb {
 	IOT_WB_TASK = 10,      /* by the dirtying task outside the calls traced */
 	IOT_WB_MAX = 11,
 };
+/* IOT_EV_URING_SUBMIT flags above the opcode */
+#define IOT_URING_OP_MASK 0xffu
+#define IOT_URING_SQPOLL  (1u << 8) /* submitted by the ring's SQPOLL thread */
+
 /* what the host inode of the bio's first page is */
 enum iot_host {
 	IOT_HOST_NONE = 0, /* no page cache page (the caller's, or none) */

@@ -500,3 +500,70 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	emit_rec(IOT_EV_EXEC, lo, hi, 0, 0, 0, 0);
 	return 0;
 }
+
+/* ---- io_uring (docs/ATTRIBUTION.md, "io_uring") ------------------------------ */
+
+/* The opcodes that can reach a file, and so a disk (UAPI numbers): readv,
+ * writev, fsync, read_fixed, write_fixed, sync_file_range, fallocate, read,
+ * write, splice, uring_cmd (passthrough), ftruncate, readv_fixed,
+ * writev_fixed. Network, poll and timeout requests are not recorded. */
+#define IOT_URING_FILE_OPS                                                               \
+	((1ull << 1) | (1ull << 2) | (1ull << 3) | (1ull << 4) | (1ull << 5) |           \
+	 (1ull << 8) | (1ull << 17) | (1ull << 22) | (1ull << 23) | (1ull << 30) |       \
+	 (1ull << 46) | (1ull << 55) | (1ull << 60) | (1ull << 61))
+/* the opcodes whose command is a struct io_rw (a position and a length) */
+#define IOT_URING_RW_OPS                                                                 \
+	((1ull << 1) | (1ull << 2) | (1ull << 4) | (1ull << 5) | (1ull << 22) |          \
+	 (1ull << 23) | (1ull << 60) | (1ull << 61))
+
+static __always_inline bool uring_traced(__u8 op)
+{
+	return op < 64 && (IOT_URING_FILE_OPS >> op & 1) && task_wanted() &&
+	       !cfg_summary && !cfg_aggregate && !SPEC_ON;
+}
+
+/* After the request's prep, in the submitting thread: the bios it queues
+ * inline follow in the same thread (the join links them). */
+SEC("raw_tp/io_uring_submit_req")
+int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
+{
+	__u8 op = BPF_CORE_READ(req, opcode);
+	__u64 pos = ~0ull;
+	__u32 len = 0, flags = op;
+
+	if (!uring_traced(op))
+		return 0;
+	if (IOT_URING_RW_OPS >> op & 1) {
+		struct io_rw *rw = (struct io_rw *)&req->cmd;
+
+		pos = BPF_CORE_READ(rw, kiocb.ki_pos);
+		len = BPF_CORE_READ(rw, len);
+	}
+	if (bpf_get_current_task_btf()->flags & IOT_PF_IO_WORKER)
+		flags |= IOT_URING_SQPOLL; /* io-wq workers do not submit */
+	emit_rec(IOT_EV_URING_SUBMIT, (__u64)req, pos, 0, len, 0, flags);
+	return 0;
+}
+
+/* A completion is posted: the request still holds its file. */
+SEC("raw_tp/io_uring_complete")
+int BPF_PROG(io_uring_complete, struct io_ring_ctx *ring, void *req_,
+	     struct io_uring_cqe *cqe)
+{
+	struct io_kiocb *req = req_;
+	__u8 op = BPF_CORE_READ(req, opcode);
+	struct file *f;
+	__u64 ino = 0;
+	__u32 dev = 0;
+
+	if (!uring_traced(op))
+		return 0;
+	f = BPF_CORE_READ(req, file);
+	if (f) { /* a fixed file's too: the table's struct file */
+		ino = BPF_CORE_READ(f, f_inode, i_ino);
+		dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	}
+	emit_rec(IOT_EV_URING_COMPLETE, (__u64)req, BPF_CORE_READ(cqe, user_data), ino,
+		 (__u32)BPF_CORE_READ(cqe, res), dev, op);
+	return 0;
+}

@@ -65,6 +65,8 @@ struct join_bio_st {
 	uint32_t sys_gen;
 	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
 	struct join_why why;
+	uint32_t uring; /* io_uring request index or NONE */
+	uint32_t uring_gen;
 };
 
 enum rq_state {
@@ -84,6 +86,13 @@ struct join_req_st {
 
 struct join_sys_st {
 	struct join_syscall s;
+	uint32_t gen;
+	uint32_t next_free;
+	bool open;
+};
+
+struct join_uring_st {
+	struct join_uring u;
 	uint32_t gen;
 	uint32_t next_free;
 	bool open;
@@ -214,6 +223,20 @@ static void req_free(struct join *j, uint32_t ri)
 
 /* ---- bios ------------------------------------------------------------------ */
 
+/* Ties a bio to the io_uring request it serves. */
+static void uring_link(struct join *j, struct join_bio_st *bs, uint32_t ui, uint64_t q_ns)
+{
+	struct join_uring *u = &j->urings[ui].u;
+
+	bs->uring = ui;
+	bs->uring_gen = j->urings[ui].gen;
+	if (!u->nr_bios++) {
+		u->first_q_ns = q_ns;
+		u->first_sector = bs->sector;
+		u->bio_dev = bs->dev;
+	}
+}
+
 static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint32_t *out)
 {
 	struct join_bio_st *bs;
@@ -239,6 +262,13 @@ static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint3
 		bs->sys_gen = j->sys[*sv].gen;
 		bs->ino = j->sys[*sv].s.ino;
 		j->sys[*sv].s.nr_bios++;
+	}
+	bs->uring = NONE;
+	if (q_ns && j->uring_by_tid.n && (sv = u64map_get(&j->uring_by_tid, r->tid))) {
+		struct join_uring_st *us = &j->urings[*sv];
+
+		if (us->open && us->u.tid == r->tid)
+			uring_link(j, bs, *sv, r->ts_ns);
 	}
 	if (u64map_put(&j->bio_by_ptr, r->id, b) ||
 	    u64map_put(&j->bio_by_start, ds_key(r->dev, r->sector), b))
@@ -421,7 +451,23 @@ static void emit_request(struct join *j, uint32_t ri)
 		    .pid = bs->pid,
 		    .why = bs->why,
 		};
+		struct join_uring_st *us =
+		    bs->uring != NONE && j->urings[bs->uring].open &&
+			    j->urings[bs->uring].gen == bs->uring_gen
+			? &j->urings[bs->uring]
+			: NULL;
 
+		if (us) {
+			struct join_uring *u = &us->u;
+
+			jb.uring_req = u->req;
+			u->nr_bios_done++;
+			u->sectors += bs->nr;
+			if (rs->r.c_ns > u->last_c_ns)
+				u->last_c_ns = rs->r.c_ns;
+			if (rs->r.d_ns && rs->r.c_ns >= rs->r.d_ns)
+				u->d2c_sum_ns += rs->r.c_ns - rs->r.d_ns;
+		}
 		assert(bs->req == ri); /* a request's bios are IN_REQ, in it */
 		if (j->sink.bio)
 			j->sink.bio(j->sink.ctx, &rs->r, &jb);
@@ -535,8 +581,15 @@ static int on_split(struct join *j, const struct iot_rec *r)
 	if (v) { /* the front bio is of the same file, cause and cgroup */
 		uint32_t *f = u64map_get(&j->bio_by_ptr, r->id);
 
-		if (f && *f != parent)
-			j->bios[*f].why = j->bios[parent].why;
+		if (f && *f != parent) {
+			struct join_bio_st *fs = &j->bios[*f], *ps = &j->bios[parent];
+
+			fs->why = ps->why;
+			if (fs->uring == NONE && ps->uring != NONE &&
+			    j->urings[ps->uring].gen == ps->uring_gen &&
+			    j->urings[ps->uring].open)
+				uring_link(j, fs, ps->uring, fs->q_ns);
+		}
 	}
 	if (v && j->bios[parent].ptr != r->id) {
 		/* the parent keeps the remainder, from id2 on */
@@ -851,6 +904,120 @@ static void on_commit(struct join *j, const struct iot_rec *r)
 		j->sink.commit(j->sink.ctx, &c);
 }
 
+/* ---- io_uring ------------------------------------------------------------------- */
+
+/* The open request at address req, made when absent (submitted before the
+ * trace, or its submission lost). */
+static int uring_get(struct join *j, uint64_t req, uint32_t *out)
+{
+	uint32_t *v = u64map_get(&j->uring_by_ptr, req), ui;
+
+	if (v) {
+		*out = *v;
+		return 0;
+	}
+	if (POOL_TAKE(j->urings, j->nr_urings, j->cap_urings, j->free_uring, next_free,
+		      &ui) ||
+	    u64map_put(&j->uring_by_ptr, req, ui))
+		return -ENOMEM;
+	/* POOL_TAKE zeroed the slot, gen included: one counter for all */
+	j->urings[ui].gen = ++j->uring_gen;
+	j->urings[ui].open = true;
+	j->urings[ui].u.req = req;
+	j->urings[ui].u.pos = ~0ull;
+	*out = ui;
+	return 0;
+}
+
+static void uring_free(struct join *j, uint32_t ui)
+{
+	struct join_uring_st *us = &j->urings[ui];
+	uint32_t *v = u64map_get(&j->uring_by_ptr, us->u.req);
+
+	if (v && *v == ui)
+		u64map_del(&j->uring_by_ptr, us->u.req);
+	v = u64map_get(&j->uring_by_tid, us->u.tid);
+	if (v && *v == ui)
+		u64map_del(&j->uring_by_tid, us->u.tid);
+	us->open = false;
+	us->next_free = j->free_uring;
+	j->free_uring = ui;
+}
+
+static int on_uring_submit(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->uring_by_ptr, r->id), ui;
+	struct join_uring *u;
+
+	if (v) { /* the address is back: the old request's completion was lost */
+		j->st.uring_lost++;
+		uring_free(j, *v);
+	}
+	if (uring_get(j, r->id, &ui))
+		return -ENOMEM;
+	u = &j->urings[ui].u;
+	u->submit_seen = true;
+	u->submit_ns = r->ts_ns;
+	u->pos = r->id2;
+	u->len = r->nr;
+	u->opcode = r->flags & IOT_URING_OP_MASK;
+	u->via = r->flags & IOT_URING_SQPOLL ? JOIN_URING_SQPOLL : JOIN_URING_INLINE;
+	u->pid = r->pid;
+	u->tid = r->tid;
+	return u64map_put(&j->uring_by_tid, r->tid, ui);
+}
+
+/* An io-wq worker queued bio id for request id2. */
+static int on_uring_work(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->bio_by_ptr, r->id), ui;
+	struct join_bio_st *bs;
+
+	if (!v)
+		return 0;
+	bs = &j->bios[*v];
+	if (bs->uring != NONE && j->urings[bs->uring].open &&
+	    j->urings[bs->uring].gen == bs->uring_gen) {
+		if (j->urings[bs->uring].u.req == r->id2)
+			return 0;
+		j->urings[bs->uring].u.nr_bios--; /* the kernel's word wins */
+	}
+	if (uring_get(j, r->id2, &ui))
+		return -ENOMEM;
+	if (!j->urings[ui].u.submit_seen && !j->urings[ui].u.pid) {
+		j->urings[ui].u.pid = r->pid;
+		j->urings[ui].u.tid = r->tid;
+	}
+	j->urings[ui].u.via = JOIN_URING_IO_WQ;
+	uring_link(j, bs, ui, bs->q_ns);
+	return 0;
+}
+
+static void on_uring_complete(struct join *j, const struct iot_rec *r)
+{
+	uint32_t *v = u64map_get(&j->uring_by_ptr, r->id);
+	struct join_uring *u;
+
+	if (!v) {
+		j->st.uring_unsubmitted++;
+		return;
+	}
+	u = &j->urings[*v].u;
+	u->user_data = r->id2;
+	u->ino = r->sector;
+	u->dev = r->dev;
+	u->res = (int32_t)r->nr;
+	u->opcode = r->flags & IOT_URING_OP_MASK;
+	u->cqe_ns = r->ts_ns;
+	if (!u->submit_seen)
+		j->st.uring_unsubmitted++;
+	else
+		j->st.uring_done++;
+	if (j->sink.uring && u->submit_seen)
+		j->sink.uring(j->sink.ctx, u);
+	uring_free(j, *v);
+}
+
 /* ---- entry points ------------------------------------------------------------- */
 
 int join_init(struct join *j, const struct join_sink *sink,
@@ -860,12 +1027,13 @@ int join_init(struct join *j, const struct join_sink *sink,
 	j->sink = *sink;
 	j->is_bio_based = is_bio_based;
 	j->dev_ctx = dev_ctx;
-	j->free_bio = j->free_req = j->free_sys = NONE;
+	j->free_bio = j->free_req = j->free_sys = j->free_uring = NONE;
 	if (u64map_init(&j->bio_by_ptr, 4096) || u64map_init(&j->bio_by_start, 4096) ||
 	    u64map_init(&j->rq_by_ptr, 4096) || u64map_init(&j->req_by_end, 4096) ||
 	    u64map_init(&j->req_by_start, 4096) || u64map_init(&j->sys_by_tid, 1024) ||
 	    u64map_init(&j->dirtier, 4096) || u64map_init(&j->tgid, 256) ||
-	    u64map_init(&j->fault, 64) || u64map_init(&j->fault_index, 64)) {
+	    u64map_init(&j->fault, 64) || u64map_init(&j->fault_index, 64) ||
+	    u64map_init(&j->uring_by_ptr, 256) || u64map_init(&j->uring_by_tid, 64)) {
 		join_release(j);
 		return -ENOMEM;
 	}
@@ -987,10 +1155,23 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		break;
 	}
 	case IOT_EV_SYS_ENTER:
-		err = on_sys_enter(j, r);
-		break;
 	case IOT_EV_SYS_EXIT:
-		on_sys_exit(j, r);
+		/* a submission's inline window ends with its io_uring_enter */
+		if (j->uring_by_tid.n)
+			u64map_del(&j->uring_by_tid, r->tid);
+		if (r->type == IOT_EV_SYS_ENTER)
+			err = on_sys_enter(j, r);
+		else
+			on_sys_exit(j, r);
+		break;
+	case IOT_EV_URING_SUBMIT:
+		err = on_uring_submit(j, r);
+		break;
+	case IOT_EV_URING_WORK:
+		err = on_uring_work(j, r);
+		break;
+	case IOT_EV_URING_COMPLETE:
+		on_uring_complete(j, r);
 		break;
 	case IOT_EV_SUMMARY:
 		join_feed_summary(j, (const struct iot_summary *)r);
@@ -1046,6 +1227,9 @@ void join_release(struct join *j)
 	u64map_release(&j->tgid);
 	u64map_release(&j->fault);
 	u64map_release(&j->fault_index);
+	u64map_release(&j->uring_by_ptr);
+	u64map_release(&j->uring_by_tid);
+	free(j->urings);
 	free(j->plain);
 	memset(j, 0, sizeof(*j));
 }

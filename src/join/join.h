@@ -67,6 +67,8 @@ struct join_bio {
 	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
 	uint32_t pid; /* the task that queued it */
 	struct join_why why;
+	uint64_t uring_req; /* the io_uring request it serves (struct io_kiocb
+			       address), 0 none known */
 };
 
 /* One system call, at its exit. */
@@ -96,12 +98,47 @@ struct join_commit {
 	uint64_t start_ns, end_ns;
 };
 
+/* How an io_uring request's bios are tied to it (docs/ATTRIBUTION.md). */
+enum join_uring_via {
+	JOIN_URING_INLINE = 0, /* queued by the submitting task after the
+				  request's io_uring_submit_req, within its
+				  io_uring_enter (same thread, in sequence) */
+	JOIN_URING_SQPOLL = 1, /* the same, by the ring's SQPOLL thread */
+	JOIN_URING_IO_WQ = 2,  /* queued by an io-wq worker running it: the
+				  worker's cur_work names it (kernel pointer) */
+};
+
+/* One io_uring request that can reach a file, at its completion. */
+struct join_uring {
+	uint64_t req;	       /* struct io_kiocb address */
+	uint64_t user_data;    /* from the completion */
+	uint64_t pos;	       /* file position of a read or write, ~0 none */
+	uint32_t len;	       /* bytes asked */
+	uint8_t opcode;	       /* IORING_OP_* */
+	uint8_t via;	       /* enum join_uring_via of its bios */
+	bool submit_seen;      /* false: submitted before the trace began */
+	uint32_t pid, tid;     /* the submitting task (SQPOLL: its thread) */
+	uint64_t ino;	       /* its file, 0 none */
+	uint32_t dev;	       /* the file's st_dev */
+	int32_t res;	       /* the completion's result */
+	uint64_t submit_ns;    /* io_uring_submit_req, 0 unseen */
+	uint64_t cqe_ns;       /* io_uring_complete */
+	uint32_t nr_bios;      /* bios tied to it */
+	uint32_t nr_bios_done; /* of which completed before the CQE */
+	uint64_t sectors;      /* of those */
+	uint64_t first_sector; /* of its first bio queued */
+	uint32_t bio_dev;      /* that bio's disk */
+	uint64_t first_q_ns, last_c_ns;
+	uint64_t d2c_sum_ns; /* device time of its bios' requests, summed */
+};
+
 struct join_sink {
 	void *ctx;
 	void (*request)(void *ctx, const struct join_request *r);
 	void (*bio)(void *ctx, const struct join_request *r, const struct join_bio *b);
 	void (*syscall)(void *ctx, const struct join_syscall *s);
 	void (*commit)(void *ctx, const struct join_commit *c); /* optional */
+	void (*uring)(void *ctx, const struct join_uring *u);	/* optional */
 };
 
 struct join_stats {
@@ -114,11 +151,16 @@ struct join_stats {
 	uint64_t wb_dirtier_found, wb_dirtier_unseen; /* writeback bios */
 	uint64_t commits, commit_ends_unmatched;      /* journal commits */
 	uint64_t splits, remaps, requeues, rq_merges;
+	/* io_uring requests: completed; completions without a submission
+	 * seen (submitted before the trace); submissions whose request
+	 * address came back without a completion (lost) */
+	uint64_t uring_done, uring_unsubmitted, uring_lost;
 };
 
 struct join_bio_st;
 struct join_req_st;
 struct join_sys_st;
+struct join_uring_st;
 
 struct join {
 	struct join_sink sink;
@@ -160,6 +202,12 @@ struct join {
 	struct u64map fault;	    /* tid -> low 32 bits of the inode of its
 				       last page cache fault (IOT_EV_FAULT) */
 	struct u64map fault_index;  /* tid -> that fault's page index (low 32) */
+	struct join_uring_st *urings;
+	uint32_t nr_urings, free_uring, uring_gen;
+	size_t cap_urings;
+	struct u64map uring_by_ptr; /* io_kiocb address -> open io_uring request */
+	struct u64map uring_by_tid; /* tid -> the request it submitted last, in
+				       its open io_uring_enter or SQPOLL loop */
 	/* journal commits begun and not yet ended: one per journal at a time */
 #define JOIN_OPEN_COMMITS 16
 	struct join_commit open_commits[JOIN_OPEN_COMMITS];

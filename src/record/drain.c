@@ -43,6 +43,10 @@ static void note_tasks(struct recorder *rc, const struct iot_rec *r, uint64_t n)
 		case IOT_EV_SYS_ENTER: /* the call's file */
 			file_table_note(&rc->files, r[i].dev, r[i].id2, false);
 			break;
+		case IOT_EV_URING_COMPLETE: /* the request's file */
+			if (r[i].sector)
+				file_table_note(&rc->files, r[i].dev, r[i].sector, false);
+			break;
 		case IOT_EV_DIRTY: /* the folio's inode */
 			file_table_note(&rc->files, r[i].dev, r[i].id, false);
 			break;

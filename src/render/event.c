@@ -25,6 +25,8 @@ static const char *const actions[IOT_EV_MAX] = {
     [IOT_EV_BIO_INFO] = "BI",	  [IOT_EV_DIRTY] = "DT",
     [IOT_EV_EXEC] = "EX",	  [IOT_EV_COMMIT] = "JC",
     [IOT_EV_WAKEUP] = "W",	  [IOT_EV_FAULT] = "PF",
+    [IOT_EV_URING_SUBMIT] = "US", [IOT_EV_URING_COMPLETE] = "UC",
+    [IOT_EV_URING_WORK] = "UW",
 };
 
 const char *render_action(uint16_t type)
@@ -119,6 +121,33 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *
 	case IOT_EV_WAKEUP:
 		fprintf(f, "%14.9f %3u %7u %-16s W   tid=%llu\n", t, r->cpu, r->tid, comm,
 			(unsigned long long)r->id);
+		return;
+	case IOT_EV_URING_SUBMIT: {
+		char ob[16];
+
+		fprintf(f, "%14.9f %3u %7u %-16s US  req=%#llx op=%s pos=%lld len=%u%s\n",
+			t, r->cpu, r->tid, comm, (unsigned long long)r->id,
+			iot_uring_op_name(r->flags & IOT_URING_OP_MASK, ob),
+			(long long)r->id2, r->nr,
+			r->flags & IOT_URING_SQPOLL ? " sqpoll" : "");
+		return;
+	}
+	case IOT_EV_URING_COMPLETE: {
+		char ob[16];
+
+		fprintf(f,
+			"%14.9f %3u %7u %-16s UC  req=%#llx op=%s user_data=%#llx "
+			"res=%d ino=%llu fsdev=%u:%u\n",
+			t, r->cpu, r->tid, comm, (unsigned long long)r->id,
+			iot_uring_op_name(r->flags & IOT_URING_OP_MASK, ob),
+			(unsigned long long)r->id2, (int32_t)r->nr,
+			(unsigned long long)r->sector, r->dev >> 20, r->dev & 0xfffff);
+		return;
+	}
+	case IOT_EV_URING_WORK:
+		fprintf(f, "%14.9f %3u %7u %-16s UW  %-8s bio=%#llx req=%#llx\n", t,
+			r->cpu, r->tid, comm, dev, (unsigned long long)r->id,
+			(unsigned long long)r->id2);
 		return;
 	case IOT_EV_PLUG:
 	case IOT_EV_UNPLUG:

@@ -238,6 +238,9 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "unmatched_merges", ri->join.unmatched_merges);
 	jw_uint_field(&w, "lost_syscall_exits", ri->join.lost_syscall_exits);
 	jw_uint_field(&w, "invalid_records", ri->join.invalid);
+	jw_uint_field(&w, "uring_requests", ri->join.uring_done);
+	jw_uint_field(&w, "uring_unsubmitted", ri->join.uring_unsubmitted);
+	jw_uint_field(&w, "uring_lost_completions", ri->join.uring_lost);
 	jw_end_object(&w);
 	jw_name(&w, "devices");
 	jw_start_array(&w);

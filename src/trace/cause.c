@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cause.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const causes[IOT_CAUSE_MAX] = {
@@ -52,4 +53,79 @@ int iot_cause_parse(const char *name)
 		if (causes[i] && !strcmp(causes[i], name))
 			return i;
 	return -1;
+}
+
+/* include/uapi/linux/io_uring.h, enum io_uring_op */
+static const char *const uring_ops[] = {
+    "nop",
+    "readv",
+    "writev",
+    "fsync",
+    "read_fixed",
+    "write_fixed",
+    "poll_add",
+    "poll_remove",
+    "sync_file_range",
+    "sendmsg",
+    "recvmsg",
+    "timeout",
+    "timeout_remove",
+    "accept",
+    "async_cancel",
+    "link_timeout",
+    "connect",
+    "fallocate",
+    "openat",
+    "close",
+    "files_update",
+    "statx",
+    "read",
+    "write",
+    "fadvise",
+    "madvise",
+    "send",
+    "recv",
+    "openat2",
+    "epoll_ctl",
+    "splice",
+    "provide_buffers",
+    "remove_buffers",
+    "tee",
+    "shutdown",
+    "renameat",
+    "unlinkat",
+    "mkdirat",
+    "symlinkat",
+    "linkat",
+    "msg_ring",
+    "fsetxattr",
+    "setxattr",
+    "fgetxattr",
+    "getxattr",
+    "socket",
+    "uring_cmd",
+    "send_zc",
+    "sendmsg_zc",
+    "read_multishot",
+    "waitid",
+    "futex_wait",
+    "futex_wake",
+    "futex_waitv",
+    "fixed_fd_install",
+    "ftruncate",
+    "bind",
+    "listen",
+    "recv_zc",
+    "epoll_wait",
+    "readv_fixed",
+    "writev_fixed",
+    "pipe",
+};
+
+const char *iot_uring_op_name(unsigned int op, char buf[16])
+{
+	if (op < sizeof(uring_ops) / sizeof(uring_ops[0]))
+		return uring_ops[op];
+	snprintf(buf, 16, "op%u", op);
+	return buf;
 }

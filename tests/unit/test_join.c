@@ -10,7 +10,8 @@ static struct join_request reqs[MAXOUT];
 static struct join_bio bios[MAXOUT];
 static struct join_syscall sys[MAXOUT];
 static struct join_commit commits[MAXOUT];
-static int nreq, nbio, nsys, ncommit;
+static struct join_uring urings[MAXOUT];
+static int nreq, nbio, nsys, ncommit, nuring;
 static bool bio_based;
 
 /* what the join emits, the first MAXOUT of each (the random streams
@@ -39,6 +40,12 @@ static void on_commit(void *c, const struct join_commit *jc)
 		commits[ncommit] = *jc;
 	ncommit++;
 }
+static void on_uring(void *c, const struct join_uring *u)
+{
+	if (nuring < MAXOUT)
+		urings[nuring] = *u;
+	nuring++;
+}
 static bool is_bio_based(void *c, uint32_t dev)
 {
 	return bio_based;
@@ -48,9 +55,9 @@ static struct join j;
 
 static int setup(void **state)
 {
-	struct join_sink sink = {NULL, on_req, on_bio, on_sys, on_commit};
+	struct join_sink sink = {NULL, on_req, on_bio, on_sys, on_commit, on_uring};
 
-	nreq = nbio = nsys = ncommit = 0;
+	nreq = nbio = nsys = ncommit = nuring = 0;
 	bio_based = false;
 	return join_init(&j, &sink, is_bio_based, NULL);
 }
@@ -716,6 +723,89 @@ static void wakeup_in_call(void **state)
 	assert_int_equal(sys[0].wake_ns, 250);
 }
 
+/* io_uring: a bio its submitting thread queues after io_uring_submit_req,
+ * inside the same io_uring_enter, is the request's; after the call's exit
+ * the thread's bios are not; an io-wq worker's bio names its request. */
+#define UREQ  0xf000
+#define UREQ2 0xf100
+static struct iot_rec uring_rec(uint16_t type, uint64_t ts, uint64_t req, uint64_t id2,
+				uint32_t nr, uint32_t tid)
+{
+	struct iot_rec r = mkrec(type, ts, req, id2, 0, nr);
+
+	r.tid = tid;
+	r.flags = 22; /* IORING_OP_READ */
+	return r;
+}
+
+static void io_uring_requests(void **state)
+{
+	struct iot_rec r;
+
+	bio_based = true;
+	j.syscall_nr = syscall_numbers("x86_64");
+	r = mkrec(IOT_EV_SYS_ENTER, 10, ~0ull, 0, 426, 0); /* io_uring_enter */
+	feed(r);
+	feed(uring_rec(IOT_EV_URING_SUBMIT, 20, UREQ, 4096, 4096, 100));
+	feed(mkrec(IOT_EV_BIO_QUEUE, 30, A, 0, 8, 8));
+	r = mkrec(IOT_EV_SYS_EXIT, 40, 0, 0, 0, 0);
+	r.flags = 426;
+	feed(r);
+	/* after the call: the same thread's bio is no request's */
+	feed(mkrec(IOT_EV_BIO_QUEUE, 45, B, 0, 64, 8));
+	/* io-wq: a worker (tid 200) runs a request submitted before */
+	feed(uring_rec(IOT_EV_URING_SUBMIT, 50, UREQ2, 8192, 4096, 100));
+	r = mkrec(IOT_EV_BIO_QUEUE, 60, A + 1, 0, 16, 8);
+	r.tid = 200;
+	feed(r);
+	feed(uring_rec(IOT_EV_URING_WORK, 61, A + 1, UREQ2, 0, 200));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 100, A, 0, 8, 8));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 110, B, 0, 64, 8));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 120, A + 1, 0, 16, 8));
+	assert_int_equal(nbio, 3);
+	assert_int_equal(bios[0].uring_req, UREQ);
+	assert_int_equal(bios[1].uring_req, 0);
+	assert_int_equal(bios[2].uring_req, UREQ2);
+	feed(uring_rec(IOT_EV_URING_COMPLETE, 130, UREQ, 0x1234, 4096, 100));
+	feed(uring_rec(IOT_EV_URING_COMPLETE, 140, UREQ2, 0x5678, 4096, 100));
+	/* a completion whose submission the trace does not hold */
+	feed(uring_rec(IOT_EV_URING_COMPLETE, 150, 0xdead00, 1, 0, 100));
+	assert_int_equal(nuring, 2);
+	assert_int_equal(urings[0].user_data, 0x1234);
+	assert_int_equal(urings[0].pos, 4096);
+	assert_int_equal(urings[0].via, JOIN_URING_INLINE);
+	assert_int_equal(urings[0].nr_bios_done, 1);
+	assert_int_equal(urings[0].first_q_ns, 30);
+	assert_int_equal(urings[0].last_c_ns, 100);
+	assert_int_equal(urings[0].submit_ns, 20);
+	assert_int_equal(urings[0].cqe_ns, 130);
+	assert_int_equal(urings[0].first_sector, 8);
+	assert_int_equal(urings[1].via, JOIN_URING_IO_WQ);
+	assert_int_equal(urings[1].nr_bios_done, 1);
+	assert_int_equal(urings[1].tid, 100); /* the submitter, not the worker */
+	assert_int_equal(urings[1].first_sector, 16);
+	assert_int_equal(j.st.uring_done, 2);
+	assert_int_equal(j.st.uring_unsubmitted, 1);
+}
+
+/* A request address submitted again before its completion: the first
+ * completion was lost, its bios stay unattributed to the second. */
+static void io_uring_lost_completion(void **state)
+{
+	bio_based = true;
+	feed(uring_rec(IOT_EV_URING_SUBMIT, 20, UREQ, 0, 4096, 100));
+	feed(mkrec(IOT_EV_BIO_QUEUE, 30, A, 0, 8, 8));
+	feed(uring_rec(IOT_EV_URING_SUBMIT, 40, UREQ, 0, 4096, 101));
+	feed(mkrec(IOT_EV_BIO_COMPLETE, 50, A, 0, 8, 8));
+	assert_int_equal(nbio, 1);
+	assert_int_equal(bios[0].uring_req, 0);
+	feed(uring_rec(IOT_EV_URING_COMPLETE, 60, UREQ, 7, 4096, 101));
+	assert_int_equal(nuring, 1);
+	assert_int_equal(urings[0].nr_bios, 0);
+	assert_int_equal(urings[0].tid, 101);
+	assert_int_equal(j.st.uring_lost, 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -746,6 +836,8 @@ int main(void)
 	    T(plain_bio_info_repeated),
 	    T(fault_reads),
 	    T(wakeup_in_call),
+	    T(io_uring_requests),
+	    T(io_uring_lost_completion),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
