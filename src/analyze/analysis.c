@@ -198,6 +198,15 @@ static void on_uring(void *ctx, const struct join_uring *u)
 			a->out[i].an->uring(a, a->out[i].priv, u);
 }
 
+static void on_fault(void *ctx, const struct join_fault *f)
+{
+	struct analysis *a = ctx;
+
+	for (size_t i = 0; i < a->nr_out; i++)
+		if (a->out[i].an->fault)
+			a->out[i].an->fault(a, a->out[i].priv, f);
+}
+
 int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *env)
 {
 	memset(a, 0, sizeof(*a));
@@ -254,6 +263,7 @@ struct join_sink analysis_sink(struct analysis *a)
 	    .syscall = on_syscall,
 	    .commit = on_commit,
 	    .uring = on_uring,
+	    .fault = on_fault,
 	};
 
 	return s;

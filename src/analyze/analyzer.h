@@ -34,6 +34,8 @@ struct analyzer {
 	void (*syscall)(struct analysis *a, void *priv, const struct join_syscall *s);
 	/* a journal commit, at its end */
 	void (*commit)(struct analysis *a, void *priv, const struct join_commit *c);
+	/* a traced task's page fault on a file's page, or fault-around */
+	void (*fault)(struct analysis *a, void *priv, const struct join_fault *f);
 	/* an io_uring request on a file, at its completion */
 	void (*uring)(struct analysis *a, void *priv, const struct join_uring *u);
 	/* an in-kernel histogram of an --aggregate recording */

@@ -39,7 +39,11 @@ struct who_row {
 	/* --by task: the bytes its read calls returned, and how many of the
 	 * calls waited for a bio of their own */
 	uint64_t call_read_bytes, read_calls, read_calls_io;
-	bool calls; /* a row of a task's calls (--by task alone) */
+	bool calls; /* a row of calls (--by task, file or both) */
+	/* pages read ahead (cause readahead) into the page cache for this
+	 * row, and of those: read by a read call or faulted in later, or
+	 * mapped by fault-around (touched or not: unknown) */
+	uint64_t ra_pages, ra_used, ra_mapped;
 	struct metric q2c, d2c, sys;
 };
 
@@ -52,6 +56,8 @@ struct who_priv {
 	struct who_row *rows;
 	size_t nr, cap;
 	const struct join_request *cur; /* the request whose bios follow */
+	/* pages read ahead and not yet used: (disk, inode, index) -> row */
+	struct u64map ra;
 	struct column *cols;
 	size_t nr_cols;
 };
@@ -90,7 +96,70 @@ static int init(struct analysis *a, struct an_output *o)
 			 "--by '%s': no key (task, cgroup, file, cause)", by);
 		return -EINVAL;
 	}
-	return u64map_init(&p->rows_by_key, 64);
+	return u64map_init(&p->rows_by_key, 64) || u64map_init(&p->ra, 1024) ? -ENOMEM
+									     : 0;
+}
+
+/* ---- pages read ahead, and their use ------------------------------------------------
+ */
+
+static uint64_t ra_key(uint32_t disk, uint64_t ino, uint64_t index)
+{
+	uint64_t k = (ino * 0x9e3779b97f4a7c15ull) ^
+		     ((index + 1) * 0xc2b2ae3d27d4eb4full) ^
+		     ((uint64_t)disk * 0x165667b19e3779f9ull);
+
+	return k ? k : 1;
+}
+
+/* The disk a filesystem's st_dev lives on (bios name disks). */
+static uint32_t disk_of(const struct analysis *a, uint32_t st_dev)
+{
+	const struct iot_dev_entry *e =
+	    a->env.dev_entry ? a->env.dev_entry(a->env.ctx, st_dev) : NULL;
+
+	return e && e->disk_dev ? e->disk_dev : st_dev;
+}
+
+/* A read of pages index .. index + n - 1 of a file, into the page cache: a
+ * page read ahead earlier and read again was never used; pages of a bio of
+ * cause readahead are read ahead for row ri. */
+static void ra_read(struct analysis *a, struct who_priv *p, uint32_t disk, uint64_t ino,
+		    uint64_t index, uint64_t n, bool ahead, uint32_t ri)
+{
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t key = ra_key(disk, ino, index + k);
+
+		if (ahead) {
+			if (u64map_put(&p->ra, key, ri)) {
+				analysis_note_err(a, -ENOMEM);
+				return;
+			}
+			p->rows[ri].ra_pages++;
+		} else {
+			u64map_del(&p->ra, key);
+		}
+	}
+}
+
+/* Pages of a file used (read, faulted) or mapped by fault-around. */
+static void ra_use(struct who_priv *p, uint32_t disk, uint64_t ino, uint64_t index,
+		   uint64_t n, bool mapped)
+{
+	if (!p->ra.n)
+		return;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t key = ra_key(disk, ino, index + k);
+		uint32_t *v = u64map_get(&p->ra, key);
+
+		if (!v)
+			continue;
+		if (mapped)
+			p->rows[*v].ra_mapped++;
+		else
+			p->rows[*v].ra_used++;
+		u64map_del(&p->ra, key);
+	}
 }
 
 static void request(struct analysis *a, void *priv, struct dev_result *d,
@@ -182,6 +251,10 @@ static void bio(struct analysis *a, void *priv, struct dev_result *d,
 		return;
 	if (op >= 0)
 		w->bytes[op] += (uint64_t)b->nr_sectors * 512;
+	if (op == OPG_READ && b->why.host == IOT_HOST_REG && b->why.ino)
+		ra_read(a, p, r->dev, b->why.ino, b->why.index,
+			((uint64_t)b->nr_sectors + 7) / 8,
+			b->why.cause == IOT_CAUSE_READAHEAD, (uint32_t)(w - p->rows));
 	if (first) {
 		if (b->why.cause == IOT_CAUSE_FLUSH ||
 		    (r->flags & IOT_OP_MASK) == IOT_OP_FLUSH)
@@ -198,11 +271,27 @@ static void bio(struct analysis *a, void *priv, struct dev_result *d,
 static void syscall(struct analysis *a, void *priv, const struct join_syscall *s)
 {
 	struct who_priv *p = priv;
-	struct who_row tmpl = {.pid = s->pid, .tid = s->tid}, *w;
+	struct who_row tmpl = {0}, *w;
+	bool rd = analysis_syscall_is_read(a, s->nr) && s->ret > 0;
+	uint32_t disk = disk_of(a, s->dev);
 
-	/* a call belongs to a task only: with other keys it has no row */
-	if (p->nr_keys != 1 || p->keys[0] != K_TASK || !s->pid)
+	/* the pages it read: read ahead before, now used */
+	if (rd && s->ino && s->pos != ~0ull)
+		ra_use(p, disk, s->ino, s->pos / 4096,
+		       (s->pos + (uint64_t)s->ret - 1) / 4096 - s->pos / 4096 + 1, false);
+	/* a call has a task and a file: with other keys it has no row */
+	if (has_key(p, K_CGROUP) || has_key(p, K_CAUSE) || !s->pid ||
+	    (has_key(p, K_FILE) && !s->ino))
 		return;
+	if (has_key(p, K_TASK)) {
+		tmpl.pid = s->pid;
+		tmpl.tid = s->tid;
+	}
+	if (has_key(p, K_FILE)) {
+		tmpl.dev = disk;
+		tmpl.ino = s->ino;
+		tmpl.host = IOT_HOST_REG;
+	}
 	w = row_of(a, p, &tmpl);
 	if (!w)
 		return;
@@ -214,6 +303,13 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 		w->read_calls++;
 		w->read_calls_io += s->nr_bios > 0;
 	}
+}
+
+static void fault(struct analysis *a, void *priv, const struct join_fault *f)
+{
+	struct who_priv *p = priv;
+
+	ra_use(p, disk_of(a, f->dev), f->ino, f->index, f->pages, f->around);
 }
 
 static int cmp_bytes(const void *x, const void *y)
@@ -259,6 +355,10 @@ static const struct column value_cols[] = {
     {"cache_read_bytes", "CACHE_KB", 9, CELL_U64, IN_ALL, 0, 1024, 0},
     {"read_calls", "RCALLS", 7, CELL_U64},
     {"read_calls_io", "RC_IO", 6, CELL_U64},
+    /* pages read ahead for the row, and how many were used */
+    {"readahead_bytes", "RA_KB", 8, CELL_U64, IN_ALL, 0, 1024, 0},
+    {"readahead_used_bytes", "RA_USED", 8, CELL_U64, IN_ALL, 0, 1024, 0},
+    {"readahead_mapped_bytes", "RA_MAP", 7, CELL_U64, IN_ALL, 0, 1024, 0},
     STAGE_COLS("q2c", "Q2C"),
     STAGE_COLS("d2c", "D2C"),
     STAGE_COLS("syscall", "SYS"),
@@ -429,6 +529,9 @@ static int finish(struct analysis *a, struct an_output *o)
 			table_na(t);
 			table_na(t);
 		}
+		table_u64(t, w->ra_pages * 4096);
+		table_u64(t, w->ra_used * 4096);
+		table_u64(t, w->ra_mapped * 4096);
 		stage_cells(a, t, &w->q2c);
 		stage_cells(a, t, &w->d2c);
 		stage_cells(a, t, &w->sys);
@@ -446,6 +549,7 @@ static void release(void *priv)
 		metric_release(&p->rows[i].sys);
 	}
 	u64map_release(&p->rows_by_key);
+	u64map_release(&p->ra);
 	free(p->rows);
 	free(p->cols);
 }
@@ -459,6 +563,7 @@ const struct analyzer an_who = {
     .request = request,
     .bio = bio,
     .syscall = syscall,
+    .fault = fault,
     .finish = finish,
     .release = release,
 };

@@ -136,6 +136,8 @@ enum iot_wb {
 	IOT_WB_TASK = 10,      /* by the dirtying task outside the calls traced */
 	IOT_WB_MAX = 11,
 };
+#define IOT_FAULT_AROUND 1u /* IOT_EV_FAULT flags */
+
 /* IOT_EV_URING_SUBMIT flags above the opcode */
 #define IOT_URING_OP_MASK 0xffu
 #define IOT_URING_SQPOLL  (1u << 8) /* submitted by the ring's SQPOLL thread */

@@ -479,8 +479,26 @@ int BPF_PROG(mm_filemap_fault, struct address_space *mapping, unsigned long inde
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
 		return 0;
-	emit_rec(IOT_EV_FAULT, BPF_CORE_READ(host, i_ino), index, 0, 0,
+	emit_rec(IOT_EV_FAULT, BPF_CORE_READ(host, i_ino), index, 0, 1,
 		 BPF_CORE_READ(host, i_sb, s_dev), 0);
+	return 0;
+}
+
+/* Fault-around (filemap_map_pages): the pages of start..end already in the
+ * page cache were mapped into the task, whether it touches them or not. */
+SEC("raw_tp/mm_filemap_map_pages")
+int BPF_PROG(mm_filemap_map_pages, struct address_space *mapping, unsigned long start,
+	     unsigned long end)
+{
+	struct inode *host;
+
+	if (!mapping || end < start || !task_wanted() || cfg_summary || SPEC_ON)
+		return 0;
+	host = BPF_CORE_READ(mapping, host);
+	if (!host)
+		return 0;
+	emit_rec(IOT_EV_FAULT, BPF_CORE_READ(host, i_ino), start, 0, end - start + 1,
+		 BPF_CORE_READ(host, i_sb, s_dev), IOT_FAULT_AROUND);
 	return 0;
 }
 

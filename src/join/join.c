@@ -49,7 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
+#define NONE	     UINT32_MAX
+#define PAGE_SECTORS 8 /* 4 KiB pages */
 
 struct join_bio_st {
 	uint64_t ptr;
@@ -599,6 +600,10 @@ static int on_split(struct join *j, const struct iot_rec *r)
 		bio_take(j, parent);
 		ps->nr = ps->nr > done ? ps->nr - (uint32_t)done : 0;
 		ps->sector = r->id2;
+		/* the remainder's first page: a page cache bio holds
+		 * consecutive pages of its file (mpage, iomap build them so) */
+		if (ps->why.host == IOT_HOST_REG && ps->why.ino)
+			ps->why.index += done / PAGE_SECTORS;
 		if (u64map_put(&j->bio_by_start, ds_key(ps->dev, ps->sector), parent))
 			return -ENOMEM;
 		/* the new front bio took the start key: restore it */
@@ -675,7 +680,24 @@ static int on_dirty(struct join *j, const struct iot_rec *r)
 	return u64map_put(&j->tgid, r->tid, r->pid);
 }
 
-#define PAGE_SECTORS 8 /* 4 KiB pages */
+/* Whether a read-ahead bio of a file's pages, queued in a read call, holds
+ * none of the pages the call asked for: the asynchronous read-ahead the
+ * call set off (it met a page marked PG_readahead), not its own miss. The
+ * call's pages are pos .. pos + count - 1; readv and preadv count iovecs,
+ * not bytes, and stay reads. */
+static bool read_ahead_of(const struct join_syscall *s, int kind,
+			  const struct join_bio_st *bs, const struct join_why *w)
+{
+	uint64_t first, last, pages = (bs->nr + PAGE_SECTORS - 1) / PAGE_SECTORS;
+
+	if (!(bs->flags & IOT_F_RAHEAD) || w->host != IOT_HOST_REG ||
+	    (kind != SK_READ && kind != SK_PREAD64) || s->pos == ~0ull || !s->count ||
+	    w->ino != s->ino)
+		return false;
+	first = s->pos / 4096;
+	last = (s->pos + s->count - 1) / 4096;
+	return w->index > last || w->index + (pages ? pages : 1) <= first;
+}
 
 /* What the kernel side leaves to the join: a bio its task queued inside a
  * traced system call, with no context that says more (a writeback work, a
@@ -728,7 +750,8 @@ static void why_in_syscall(const struct join *j, const struct join_bio_st *bs,
 		w->cause = IOT_CAUSE_DIRECT; /* the pages are the caller's own */
 		w->wb = 0;
 	} else if ((bs->flags & IOT_OP_MASK) == IOT_OP_READ) {
-		w->cause = IOT_CAUSE_READ;
+		w->cause =
+		    read_ahead_of(s, kind, bs, w) ? IOT_CAUSE_READAHEAD : IOT_CAUSE_READ;
 		w->wb = 0;
 	} else if (!syscall_kind_is_read(kind)) {
 		w->cause = IOT_CAUSE_WRITEBACK; /* O_SYNC, O_DSYNC */
@@ -795,6 +818,9 @@ static void on_bio_info(struct join *j, const struct iot_rec *r)
 	w->ino = r->id2;
 	w->index = r->sector;
 	why_in_syscall(j, &j->bios[*v], w);
+	if (w->cause == IOT_CAUSE_READAHEAD && j->bios[*v].sys != NONE &&
+	    j->sys[j->bios[*v].sys].gen == j->bios[*v].sys_gen)
+		j->sys[j->bios[*v].sys].s.nr_ra_bios++;
 	if (w->cause != IOT_CAUSE_WRITEBACK || w->host != IOT_HOST_REG)
 		return;
 	t = u64map_get(&j->dirtier, page_key(w->ino, w->index));
@@ -809,6 +835,23 @@ static void on_bio_info(struct join *j, const struct iot_rec *r)
 	/* written: a later dirtying is a new one */
 	for (uint32_t k = 0; k < (j->bios[*v].nr + PAGE_SECTORS - 1) / PAGE_SECTORS; k++)
 		u64map_del(&j->dirtier, page_key(w->ino, w->index + k));
+}
+
+static void on_fault(struct join *j, const struct iot_rec *r)
+{
+	struct join_fault f = {
+	    .pid = r->pid,
+	    .tid = r->tid,
+	    .dev = r->dev,
+	    .ino = r->id,
+	    .index = r->id2,
+	    .pages = r->nr ? r->nr : 1, /* before 1.5: one page, nr 0 */
+	    .around = r->flags & IOT_FAULT_AROUND,
+	    .ts_ns = r->ts_ns,
+	};
+
+	if (j->sink.fault)
+		j->sink.fault(j->sink.ctx, &f);
 }
 
 /* ---- system calls ----------------------------------------------------------- */
@@ -1144,8 +1187,10 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		on_commit(j, r);
 		break;
 	case IOT_EV_FAULT:
-		err = u64map_put(&j->fault, r->tid, (uint32_t)r->id) ||
-		      u64map_put(&j->fault_index, r->tid, (uint32_t)r->id2);
+		on_fault(j, r);
+		if (!(r->flags & IOT_FAULT_AROUND))
+			err = u64map_put(&j->fault, r->tid, (uint32_t)r->id) ||
+			      u64map_put(&j->fault_index, r->tid, (uint32_t)r->id2);
 		break;
 	case IOT_EV_WAKEUP: {
 		uint32_t *v = u64map_get(&j->sys_by_tid, r->id);

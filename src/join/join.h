@@ -85,6 +85,8 @@ struct join_syscall {
 	uint64_t wake_ns;      /* fsync, fdatasync: the last wakeup of the task
 				  in the call (IOT_EV_WAKEUP), 0 none seen */
 	uint32_t nr_bios;      /* bios the task queued during the call */
+	uint32_t nr_ra_bios;   /* of which read ahead of what a read call
+				  asked for (cause readahead) */
 	uint32_t nr_bios_done; /* of which completed before the exit */
 	uint64_t bio_q2c_sum_ns, bio_q2c_min_ns, bio_q2c_max_ns;
 	uint64_t i2d_sum_ns; /* scheduler time of those bios' requests */
@@ -96,6 +98,18 @@ struct join_commit {
 	uint32_t dev; /* the journal's filesystem (st_dev, kernel encoding) */
 	uint32_t tid; /* the transaction */
 	uint64_t start_ns, end_ns;
+};
+
+/* A traced task's page fault on a file's page (IOT_EV_FAULT): the
+ * faulting page, or the pages fault-around mapped. */
+struct join_fault {
+	uint32_t pid, tid;
+	uint32_t dev; /* the file's st_dev */
+	uint64_t ino;
+	uint64_t index; /* first page */
+	uint32_t pages;
+	bool around; /* mapped by fault-around: touched or not, unknown */
+	uint64_t ts_ns;
 };
 
 /* How an io_uring request's bios are tied to it (docs/ATTRIBUTION.md). */
@@ -139,6 +153,7 @@ struct join_sink {
 	void (*syscall)(void *ctx, const struct join_syscall *s);
 	void (*commit)(void *ctx, const struct join_commit *c); /* optional */
 	void (*uring)(void *ctx, const struct join_uring *u);	/* optional */
+	void (*fault)(void *ctx, const struct join_fault *f);	/* optional */
 };
 
 struct join_stats {

@@ -114,9 +114,12 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *
 			(unsigned long long)r->id, r->dev >> 20, r->dev & 0xfffff);
 		return;
 	case IOT_EV_FAULT:
-		fprintf(f, "%14.9f %3u %7u %-16s PF  ino=%llu index=%llu fsdev=%u:%u\n",
+		fprintf(f,
+			"%14.9f %3u %7u %-16s PF  ino=%llu index=%llu pages=%u "
+			"fsdev=%u:%u%s\n",
 			t, r->cpu, r->tid, comm, (unsigned long long)r->id,
-			(unsigned long long)r->id2, r->dev >> 20, r->dev & 0xfffff);
+			(unsigned long long)r->id2, r->nr ? r->nr : 1, r->dev >> 20,
+			r->dev & 0xfffff, r->flags & IOT_FAULT_AROUND ? " around" : "");
 		return;
 	case IOT_EV_WAKEUP:
 		fprintf(f, "%14.9f %3u %7u %-16s W   tid=%llu\n", t, r->cpu, r->tid, comm,

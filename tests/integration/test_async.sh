@@ -9,7 +9,11 @@
 # dropped; every read request during it is its own, cause fault or
 # readahead. The page cache: a file read twice (cold, then warm); the
 # bytes from the device and from the cache per task against /proc/PID/io
-# (read_bytes, rchar - read_bytes) read by the process itself.
+# (read_bytes, rchar - read_bytes) read by the process itself; per file,
+# the calls' bytes against the file's size. Read-ahead: the first MiB of
+# a cold file in 128 KiB reads; the pages read ahead and used add up with
+# the calls' own misses to that MiB, the unused ones to what the device
+# read beyond it.
 . "$(dirname "$0")/lib.sh"
 require_root
 # on the disk, direct I/O: reads wait for a device, so requests queue
@@ -150,4 +154,53 @@ print("device %d KiB (/proc: %d), cache %d KiB (/proc: rchar - read_bytes = %d),
       % (r["read_bytes"] >> 10, read_bytes >> 10, r["cache_read_bytes"] >> 10, want >> 10, r["read_calls_io"], r["read_calls"]))
 PY
 	ok "page cache: $(cat "$TMP/out")" || not_ok "page cache" "$(tail -3 "$TMP/out")"
+# per file: the calls on the file got 128 MiB, half from the device; every
+# page read ahead was read
+"$IOTRAIL" report -i "$TMP/c.iot" -a who --by file -f json >"$TMP/f.json"
+python3 - "$TMP/f.json" "$(stat -c %i "$MNT/p")" <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["who"]["rows"] if r["inode"] == int(sys.argv[2])]
+assert len(rows) == 1, rows
+r = rows[0]
+size = 64 << 20
+got = r["cache_read_bytes"] + r["read_bytes"]  # what its read calls returned
+assert got == 2 * size, (got, r)
+assert abs(r["read_bytes"] - size) <= 0.01 * size, r
+assert abs(r["cache_read_bytes"] - size) <= 0.01 * size, r
+assert r["readahead_bytes"] >= size // 2 and r["readahead_used_bytes"] == r["readahead_bytes"], r
+print("device %d KiB, cache %d KiB, read ahead %d KiB, all of it used"
+      % (r["read_bytes"] >> 10, r["cache_read_bytes"] >> 10, r["readahead_bytes"] >> 10))
+PY
+	ok "page cache per file: $(cat "$TMP/out")" || not_ok "page cache per file" "$(tail -3 "$TMP/out")"
+
+# --- read-ahead: the first MiB of a cold file, in 128 KiB reads ------------------
+# The calls' own misses are cause read; what they set off beyond the pages
+# they asked for is cause readahead. Of the pages read ahead, the used ones
+# are those the later calls read: read + used = 1 MiB, and what was read
+# ahead and never used is what the device read beyond the first MiB.
+cat >"$TMP/part.py" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+for _ in range(8):
+    assert len(os.read(fd, 128 << 10)) == 128 << 10
+PY
+"$IOTRAIL" record -o "$TMP/r.iot" -d "$FB" -- python3 "$TMP/part.py" "$MNT/p" 2>"$TMP/err" ||
+	not_ok "record: a partial read" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/r.iot" -a who --by file,cause -f json >"$TMP/r.json"
+python3 - "$TMP/r.json" "$(stat -c %i "$MNT/p")" <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["who"]["rows"] if r["inode"] == int(sys.argv[2])]
+by = {r["cause"]: r for r in rows}
+assert set(by) == {"read", "readahead"}, rows
+rd, ra = by["read"], by["readahead"]
+device = rd["read_bytes"] + ra["read_bytes"]
+assert rd["readahead_bytes"] == 0 and ra["readahead_bytes"] == ra["read_bytes"], rows
+assert rd["read_bytes"] + ra["readahead_used_bytes"] == 1 << 20, rows
+assert ra["readahead_bytes"] - ra["readahead_used_bytes"] == device - (1 << 20), rows
+print("read %d KiB, read ahead %d KiB, of which used %d KiB, unused %d KiB (beyond the first MiB)"
+      % (rd["read_bytes"] >> 10, ra["readahead_bytes"] >> 10, ra["readahead_used_bytes"] >> 10,
+         (ra["readahead_bytes"] - ra["readahead_used_bytes"]) >> 10))
+PY
+	ok "readahead: $(cat "$TMP/out")" || not_ok "readahead" "$(tail -3 "$TMP/out")"
 exit $FAILED

@@ -723,6 +723,65 @@ static void wakeup_in_call(void **state)
 	assert_int_equal(sys[0].wake_ns, 250);
 }
 
+/* In a read(2) of pages 32..63 (pos 128 KiB, 128 KiB): a read-ahead bio
+ * of pages it asked for is its miss (read); one wholly beyond them is the
+ * read-ahead it set off (readahead), counted on the call. A split's
+ * remainder starts at the page the split left it. */
+static void readahead_in_read(void **state)
+{
+	const struct {
+		uint64_t index;
+		uint32_t nr;
+		uint32_t cause;
+	} b[] = {
+	    {32, 256, IOT_CAUSE_READ},	    /* pages 32..63 */
+	    {64, 256, IOT_CAUSE_READAHEAD}, /* 64..95: beyond */
+	    {0, 512, IOT_CAUSE_READ},	    /* 0..63: holds some */
+	    {16, 128, IOT_CAUSE_READAHEAD}, /* 16..31: before */
+	};
+	struct iot_rec se = mkrec(IOT_EV_SYS_ENTER, 10, 128 << 10, 12, 0, 128 << 10);
+	struct iot_rec sx = mkrec(IOT_EV_SYS_EXIT, 90, 0, 0, 128 << 10, 0);
+
+	bio_based = true;
+	j.syscall_nr = syscall_numbers("x86_64");
+	feed(se);
+	for (size_t i = 0; i < 4; i++) {
+		struct iot_rec q =
+		    mkrec(IOT_EV_BIO_QUEUE, 20 + i, A + i, 0, 800 * i, b[i].nr);
+		struct iot_rec bi =
+		    mkrec(IOT_EV_BIO_INFO, 20 + i, A + i, 12, b[i].index, 1);
+
+		q.flags = IOT_OP_READ | IOT_F_RAHEAD;
+		bi.flags = IOT_CAUSE_READAHEAD | IOT_HOST_REG << 16;
+		feed(q);
+		feed(bi);
+		nbio = 0;
+		feed(mkrec(IOT_EV_BIO_COMPLETE, 30 + i, A + i, 0, 800 * i, b[i].nr));
+		assert_int_equal(nbio, 1);
+		assert_int_equal(bios[0].why.cause, b[i].cause);
+	}
+	feed(sx);
+	assert_int_equal(nsys, 1);
+	assert_int_equal(sys[0].nr_ra_bios, 2);
+	/* a split of a bio of pages 100..163: the remainder starts at 132 */
+	{
+		struct iot_rec q = mkrec(IOT_EV_BIO_QUEUE, 100, B, 0, 4000, 512);
+		struct iot_rec bi = mkrec(IOT_EV_BIO_INFO, 100, B, 12, 100, 1);
+
+		q.flags = IOT_OP_READ;
+		bi.flags = IOT_CAUSE_OTHER | IOT_HOST_REG << 16;
+		feed(q);
+		feed(bi);
+		feed(mkrec(IOT_EV_SPLIT, 101, B + 1, 4256, 4000, 256));
+		nbio = 0;
+		feed(mkrec(IOT_EV_BIO_COMPLETE, 110, B + 1, 0, 4000, 256));
+		feed(mkrec(IOT_EV_BIO_COMPLETE, 111, B, 0, 4256, 256));
+		assert_int_equal(nbio, 2);
+		assert_int_equal(bios[0].why.index, 100);
+		assert_int_equal(bios[1].why.index, 132);
+	}
+}
+
 /* io_uring: a bio its submitting thread queues after io_uring_submit_req,
  * inside the same io_uring_enter, is the request's; after the call's exit
  * the thread's bios are not; an io-wq worker's bio names its request. */
@@ -836,6 +895,7 @@ int main(void)
 	    T(plain_bio_info_repeated),
 	    T(fault_reads),
 	    T(wakeup_in_call),
+	    T(readahead_in_read),
 	    T(io_uring_requests),
 	    T(io_uring_lost_completion),
 	};
