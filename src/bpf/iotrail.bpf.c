@@ -257,9 +257,9 @@ TP(sys_enter)
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	struct file_info fi = {};
-	__u64 pos = ~0ull;
+	__u64 pos = ~0ull, offp = 0;
 	unsigned int fd;
-	__u32 count;
+	__u32 count, aux;
 
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
@@ -275,20 +275,45 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 		sync_enter();
 	fd = (unsigned int)SYSARG(regs, 1);
-	if (!async_submit(id))
-		fd_file(fd, &fi);
-	if (id == cfg_nr_pread64 || id == cfg_nr_pwrite64 || id == cfg_nr_preadv ||
-	    id == cfg_nr_pwritev)
-		pos = SYSARG(regs, 4);
-	else if (fi.found && (id == cfg_nr_read || id == cfg_nr_write ||
-			      id == cfg_nr_readv || id == cfg_nr_writev))
-		pos = fi.pos;
-
 	/* bytes asked; the number of iocbs or SQEs submitted */
 	count = (id == cfg_nr_fsync || id == cfg_nr_fdatasync) ? 0
 		: async_submit(id)			       ? (__u32)SYSARG(regs, 2)
 							       : (__u32)SYSARG(regs, 3);
-	emit_rec(IOT_EV_SYS_ENTER, pos, fi.ino, id, count, fi.dev, fd);
+	if (id == cfg_nr_sendfile) { /* out_fd, in_fd, *offset, count */
+		fd = (unsigned int)SYSARG(regs, 2);
+		offp = SYSARG(regs, 3);
+		count = (__u32)SYSARG(regs, 4);
+	} else if (id == cfg_nr_splice || id == cfg_nr_copy_file_range) {
+		/* fd_in, *off_in, fd_out, *off_out, len, flags */
+		offp = SYSARG(regs, 2);
+		count = (__u32)SYSARG(regs, 5);
+	}
+	if (!async_submit(id))
+		fd_file(fd, &fi);
+	if (id == cfg_nr_splice && fi.found && (fi.mode & IOT_S_IFMT) != IOT_S_IFREG) {
+		/* from a pipe: the file is the one written */
+		fd = (unsigned int)SYSARG(regs, 3);
+		offp = SYSARG(regs, 4);
+		fi = (struct file_info){};
+		fd_file(fd, &fi);
+	}
+	aux = fd;
+	if (offp) {
+		if (bpf_probe_read_user(&pos, sizeof(pos), (void *)offp))
+			pos = ~0ull;
+	} else if (id == cfg_nr_pread64 || id == cfg_nr_pwrite64 || id == cfg_nr_preadv ||
+		   id == cfg_nr_pwritev) {
+		pos = SYSARG(regs, 4);
+	} else if (id == cfg_nr_preadv2 || id == cfg_nr_pwritev2) {
+		/* offset -1: the file's position; RWF_* in aux's top byte */
+		pos = SYSARG(regs, 4);
+		if (pos == ~0ull && fi.found)
+			pos = fi.pos;
+		aux = (fd & 0xffffff) | (__u32)(SYSARG6(regs) & 0xff) << 24;
+	} else if (fi.found && id != cfg_nr_fsync && id != cfg_nr_fdatasync) {
+		pos = fi.pos;
+	}
+	emit_rec(IOT_EV_SYS_ENTER, pos, fi.ino, id, count, fi.dev, aux);
 	return 0;
 }
 

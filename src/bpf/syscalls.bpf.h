@@ -21,9 +21,12 @@ const volatile __u32 cfg_nr_read = ~0u, cfg_nr_write = ~0u, cfg_nr_pread64 = ~0u
 		     cfg_nr_pwrite64 = ~0u, cfg_nr_readv = ~0u, cfg_nr_writev = ~0u,
 		     cfg_nr_preadv = ~0u, cfg_nr_pwritev = ~0u, cfg_nr_fsync = ~0u,
 		     cfg_nr_fdatasync = ~0u, cfg_nr_io_submit = ~0u,
-		     cfg_nr_io_uring_enter = ~0u;
+		     cfg_nr_io_uring_enter = ~0u, cfg_nr_preadv2 = ~0u,
+		     cfg_nr_pwritev2 = ~0u, cfg_nr_sendfile = ~0u, cfg_nr_splice = ~0u,
+		     cfg_nr_copy_file_range = ~0u;
 
-/* 0..11 in the order of IOT_AGG_SYSCALL's kinds */
+/* 0..10 in the order of IOT_AGG_SYSCALL's kinds; the rest (not kept by
+ * --aggregate, whose histograms stop at 10) 11 */
 static __always_inline __u32 syscall_kind(long id)
 {
 	return id == cfg_nr_read	? 0
@@ -37,7 +40,7 @@ static __always_inline __u32 syscall_kind(long id)
 	       : id == cfg_nr_fsync	? 8
 	       : id == cfg_nr_fdatasync ? 9
 	       : id == cfg_nr_io_submit ? 10
-					: 11;
+					: 11; /* not aggregated: past IOT_AGG_METRICS */
 }
 
 /* the calls that submit asynchronous I/O: their first argument is no
@@ -53,7 +56,9 @@ static __always_inline bool traced_syscall(long id)
 	       id == cfg_nr_pwrite64 || id == cfg_nr_readv || id == cfg_nr_writev ||
 	       id == cfg_nr_preadv || id == cfg_nr_pwritev || id == cfg_nr_fsync ||
 	       id == cfg_nr_fdatasync || id == cfg_nr_io_submit ||
-	       id == cfg_nr_io_uring_enter;
+	       id == cfg_nr_io_uring_enter || id == cfg_nr_preadv2 ||
+	       id == cfg_nr_pwritev2 || id == cfg_nr_sendfile || id == cfg_nr_splice ||
+	       id == cfg_nr_copy_file_range;
 }
 
 /* The last answer of the process filter on this CPU: a CPU that keeps
@@ -108,9 +113,18 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define SYSARG(regs, n) PT_REGS_PARM##n##_CORE_SYSCALL(regs)
 #endif
 
+/* the sixth argument (libbpf has macros for five): preadv2's flags */
+#if defined(__TARGET_ARCH_x86)
+#define SYSARG6(regs) BPF_CORE_READ(regs, r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define SYSARG6(regs) BPF_CORE_READ(regs, regs[5])
+#else
+#define SYSARG6(regs) 0
+#endif
+
 struct file_info {
 	__u64 pos, ino;
-	__u32 dev;
+	__u32 dev, mode;
 	bool found;
 };
 
@@ -131,6 +145,7 @@ static __always_inline void fd_file(unsigned int fd, struct file_info *fi)
 	fi->pos = f->f_pos;
 	fi->ino = f->f_inode->i_ino;
 	fi->dev = f->f_inode->i_sb->s_dev;
+	fi->mode = f->f_inode->i_mode;
 #else
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
@@ -142,6 +157,7 @@ static __always_inline void fd_file(unsigned int fd, struct file_info *fi)
 	fi->pos = BPF_CORE_READ(slot, f_pos);
 	fi->ino = BPF_CORE_READ(slot, f_inode, i_ino);
 	fi->dev = BPF_CORE_READ(slot, f_inode, i_sb, s_dev);
+	fi->mode = BPF_CORE_READ(slot, f_inode, i_mode);
 #endif
 	fi->found = true;
 }

@@ -878,6 +878,14 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 	ss->s.tid = r->tid;
 	ss->s.nr = (uint32_t)r->sector;
 	ss->s.fd = r->flags;
+	if (j->syscall_nr) {
+		int k = syscall_kind(j->syscall_nr, ss->s.nr);
+
+		if (k == SK_PREADV2 || k == SK_PWRITEV2) { /* fd | RWF_* << 24 */
+			ss->s.fd = r->flags & 0xffffff;
+			ss->s.rwf = r->flags >> 24;
+		}
+	}
 	ss->s.dev = r->dev;
 	ss->s.ino = r->id2;
 	ss->s.pos = r->id;

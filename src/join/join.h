@@ -76,6 +76,7 @@ struct join_syscall {
 	uint32_t pid, tid;
 	uint32_t nr; /* syscall number */
 	uint32_t fd;
+	uint32_t rwf; /* preadv2, pwritev2: RWF_* flags (the low 8 bits) */
 	uint32_t dev; /* the file's st_dev (kernel encoding) */
 	uint64_t ino;
 	uint64_t pos;	/* file position, ~0 when not applicable */

@@ -197,6 +197,11 @@ static void set_syscall_numbers(struct recorder *rc)
 	rc->skel->rodata->cfg_nr_fdatasync = nr[SK_FDATASYNC];
 	rc->skel->rodata->cfg_nr_io_submit = nr[SK_IO_SUBMIT];
 	rc->skel->rodata->cfg_nr_io_uring_enter = nr[SK_IO_URING_ENTER];
+	rc->skel->rodata->cfg_nr_preadv2 = nr[SK_PREADV2];
+	rc->skel->rodata->cfg_nr_pwritev2 = nr[SK_PWRITEV2];
+	rc->skel->rodata->cfg_nr_sendfile = nr[SK_SENDFILE];
+	rc->skel->rodata->cfg_nr_splice = nr[SK_SPLICE];
+	rc->skel->rodata->cfg_nr_copy_file_range = nr[SK_COPY_FILE_RANGE];
 }
 
 /*

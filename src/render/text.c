@@ -137,7 +137,12 @@ static void devices(FILE *f, const struct analysis *a)
 
 static void stats_table(FILE *f, const char *title, const struct an_output *o)
 {
-	fprintf(f, "\n%-24s %-8s %9s %10s %10s %10s %10s %10s %10s %10s\n", title, "",
+	int w = 8; /* the name column: as wide as the longest name */
+
+	for (size_t i = 0; i < o->nr_metrics; i++)
+		if ((int)strlen(o->metrics[i]->name) > w)
+			w = (int)strlen(o->metrics[i]->name);
+	fprintf(f, "\n%-24s %-*s %9s %10s %10s %10s %10s %10s %10s %10s\n", title, w, "",
 		"COUNT", "MIN", "AVG", "P50", "P90", "P99", "P99.9", "MAX");
 	for (size_t i = 0; i < o->nr_metrics; i++) {
 		const struct metric *m = o->metrics[i];
@@ -145,17 +150,17 @@ static void stats_table(FILE *f, const char *title, const struct an_output *o)
 
 		if (!strcmp(m->unit, "ns"))
 			fprintf(f,
-				"%-24s %-8s %9" PRIu64
+				"%-24s %-*s %9" PRIu64
 				" %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f\n",
-				m->scope, m->name, s->count, us(s->min), s->avg / 1000.0,
-				us(s->p50), us(s->p90), us(s->p99), us(s->p999),
-				us(s->max));
+				m->scope, w, m->name, s->count, us(s->min),
+				s->avg / 1000.0, us(s->p50), us(s->p90), us(s->p99),
+				us(s->p999), us(s->max));
 		else
 			fprintf(f,
-				"%-24s %-8s %9" PRIu64 " %10" PRIu64 " %10.0f %10" PRIu64
+				"%-24s %-*s %9" PRIu64 " %10" PRIu64 " %10.0f %10" PRIu64
 				" %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
 				"\n",
-				m->scope, m->name, s->count, s->min, s->avg, s->p50,
+				m->scope, w, m->name, s->count, s->min, s->avg, s->p50,
 				s->p90, s->p99, s->p999, s->max);
 	}
 }

@@ -27,6 +27,11 @@ enum syscall_kind {
 	SK_FDATASYNC,
 	SK_IO_SUBMIT,	   /* libaio: the bios its iocbs queue are cause aio */
 	SK_IO_URING_ENTER, /* the bios it issues inline are cause io_uring */
+	SK_PREADV2,	   /* the call's RWF_* flags are recorded */
+	SK_PWRITEV2,
+	SK_SENDFILE,	    /* its file: the one it reads (in_fd) */
+	SK_SPLICE,	    /* its file: fd_in when a regular file, else fd_out */
+	SK_COPY_FILE_RANGE, /* its file: the one it reads (fd_in) */
 	NR_SYSCALL_KINDS
 };
 extern const char *const syscall_kind_names[NR_SYSCALL_KINDS];
@@ -44,10 +49,12 @@ static inline int syscall_kind(const uint32_t kind_nr[NR_SYSCALL_KINDS], uint32_
 	return -1;
 }
 
-/* Whether a kind reads (read, pread64, readv, preadv). */
+/* Whether a kind reads a file into the caller's memory (read, pread64,
+ * readv, preadv, preadv2). */
 static inline bool syscall_kind_is_read(int k)
 {
-	return k == SK_READ || k == SK_PREAD64 || k == SK_READV || k == SK_PREADV;
+	return k == SK_READ || k == SK_PREAD64 || k == SK_READV || k == SK_PREADV ||
+	       k == SK_PREADV2;
 }
 
 /* Whether nr is one of the reading kinds in a table of numbers by kind. */

@@ -203,4 +203,46 @@ print("read %d KiB, read ahead %d KiB, of which used %d KiB, unused %d KiB (beyo
          (ra["readahead_bytes"] - ra["readahead_used_bytes"]) >> 10))
 PY
 	ok "readahead: $(cat "$TMP/out")" || not_ok "readahead" "$(tail -3 "$TMP/out")"
+# --- preadv2 (RWF_ flags), sendfile, splice, copy_file_range ---------------------
+# Each reads a cold MiB (splice 64 KiB) of the file: traced as calls of
+# their own kinds (preadv2 also by flag), their reads cause read or
+# readahead, never other.
+cat >"$TMP/calls.py" <<'PY'
+import os, sys
+path, MB = sys.argv[1], 1 << 20
+fd = os.open(path, os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+buf = bytearray(MB)
+assert os.preadv(fd, [buf], 0, os.RWF_HIPRI) == MB  # preadv2
+try:  # a cold range without waiting: EAGAIN, or what was cached
+    os.preadv(fd, [buf], 8 * MB, os.RWF_NOWAIT)
+except BlockingIOError:
+    pass
+out = os.open("/dev/null", os.O_WRONLY)
+assert os.sendfile(out, fd, 16 * MB, MB) == MB
+r, w = os.pipe()
+n = os.splice(fd, w, 65536, offset_src=24 * MB)
+assert n > 0 and len(os.read(r, n)) == n
+dst = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+assert os.copy_file_range(fd, dst, MB, 32 * MB) == MB
+PY
+"$IOTRAIL" record -o "$TMP/k.iot" -d "$FB" -- python3 "$TMP/calls.py" "$MNT/p" "$MNT/copy" 2>"$TMP/err" ||
+	not_ok "record: preadv2, sendfile, splice, copy_file_range" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/k.iot" -a syscall,who --by file,cause -f json >"$TMP/k.json"
+python3 - "$TMP/k.json" "$(stat -c %i "$MNT/p")" <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = {m["metric"]: m["count"] for m in d["metrics"] if m["analyzer"] == "syscall"}
+want = {"preadv2": 2, "preadv2+hipri": 1, "preadv2+nowait": 1, "sendfile": 1,
+        "splice": 1, "copy_file_range": 1}
+assert all(n.get(k) == v for k, v in want.items()), n
+rows = [r for r in d["who"]["rows"] if r["inode"] == int(sys.argv[2]) and r["read_requests"]]
+causes = {r["cause"] for r in rows}
+got = sum(r["read_bytes"] for r in rows)
+assert causes <= {"read", "readahead"} and "read" in causes, rows
+assert got >= 3 * (1 << 20) + 65536, got
+print("%s; the file's %d KiB from the device: %s" % (
+    ", ".join("%s %d" % kv for kv in sorted(want.items())), got >> 10, ", ".join(sorted(causes))))
+PY
+	ok "other read calls: $(cat "$TMP/out")" || not_ok "other read calls" "$(tail -3 "$TMP/out")"
 exit $FAILED
