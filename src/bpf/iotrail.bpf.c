@@ -559,10 +559,10 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	((1ull << 1) | (1ull << 2) | (1ull << 4) | (1ull << 5) | (1ull << 22) |          \
 	 (1ull << 23) | (1ull << 60) | (1ull << 61))
 
-static __always_inline bool uring_traced(__u8 op)
+static __always_inline bool uring_op_traced(__u8 op)
 {
-	return op < 64 && (IOT_URING_FILE_OPS >> op & 1) && task_wanted() &&
-	       !cfg_summary && !cfg_aggregate && !SPEC_ON;
+	return op < 64 && (IOT_URING_FILE_OPS >> op & 1) && !cfg_summary &&
+	       !cfg_aggregate && !SPEC_ON;
 }
 
 /* After the request's prep, in the submitting thread: the bios it queues
@@ -574,7 +574,7 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	__u64 pos = ~0ull;
 	__u32 len = 0, flags = op;
 
-	if (!uring_traced(op))
+	if (!uring_op_traced(op) || !task_wanted())
 		return 0;
 	if (IOT_URING_RW_OPS >> op & 1) {
 		struct io_rw *rw = (struct io_rw *)&req->cmd;
@@ -588,7 +588,9 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	return 0;
 }
 
-/* A completion is posted: the request still holds its file. */
+/* A completion is posted, in whatever task posts it (the ring owner's task
+ * work, the SQPOLL thread, an io-wq worker, or an interrupt): the filter
+ * asks about the ring owner's process. The request still holds its file. */
 SEC("raw_tp/io_uring_complete")
 int BPF_PROG(io_uring_complete, struct io_ring_ctx *ring, void *req_,
 	     struct io_uring_cqe *cqe)
@@ -599,7 +601,7 @@ int BPF_PROG(io_uring_complete, struct io_ring_ctx *ring, void *req_,
 	__u64 ino = 0;
 	__u32 dev = 0;
 
-	if (!uring_traced(op))
+	if (!uring_op_traced(op) || !tgid_wanted(BPF_CORE_READ(req, tctx, task, tgid)))
 		return 0;
 	f = BPF_CORE_READ(req, file);
 	if (f) { /* a fixed file's too: the table's struct file */

@@ -80,9 +80,11 @@ struct {
 
 __u64 pids_gen = 1; /* .bss: bumped whenever "pids" grows */
 
-static __always_inline bool task_wanted(void)
+/* Whether the process tgid is traced (the filter: -p, the command and its
+ * children, or everyone but the recorder). */
+static __always_inline bool tgid_wanted(__u32 tgid)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+	__u32 zero = 0;
 	struct pid_cache *c;
 	bool wanted;
 
@@ -100,6 +102,11 @@ static __always_inline bool task_wanted(void)
 		c->gen = pids_gen;
 	}
 	return wanted;
+}
+
+static __always_inline bool task_wanted(void)
+{
+	return tgid_wanted(bpf_get_current_pid_tgid() >> 32);
 }
 
 /* The file behind fd, with its position, inode number and device. The

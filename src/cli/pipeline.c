@@ -136,6 +136,8 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 			break;
 		}
 	}
+	if (err >= 0)
+		join_end(&p->jn);
 	/* --aggregate recordings: the kernel's histograms */
 	trace_reader_aggs(&p->rd, add_agg, &p->an);
 	if (err < 0 || analysis_finish(&p->an)) {

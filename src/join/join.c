@@ -83,6 +83,11 @@ struct join_req_st {
 	uint64_t left;		     /* sectors not yet completed */
 	uint32_t next_free;
 	enum rq_state state;
+	/* its data completed inside the flush machinery's sequence: it ends
+	 * (and /proc/diskstats counts it) at the machinery's last completion
+	 * of the same request, with no bytes, after the post-flush */
+	bool held;
+	uint32_t next_held;
 };
 
 struct join_sys_st {
@@ -329,6 +334,8 @@ static void req_append(struct join *j, uint32_t ri, uint32_t b, bool front)
 
 /* ---- requests ---------------------------------------------------------------- */
 
+static void release_held(struct join *j, uint32_t ri);
+
 static int req_new(struct join *j, uint32_t *out)
 {
 	uint32_t ri;
@@ -396,12 +403,22 @@ static int req_for_rq(struct join *j, const struct iot_rec *r, uint64_t head_bio
 	uint32_t *v = u64map_get(&j->rq_by_ptr, r->id), ri, *hb = NULL;
 	struct join_req_st *rs;
 
+	if (v && j->reqs[*v].held) { /* the address is in use again */
+		release_held(j, *v);
+		v = u64map_get(&j->rq_by_ptr, r->id);
+	}
 	if (head_bio)
 		hb = u64map_get(&j->bio_by_ptr, head_bio);
 	if (v && hb && j->bios[*hb].req != NONE && j->bios[*hb].req != *v) {
-		/* the address was reused: the old request lost its completion */
-		j->reqs[*v].r.rq = 0;
+		/* the address was reused: the old request lost its completion
+		 * (the kernel did not hand it to the programs; not counted by
+		 * it either): counted, and forgotten */
+		uint32_t old = *v;
+
+		j->st.lost_completions++;
 		u64map_del(&j->rq_by_ptr, r->id);
+		j->reqs[old].r.rq = 0;
+		req_free(j, old);
 		v = NULL;
 	}
 	if (v) {
@@ -491,6 +508,36 @@ static void emit_request(struct join *j, uint32_t ri)
 	}
 }
 
+/* Whether a request whose data just completed went through the flush
+ * machinery's sequence: a bio was queued with PREFLUSH or FUA and the
+ * request was issued without (blk_insert_flush() takes them off the data
+ * part when it runs the flushes around it). A device without a volatile
+ * cache has them taken off too, with no sequence and no last end: its
+ * requests wait for the next use of their address or the stream's end. */
+static bool in_flush_seq(const struct join *j, const struct join_req_st *rs)
+{
+	uint32_t want = 0;
+
+	if (!rs->r.d_ns || rs->r.bio_only)
+		return false;
+	for (uint32_t b = rs->head; b != NONE; b = j->bios[b].next)
+		want |= j->bios[b].flags & (IOT_F_PREFLUSH | IOT_F_FUA);
+	return want && (want & ~rs->r.flags);
+}
+
+/* A held request whose last end did not come: emitted as it was. */
+static void release_held(struct join *j, uint32_t ri)
+{
+	for (uint32_t *p = &j->held; *p != NONE; p = &j->reqs[*p].next_held)
+		if (*p == ri) {
+			*p = j->reqs[ri].next_held;
+			break;
+		}
+	j->reqs[ri].held = false;
+	emit_request(j, ri);
+	req_free(j, ri);
+}
+
 static int on_rq_complete(struct join *j, const struct iot_rec *r)
 {
 	uint64_t left_before = r->id2 >> 32;
@@ -498,12 +545,22 @@ static int on_rq_complete(struct join *j, const struct iot_rec *r)
 	uint32_t ri;
 	int err;
 
-	if (!u64map_get(&j->rq_by_ptr, r->id))
+	uint32_t *h = u64map_get(&j->rq_by_ptr, r->id);
+
+	if (h && j->reqs[*h].held) { /* the sequence's end */
+		ri = *h;
+		j->reqs[ri].r.c_ns = r->ts_ns;
+		release_held(j, ri);
+		return 0;
+	}
+	if (!h)
 		j->st.orphan_completions++;
 	err = req_for_rq(j, r, 0, &ri);
 	if (err)
 		return err;
 	rs = &j->reqs[ri];
+	if (!rs->r.d_ns && !rs->r.i_ns)
+		rs->r.sector = r->sector; /* first seen at RI or C */
 	if (!rs->left)
 		rs->r.nr_sectors = 0; /* counts what completes from here on */
 	rs->r.nr_sectors += r->nr;
@@ -512,6 +569,12 @@ static int on_rq_complete(struct join *j, const struct iot_rec *r)
 		return 0; /* partial completion */
 	rs->r.c_ns = r->ts_ns;
 	rs->r.error = (int32_t)(uint32_t)r->id2;
+	if (in_flush_seq(j, rs)) {
+		rs->held = true;
+		rs->next_held = j->held;
+		j->held = ri;
+		return 0;
+	}
 	emit_request(j, ri);
 	req_free(j, ri);
 	return 0;
@@ -1078,7 +1141,7 @@ int join_init(struct join *j, const struct join_sink *sink,
 	j->sink = *sink;
 	j->is_bio_based = is_bio_based;
 	j->dev_ctx = dev_ctx;
-	j->free_bio = j->free_req = j->free_sys = j->free_uring = NONE;
+	j->free_bio = j->free_req = j->free_sys = j->free_uring = j->held = NONE;
 	if (u64map_init(&j->bio_by_ptr, 4096) || u64map_init(&j->bio_by_start, 4096) ||
 	    u64map_init(&j->rq_by_ptr, 4096) || u64map_init(&j->req_by_end, 4096) ||
 	    u64map_init(&j->req_by_start, 4096) || u64map_init(&j->sys_by_tid, 1024) ||
@@ -1144,13 +1207,22 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		j->reqs[ri].state = RQ_ISSUED;
 		req_unmerge(j, &j->reqs[ri], ri);
 		break;
-	case IOT_EV_RQ_INFO:
+	case IOT_EV_RQ_INFO: {
 		/* names the bio of a request never seen at I or D, and the
 		 * kernel's start time of a flush */
+		uint32_t *k = u64map_get(&j->rq_by_ptr, r->id);
+		bool known = k;
+
+		if (k && j->reqs[*k].held)
+			break; /* its last end follows */
 		err = req_for_rq(j, r, r->id2, &ri);
-		if (!err)
-			j->reqs[ri].r.start_ns = r->sector;
+		if (err)
+			break;
+		j->reqs[ri].r.start_ns = r->sector;
+		if (!known && !j->reqs[ri].r.d_ns)
+			j->reqs[ri].r.sector = 0; /* the C says */
 		break;
+	}
 	case IOT_EV_RQ_REQUEUE: {
 		uint32_t *v = u64map_get(&j->rq_by_ptr, r->id);
 
@@ -1263,6 +1335,12 @@ void join_feed_summary(struct join *j, const struct iot_summary *s)
 		j->sink.request(j->sink.ctx, &r);
 	if (j->sink.bio)
 		j->sink.bio(j->sink.ctx, &r, &b);
+}
+
+void join_end(struct join *j)
+{
+	while (j->held != NONE)
+		release_held(j, j->held);
 }
 
 void join_release(struct join *j)

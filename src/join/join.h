@@ -160,6 +160,8 @@ struct join_sink {
 struct join_stats {
 	uint64_t events;	     /* records fed */
 	uint64_t orphan_completions; /* completions of requests never seen queued */
+	uint64_t lost_completions;   /* requests issued whose completion never
+					came (their address was issued again) */
 	uint64_t unmatched_merges;   /* merges into requests never seen */
 	uint64_t lost_syscall_exits;
 	uint64_t invalid;     /* block records without a kernel address: damage */
@@ -202,6 +204,7 @@ struct join {
 	size_t cap_bios;
 	struct join_req_st *reqs;
 	uint32_t nr_reqs, free_req;
+	uint32_t held; /* requests held for the flush sequence's end, a list */
 	size_t cap_reqs;
 	struct join_sys_st *sys;
 	uint32_t nr_sys, free_sys;
@@ -238,6 +241,9 @@ int join_init(struct join *j, const struct join_sink *sink,
 int join_feed(struct join *j, const struct iot_rec *r);
 /* Feeds a --summary record (already joined in the kernel). */
 void join_feed_summary(struct join *j, const struct iot_summary *s);
+/* The end of the stream: what the join still holds (requests waiting for
+ * the flush machinery's last end) is emitted. */
+void join_end(struct join *j);
 void join_release(struct join *j);
 
 #endif

@@ -94,6 +94,11 @@ static void header(FILE *f, const struct report_info *ri)
 			ri->kernel_misses);
 	if (ri->gaps)
 		fprintf(f, "# %" PRIu64 " records missing from the sequence\n", ri->gaps);
+	if (ri->join.lost_completions)
+		fprintf(f,
+			"# %" PRIu64 " requests issued whose completion is not in the "
+			"trace (the address was issued again): left out\n",
+			ri->join.lost_completions);
 	if (ri->join.orphan_completions) {
 		static const char why[] =
 		    "(in flight when the trace began, or completed without issue,\n"

@@ -378,6 +378,7 @@ static void lost_completion_then_reuse(void **state)
 	assert_int_equal(reqs[0].q_ns, 300);
 	assert_int_equal(reqs[0].sector, 64);
 	assert_int_equal(reqs[0].nr_bios, 1);
+	assert_int_equal(j.st.lost_completions, 1);
 	assert_int_equal(nbio, 1);
 }
 
@@ -723,6 +724,59 @@ static void wakeup_in_call(void **state)
 	assert_int_equal(sys[0].wake_ns, 250);
 }
 
+/* A FUA write on a device without FUA: its data completes, the post-flush
+ * runs, and the flush machinery ends the request with no bytes (after an
+ * RQ_INFO): one request, ending there, as /proc/diskstats counts it. A
+ * request issued with its FUA (no sequence) ends at its data. */
+static void flush_sequence_end(void **state)
+{
+	for (int fua_kept = 0; fua_kept < 2; fua_kept++) {
+		struct iot_rec q = mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 80, 8);
+		struct iot_rec bi = mkrec(IOT_EV_BIO_INFO, 100, A, 0, 0, 1);
+		struct iot_rec d = mkrec(IOT_EV_RQ_ISSUE, 120, R, A, 80, 8);
+
+		nreq = nbio = 0;
+		q.flags = IOT_OP_WRITE | IOT_F_FUA;
+		d.flags = IOT_OP_WRITE | (fua_kept ? IOT_F_FUA : 0);
+		bi.flags = IOT_CAUSE_JOURNAL | IOT_HOST_BLK << 16;
+		feed(q);
+		feed(bi);
+		feed(mkrec(IOT_EV_GETRQ, 101, A, 0, 80, 8));
+		feed(mkrec(IOT_EV_RQ_INSERT, 110, R, A, 80, 8));
+		feed(d);
+		feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 80, 8));
+		assert_int_equal(nreq, fua_kept);
+		if (fua_kept)
+			continue;
+		feed(mkrec(IOT_EV_RQ_INFO, 300, R, A, 99, 0)); /* sector: start_ns */
+		feed(mkrec(IOT_EV_RQ_COMPLETE, 301, R, 0, 80, 0));
+		assert_int_equal(nreq, 1);
+		assert_int_equal(reqs[0].sector, 80);
+		assert_int_equal(reqs[0].nr_sectors, 8);
+		assert_int_equal(reqs[0].d_ns, 120);
+		assert_int_equal(reqs[0].c_ns, 301);
+		assert_int_equal(nbio, 1);
+		assert_int_equal(bios[0].why.cause, IOT_CAUSE_JOURNAL);
+	}
+	/* without its last end (a device without a cache): at the stream's end */
+	nreq = 0;
+	feed(mkrec(IOT_EV_BIO_QUEUE, 400, B, 0, 160, 8));
+	feed(mkrec(IOT_EV_GETRQ, 401, B, 0, 160, 8));
+	{
+		struct iot_rec q = mkrec(IOT_EV_BIO_QUEUE, 402, B + 1, 0, 240, 8);
+
+		q.flags = IOT_OP_WRITE | IOT_F_PREFLUSH;
+		feed(q);
+	}
+	feed(mkrec(IOT_EV_GETRQ, 403, B + 1, 0, 240, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 410, R2, B + 1, 240, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 420, R2, LEFT(8), 240, 8));
+	assert_int_equal(nreq, 0);
+	join_end(&j);
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].c_ns, 420);
+}
+
 /* In a read(2) of pages 32..63 (pos 128 KiB, 128 KiB): a read-ahead bio
  * of pages it asked for is its miss (read); one wholly beyond them is the
  * read-ahead it set off (readahead), counted on the call. A split's
@@ -895,6 +949,7 @@ int main(void)
 	    T(plain_bio_info_repeated),
 	    T(fault_reads),
 	    T(wakeup_in_call),
+	    T(flush_sequence_end),
 	    T(readahead_in_read),
 	    T(io_uring_requests),
 	    T(io_uring_lost_completion),
