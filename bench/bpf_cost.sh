@@ -3,6 +3,7 @@
 # (kernel.bpf_stats_enabled: run_time_ns / run_cnt), while fio does 4k random
 # direct reads on a loop device. Excludes the tracepoint's own entry cost.
 #   bench/bpf_cost.sh [IOTRAIL] [SECONDS] [RECORD OPTIONS...]
+# ENGINE=io_uring or ENGINE=libaio (depth 16 per job) instead of psync.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 IOTRAIL=${1:-$PWD/build/iotrail}
@@ -20,10 +21,13 @@ truncate -s 1G "$W/d.img"
 L=$(losetup -f --show "$W/d.img")
 dd if=/dev/urandom of="$L" bs=1M count=256 oflag=direct status=none
 sysctl -qw kernel.bpf_stats_enabled=1
+ENGINE=${ENGINE:-psync}
+DEPTH=1
+[ "$ENGINE" != psync ] && DEPTH=16
 cat >"$W/run.sh" <<R
 sleep 0.3
 bpftool prog show -j > $W/before.json
-fio --name=b --filename=$L --rw=randread --bs=4k --direct=1 --ioengine=psync --numjobs=2 \
+fio --name=b --filename=$L --rw=randread --bs=4k --direct=1 --ioengine=$ENGINE --iodepth=$DEPTH --numjobs=2 \
     --time_based --runtime=$SECS --size=256M --group_reporting --output-format=json --output=$W/f.json
 bpftool prog show -j > $W/after.json
 R

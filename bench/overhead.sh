@@ -9,7 +9,8 @@
 #   bench/overhead.sh [REPS] [SECONDS] [DEVICES: "zram loop"]
 # Environment: IOTRAIL_OLD=PATH adds the variant iotrail-old (another build,
 # e.g. before a change, recorded the same way); VARIANTS="untraced iotrail
-# ..." picks variants (untraced first: the ratios' base).
+# ..." picks variants (untraced first: the ratios' base); ENGINE=io_uring
+# or ENGINE=libaio (depth 16 per job) instead of psync.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 REPS=${1:-5}
@@ -44,9 +45,12 @@ truncate -s 1G "$BACKING/disk.img"
 LOOP=$(losetup -f --show --direct-io=on "$BACKING/disk.img")
 dd if=/dev/urandom of="$LOOP" bs=1M count=1024 oflag=direct status=none
 
+ENGINE=${ENGINE:-psync}
+DEPTH=1
+[ "$ENGINE" != psync ] && DEPTH=16
 fio_cmd() { # DEV
 	echo fio --name=bench --filename=$1 --rw=randread --bs=4k --direct=1 \
-		--ioengine=psync --numjobs=2 --time_based --runtime=$SECS \
+		--ioengine=$ENGINE --iodepth=$DEPTH --numjobs=2 --time_based --runtime=$SECS \
 		--group_reporting --output-format=json --output=$W/fio.json
 }
 iops() { python3 -c "import json; print(int(json.load(open('$W/fio.json'))['jobs'][0]['read']['iops']))"; }
@@ -88,7 +92,8 @@ else
 	VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
 	[ -n "${IOTRAIL_OLD:-}" ] && VARIANTS+=(iotrail-old)
 fi
-printf "# fio randread 4k direct psync 2 jobs, %ss per run, %s alternating repetitions, %s\n" "$SECS" "$REPS" "$(uname -r)"
+printf "# fio randread 4k direct %s depth %s, 2 jobs, %ss per run, %s alternating repetitions, %s\n" \
+	"$ENGINE" "$DEPTH" "$SECS" "$REPS" "$(uname -r)"
 printf "%-8s %-18s %9s %9s %9s %8s %8s %8s\n" DEVICE VARIANT IOPS_MED IOPS_MIN IOPS_MAX KEPT_MED KEPT_MIN KEPT_MAX
 DEVS=()
 case " $WHICH " in *" zram "*) DEVS+=(/dev/zram0) ;; esac

@@ -205,9 +205,9 @@ static int finish(struct analysis *a, struct an_output *o)
 		table_u64(ops, p->io_op[op]);
 	}
 	if (!p->nr)
-		table_note(ops, "# no io_uring request on a file in this trace (recorded "
-				"since trace format 1.5, not with --summary or "
-				"--aggregate)\n");
+		table_note(ops, "# no io_uring request on a file in this trace (they are "
+				"recorded with record --uring, since trace format "
+				"1.5)\n");
 	if (a->env.top) {
 		qsort(p->reqs, p->nr, sizeof(*p->reqs), cmp_total);
 		snprintf(t->title, sizeof(t->title),

@@ -232,7 +232,8 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 		/* an io_uring request an io-wq worker or the SQPOLL thread
 		 * runs: both are threads of the ring's owner */
 		cause = IOT_CAUSE_IO_URING;
-		uring_req = io_wq_req(task);
+		if (cfg_uring)
+			uring_req = io_wq_req(task);
 	} else if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD))) {
 		cause = IOT_CAUSE_READAHEAD;
 	} else if (task->flags & (IOT_PF_KSWAPD | IOT_PF_MEMALLOC)) {

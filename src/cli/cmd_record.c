@@ -17,6 +17,7 @@ static void record_usage(FILE *f)
 	    "usage: iotrail record [-o FILE] [-d DEV]... [-p PID]... [--duration TIME]\n"
 	    "                      [-b SIZE] [--switchrate RATE] [--summary] "
 	    "[--accounting]\n"
+	    "                      [--uring]\n"
 	    "                      [-- COMMAND ...]\n"
 	    "\n"
 	    "  -o, --output FILE     trace file (default iotrail.iot)\n"
@@ -28,6 +29,9 @@ static void record_usage(FILE *f)
 	    "      --switchrate RATE how often buffers are drained (default 50hz)\n"
 	    "      --summary         one record per request with all stage times\n"
 	    "      --accounting      also block_io_start/block_io_done (I/O accounting)\n"
+	    "      --uring           also every io_uring request on a file: submission,\n"
+	    "                        completion, the io-wq worker that ran it (report\n"
+	    "                        -a uring; two records more per request)\n"
 	    "      --bufpolicy POL   switch (default): drop and count what does not "
 	    "fit;\n"
 	    "                        fill: stop at the first full CPU; ring: keep the\n"
@@ -142,6 +146,7 @@ int cmd_record(int argc, char **argv)
 	    {"switchrate", required_argument, NULL, 'S'},
 	    {"summary", no_argument, NULL, 's'},
 	    {"accounting", no_argument, NULL, 'A'},
+	    {"uring", no_argument, NULL, 'U'},
 	    {"bufpolicy", required_argument, NULL, 'P'},
 	    {"bufresize", required_argument, NULL, 'R'},
 	    {"trigger", required_argument, NULL, 'T'},
@@ -259,6 +264,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'A':
 			o.accounting = true;
+			break;
+		case 'U':
+			o.uring = true;
 			break;
 		case 'h':
 			record_usage(stdout);

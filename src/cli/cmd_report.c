@@ -40,27 +40,29 @@ static void report_usage(FILE *f)
 	for (size_t i = 0; i < nr_analyzers; i++)
 		fprintf(f, "                          %-10s %s\n", analyzers[i]->name,
 			analyzers[i]->help);
-	fprintf(f,
-		"  -v, --view VIEW       stats (default), hist (log2), series (CSV)\n"
-		"  -w, --window TIME     per-window records (100ms, 1s, or auto: about\n"
-		"                        50 windows); the windows analyzer\n"
-		"  -f, --format FMT      text (default), csv, json\n"
-		"  -r, --requests        list every request with its stage times\n"
-		"      --layout FILE     a layout from `iotrail frag -f json`: the\n"
-		"                        patterns analyzer groups reads by its\n"
-		"                        directories; --html adds the seed's figures\n"
-		"      --html FILE       write one self-contained HTML page with SVG\n"
-		"                        charts (stages and latency per device, stages\n"
-		"                        over time, losses; the seed's figures with a\n"
-		"                        layout) instead of the text report\n"
-		"      --out-dir DIR     every format from one analysis: report.txt,\n"
-		"                        report.json, report.html and ANALYZER.csv\n"
-		"      --file FILE       the overlay analyzer's file (with --layout)\n"
-		"      --by KEYS         the who analyzer's rows: task, cgroup, file,\n"
-		"                        cause, or several (--by cgroup,cause)\n"
-		"      --top N           the who analyzer's N rows with the most bytes\n"
-		"  analyzers: %s\n",
-		list);
+	fprintf(
+	    f,
+	    "  -v, --view VIEW       stats (default), hist (log2), series (CSV)\n"
+	    "  -w, --window TIME     per-window records (100ms, 1s, or auto: about\n"
+	    "                        50 windows); the windows analyzer\n"
+	    "  -f, --format FMT      text (default), csv, json\n"
+	    "  -r, --requests        list every request with its stage times\n"
+	    "      --layout FILE     a layout from `iotrail frag -f json`: the\n"
+	    "                        patterns analyzer groups reads by its\n"
+	    "                        directories; --html adds the seed's figures\n"
+	    "      --html FILE       write one self-contained HTML page with SVG\n"
+	    "                        charts (stages and latency per device, stages\n"
+	    "                        over time, losses; the seed's figures with a\n"
+	    "                        layout) instead of the text report\n"
+	    "      --out-dir DIR     every format from one analysis: report.txt,\n"
+	    "                        report.json, report.html and ANALYZER.csv\n"
+	    "      --file FILE       the overlay analyzer's file (with --layout)\n"
+	    "      --by KEYS         the who analyzer's rows: task, cgroup, file,\n"
+	    "                        cause, or several (--by cgroup,cause)\n"
+	    "      --top N           the who analyzer's N rows with the most bytes;\n"
+	    "                        fsync's longest calls, uring's slowest requests\n"
+	    "  analyzers: %s\n",
+	    list);
 }
 
 static int add_analyzers(const char *arg, uint64_t *set)

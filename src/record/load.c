@@ -217,6 +217,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	    .pid_filter = o->nr_pids || o->argv,
 	    .dev_filter = o->nr_devs > 0,
 	    .accounting = o->accounting,
+	    .uring = o->uring,
 	    .aggregate = o->aggregate,
 	    .speculate = o->speculate_ns != 0,
 	};
@@ -246,6 +247,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_summary = o->summary;
 	rc->skel->rodata->cfg_policy = o->policy;
 	rc->skel->rodata->cfg_aggregate = o->aggregate;
+	rc->skel->rodata->cfg_uring = o->uring;
 	rc->skel->rodata->cfg_agg_devs = rc->agg_devs;
 	if (o->aggregate)
 		bpf_map__set_max_entries(rc->skel->maps.agg,

@@ -90,8 +90,8 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 	    {"sched_waking", p->sched_waking, 1, NULL, 0, false, true},
 	    {"mm_filemap_fault", p->mm_filemap_fault, 2, NULL, 0, false, true},
 	    {"mm_filemap_map_pages", p->mm_filemap_map_pages, 3, NULL, 0, false, true},
-	    {"io_uring_submit_req", p->io_uring_submit_req, 1, NULL, 0, false, true},
-	    {"io_uring_complete", p->io_uring_complete, 3, NULL, 0, false, true},
+	    {"io_uring_submit_req", p->io_uring_submit_req, 1, NULL, 0, false, po->uring},
+	    {"io_uring_complete", p->io_uring_complete, 3, NULL, 0, false, po->uring},
 	};
 	struct btf *btf = btf__load_vmlinux_btf();
 	int err;

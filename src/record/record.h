@@ -20,6 +20,7 @@ struct record_opts {
 	uint64_t switch_ns;    /* drain period */
 	bool summary;	       /* one record per request */
 	bool accounting;       /* also block_io_start / block_io_done */
+	bool uring;	       /* also io_uring requests (submit, complete, io-wq) */
 	uint32_t policy;       /* IOT_POLICY_SWITCH, _FILL, _RING */
 	bool bufresize_manual; /* fail rather than lower the buffer size */
 	uint64_t trigger_ns;   /* ring: stop when a request Q2C reaches it */

@@ -19,7 +19,7 @@ reads() { awk -v d="$B" '$3 == d {print $4}' /proc/diskstats; }
 run() { # MODE VIA OP
 	local mode=$1 via=$2 op=$3 r0 r1
 	r0=$(reads)
-	"$IOTRAIL" record -o "$TMP/u.iot" -d "$B" -- \
+	"$IOTRAIL" record --uring -o "$TMP/u.iot" -d "$B" -- \
 		sh -c 'echo $$ >"$1"; exec "$2" -m "$3" -o "$4" "$5" "$6" 4096' sh \
 		"$TMP/pid" "$TOOLS/uringrd" "$mode" "$op" "$L" "$N" >"$TMP/out" 2>"$TMP/err" ||
 		{ not_ok "$mode $op: record" "$(tail -3 "$TMP/err")"; return; }
@@ -48,3 +48,12 @@ run inline inline read
 run sqpoll sqpoll read
 run async io-wq read
 run inline inline readv
+
+# without --uring: no io_uring record, and the report says how to get them
+"$IOTRAIL" record -o "$TMP/n.iot" -d "$B" -- "$TOOLS/uringrd" -m async "$L" 100 4096 >/dev/null 2>"$TMP/err" ||
+	not_ok "record without --uring" "$(tail -3 "$TMP/err")"
+n=$("$IOTRAIL" script -i "$TMP/n.iot" | awk '$5 == "US" || $5 == "UC" || $5 == "UW"' | wc -l)
+"$IOTRAIL" report -i "$TMP/n.iot" -a uring >"$TMP/n.txt" 2>&1
+[ "$n" = 0 ] && grep -q "record --uring" "$TMP/n.txt" &&
+	ok "without --uring: no io_uring records, and -a uring says so" ||
+	not_ok "without --uring" "$n records; $(tail -3 "$TMP/n.txt")"
