@@ -18,7 +18,7 @@ COMPILE     = $(CC) $(CFLAGS) $(SAN) $(IOT_CFLAGS)
 LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson
 
 APP_SRCS   := $(wildcard src/cli/*.c)
-LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c)
+LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c src/devstat/*.c)
 REC_SRCS   := $(wildcard src/record/*.c)
 LIB_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 REC_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(REC_SRCS))
@@ -139,7 +139,7 @@ install: $(OUT)/iotrail man
 	install -D -m 0755 scripts/seed-write.sh $(DESTDIR)$(PREFIX)/share/iotrail/seed-write.sh
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/iotrail
 	install -m 0644 $(OUT)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 README.md docs/ARCHITECTURE.md docs/FORMAT.md \
+	install -m 0644 README.md docs/ARCHITECTURE.md docs/FORMAT.md docs/ATTRIBUTION.md docs/STAT.md \
 		$(DESTDIR)$(PREFIX)/share/doc/iotrail/
 
 clean:

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrail stat: sysstat's iostat from /proc/diskstats, same columns, same
+ * arithmetic, same JSON (src/devstat/). The first report covers the time
+ * since boot, each next one the interval before it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../devstat/devstat.h"
+#include "../devstat/out.h"
+#include "../util/parse.h"
+#include "cli.h"
+
+#define MAX_DEVS 64
+
+static volatile sig_atomic_t stop_now;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_now = 1;
+}
+
+static void stat_usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: iotrail stat [-x] [-y] [-d DEV]... [-o JSON] [interval [count]]\n"
+	    "\n"
+	    "  sysstat's iostat, from /proc/diskstats: the first report since boot,\n"
+	    "  then one per interval (seconds, or 500ms, 2s), count of them in all\n"
+	    "  (forever without count, until Ctrl-C)\n"
+	    "\n"
+	    "  -x                    iostat -x's columns: r/s rkB/s rrqm/s %%rrqm "
+	    "r_await\n"
+	    "                        rareq-sz, the same for writes (w) and discards "
+	    "(d),\n"
+	    "                        f/s f_await (flushes), aqu-sz %%util; svctm is not\n"
+	    "                        shown (sysstat dropped it: the kernel never "
+	    "measured\n"
+	    "                        service time)\n"
+	    "  -y                    leave out the report since boot\n"
+	    "  -d, --device DEV      these devices (loop0, vda); default: every whole\n"
+	    "                        disk used since boot\n"
+	    "  -o JSON               sysstat's JSON layout and field names\n"
+	    "      --diskstats FILE  read FILE instead of /proc/diskstats (tests)\n");
+}
+
+struct stat_opts {
+	bool ext, json, skip_first;
+	const char *devs[MAX_DEVS];
+	size_t nr_devs;
+	uint64_t interval_ns, count; /* 0: one report; count 0: forever */
+	const char *diskstats;
+};
+
+static bool shown(const struct stat_opts *o, const struct devstat_dev *d)
+{
+	if (o->nr_devs) {
+		for (size_t i = 0; i < o->nr_devs; i++)
+			if (!strcmp(o->devs[i], d->name))
+				return true;
+		return false;
+	}
+	return (d->f[DS_RD_IOS] || d->f[DS_WR_IOS] || d->f[DS_DC_IOS] ||
+		d->f[DS_FL_IOS]) &&
+	       !devstat_is_partition(d->name);
+}
+
+static void report(const struct stat_opts *o, struct devstat_out *out,
+		   const struct devstat_sample *prev, const struct devstat_sample *cur)
+{
+	uint64_t itv = prev ? cur->uptime_cs - prev->uptime_cs : cur->uptime_cs;
+
+	devstat_out_report_begin(out);
+	for (size_t i = 0; i < cur->nr; i++) {
+		const struct devstat_dev *d = &cur->devs[i];
+		struct devstat_rates r;
+
+		if (!shown(o, d))
+			continue;
+		devstat_rates(prev ? devstat_find(prev, d->name) : NULL, d, itv, &r);
+		devstat_out_dev(out, d->name, &r);
+	}
+	devstat_out_report_end(out);
+}
+
+static int parse_args(int argc, char **argv, struct stat_opts *o)
+{
+	static const struct option longopts[] = {
+	    {"device", required_argument, NULL, 'd'},
+	    {"diskstats", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	o->diskstats = "/proc/diskstats";
+	while ((c = getopt_long(argc, argv, "xyd:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'x':
+			o->ext = true;
+			break;
+		case 'y':
+			o->skip_first = true;
+			break;
+		case 'd':
+			if (o->nr_devs == MAX_DEVS)
+				return usage_error("-d %s: at most %d devices", optarg,
+						   MAX_DEVS);
+			o->devs[o->nr_devs++] =
+			    strncmp(optarg, "/dev/", 5) ? optarg : optarg + 5;
+			break;
+		case 'o':
+			if (strcmp(optarg, "JSON"))
+				return usage_error("-o %s: the one format is JSON",
+						   optarg);
+			o->json = true;
+			break;
+		case 'S':
+			o->diskstats = optarg;
+			break;
+		case 'h':
+			stat_usage(stdout);
+			exit(0);
+		default:
+			stat_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		uint64_t n;
+
+		/* iostat's interval is seconds; 500ms and 2s are taken too */
+		if (!parse_count(argv[optind], &n) && n)
+			o->interval_ns = n * 1000000000ull;
+		else if (parse_time(argv[optind], &o->interval_ns) || !o->interval_ns)
+			return usage_error(
+			    "interval %s: not a positive time (1, 500ms, 2s)",
+			    argv[optind]);
+		optind++;
+	}
+	if (optind < argc) {
+		if (parse_count(argv[optind], &o->count) || !o->count)
+			return usage_error("count %s: not a positive count",
+					   argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		return usage_error("%s: unexpected argument", argv[optind]);
+	if (!o->interval_ns)
+		o->count = 1;
+	return 0;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = {0};
+	struct devstat_sample s[2] = {{0}};
+	struct devstat_out out = {.f = stdout};
+	struct timespec next;
+	char err[256];
+	int ret, cur = 0;
+	uint64_t done = 0;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret;
+	out.ext = o.ext;
+	out.json = o.json;
+	if (devstat_read(&s[0], o.diskstats, "/proc/uptime", err, sizeof(err))) {
+		fprintf(stderr, "iotrail: %s\n", err);
+		return 1;
+	}
+	for (size_t i = 0; i < o.nr_devs; i++)
+		if (!devstat_find(&s[0], o.devs[i])) {
+			fprintf(stderr, "iotrail: -d %s: no such device in %s\n",
+				o.devs[i], o.diskstats);
+			devstat_release(&s[0]);
+			return 2;
+		}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	devstat_out_begin(&out);
+	if (!o.skip_first) {
+		report(&o, &out, NULL, &s[0]);
+		done++;
+	} else if (!o.interval_ns) {
+		o.count = 2; /* -y without interval: iostat waits one second */
+		o.interval_ns = 1000000000ull;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!stop_now && (!o.count || done < o.count)) {
+		uint64_t ns = (uint64_t)next.tv_nsec + o.interval_ns;
+
+		next.tv_sec += (time_t)(ns / 1000000000ull);
+		next.tv_nsec = (long)(ns % 1000000000ull);
+		while (!stop_now && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
+						    NULL) == EINTR)
+			;
+		if (stop_now)
+			break;
+		if (devstat_read(&s[!cur], o.diskstats, "/proc/uptime", err,
+				 sizeof(err))) {
+			fprintf(stderr, "iotrail: %s\n", err);
+			ret = 1;
+			break;
+		}
+		cur = !cur;
+		report(&o, &out, &s[!cur], &s[cur]);
+		done++;
+	}
+	devstat_out_end(&out);
+	devstat_release(&s[0]);
+	devstat_release(&s[1]);
+	return ret;
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /proc/diskstats samples and iostat's arithmetic (devstat.h). */
+#include "devstat.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/grow.h"
+
+static int read_uptime(const char *path, uint64_t *cs, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long s, frac;
+	char c;
+	int n;
+
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	/* "25820.33 26458.54": seconds with two decimals */
+	n = fscanf(f, "%llu%c%2llu", &s, &c, &frac);
+	fclose(f);
+	if (n != 3 || c != '.') {
+		snprintf(err, errlen, "%s: not \"SECONDS.CC ...\"", path);
+		return -EINVAL;
+	}
+	*cs = s * 100 + frac;
+	return 0;
+}
+
+int devstat_read(struct devstat_sample *s, const char *diskstats, const char *uptime,
+		 char *err, size_t errlen)
+{
+	char line[512];
+	unsigned int lineno = 0;
+	FILE *f;
+	int ret;
+
+	ret = read_uptime(uptime, &s->uptime_cs, err, errlen);
+	if (ret)
+		return ret;
+	f = fopen(diskstats, "r");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", diskstats, strerror(-ret));
+		return ret;
+	}
+	s->nr = 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct devstat_dev d;
+		char *p, *end;
+		int n = 0;
+
+		lineno++;
+		memset(&d, 0, sizeof(d));
+		if (sscanf(line, "%u %u %31s %n", &d.major, &d.minor, d.name, &n) < 3 ||
+		    !n) {
+			snprintf(err, errlen,
+				 "%s:%u: not \"MAJOR MINOR NAME COUNTERS...\"", diskstats,
+				 lineno);
+			fclose(f);
+			return -EINVAL;
+		}
+		p = line + n;
+		for (int k = 0; k < NR_DS_FIELDS; k++) {
+			errno = 0;
+			d.f[k] = strtoull(p, &end, 10);
+			if (end == p)
+				break; /* an older kernel: fewer counters */
+			if (errno) {
+				snprintf(err, errlen, "%s:%u: counter %d out of range",
+					 diskstats, lineno, k + 1);
+				fclose(f);
+				return -EINVAL;
+			}
+			p = end;
+		}
+		if (GROW(s->devs, s->nr + 1, s->cap)) {
+			fclose(f);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		s->devs[s->nr++] = d;
+	}
+	fclose(f);
+	return 0;
+}
+
+void devstat_release(struct devstat_sample *s)
+{
+	free(s->devs);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct devstat_dev *devstat_find(const struct devstat_sample *s, const char *name)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		if (!strcmp(s->devs[i].name, name))
+			return &s->devs[i];
+	return NULL;
+}
+
+bool devstat_is_partition(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/partition", name);
+	return access(path, F_OK) == 0;
+}
+
+/* sysstat's S_VALUE: a counter's change per second over itv (1/100 s) */
+static double per_s(uint64_t a, uint64_t b, uint64_t itv_cs)
+{
+	return itv_cs ? (double)(b - a) / (double)itv_cs * 100.0 : 0.0;
+}
+
+static double ratio(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0.0;
+}
+
+void devstat_rates(const struct devstat_dev *prev, const struct devstat_dev *cur,
+		   uint64_t itv_cs, struct devstat_rates *r)
+{
+	static const struct devstat_dev zero;
+	const uint64_t *a = (prev ? prev : &zero)->f, *b = cur->f;
+	uint64_t d[NR_DS_FIELDS];
+
+	for (int k = 0; k < NR_DS_FIELDS; k++) /* a counter that went back: 0 */
+		d[k] = b[k] >= a[k] ? b[k] - a[k] : 0;
+	memset(r, 0, sizeof(*r));
+	r->r_s = per_s(0, d[DS_RD_IOS], itv_cs);
+	r->rkb_s = per_s(0, d[DS_RD_SECTORS], itv_cs) / 2;
+	r->rrqm_s = per_s(0, d[DS_RD_MERGES], itv_cs);
+	r->rrqm_pct = 100 * ratio(d[DS_RD_MERGES], d[DS_RD_MERGES] + d[DS_RD_IOS]);
+	r->r_await = ratio(d[DS_RD_TICKS], d[DS_RD_IOS]);
+	r->rareq_sz = ratio(d[DS_RD_SECTORS], d[DS_RD_IOS]) / 2;
+	r->w_s = per_s(0, d[DS_WR_IOS], itv_cs);
+	r->wkb_s = per_s(0, d[DS_WR_SECTORS], itv_cs) / 2;
+	r->wrqm_s = per_s(0, d[DS_WR_MERGES], itv_cs);
+	r->wrqm_pct = 100 * ratio(d[DS_WR_MERGES], d[DS_WR_MERGES] + d[DS_WR_IOS]);
+	r->w_await = ratio(d[DS_WR_TICKS], d[DS_WR_IOS]);
+	r->wareq_sz = ratio(d[DS_WR_SECTORS], d[DS_WR_IOS]) / 2;
+	r->d_s = per_s(0, d[DS_DC_IOS], itv_cs);
+	r->dkb_s = per_s(0, d[DS_DC_SECTORS], itv_cs) / 2;
+	r->drqm_s = per_s(0, d[DS_DC_MERGES], itv_cs);
+	r->drqm_pct = 100 * ratio(d[DS_DC_MERGES], d[DS_DC_MERGES] + d[DS_DC_IOS]);
+	r->d_await = ratio(d[DS_DC_TICKS], d[DS_DC_IOS]);
+	r->dareq_sz = ratio(d[DS_DC_SECTORS], d[DS_DC_IOS]) / 2;
+	r->f_s = per_s(0, d[DS_FL_IOS], itv_cs);
+	r->f_await = ratio(d[DS_FL_TICKS], d[DS_FL_IOS]);
+	/* the time integral of the queue depth (ms) per ms; busy ms per s */
+	r->aqu_sz = per_s(0, d[DS_RQ_TICKS], itv_cs) / 1000;
+	r->util = per_s(0, d[DS_IO_TICKS], itv_cs) / 10; /* not capped, as sysstat */
+	r->tps = per_s(0, d[DS_RD_IOS] + d[DS_WR_IOS] + d[DS_DC_IOS], itv_cs);
+	r->kb_read_s = r->rkb_s;
+	r->kb_wrtn_s = r->wkb_s;
+	r->kb_dscd_s = r->dkb_s;
+	r->kb_read = d[DS_RD_SECTORS] / 2;
+	r->kb_wrtn = d[DS_WR_SECTORS] / 2;
+	r->kb_dscd = d[DS_DC_SECTORS] / 2;
+}
