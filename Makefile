@@ -18,7 +18,7 @@ COMPILE     = $(CC) $(CFLAGS) $(SAN) $(IOT_CFLAGS)
 LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson
 
 APP_SRCS   := $(wildcard src/cli/*.c)
-LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c src/devstat/*.c)
+LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c src/devstat/*.c src/stacks/*.c)
 REC_SRCS   := $(wildcard src/record/*.c)
 LIB_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 REC_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(REC_SRCS))
@@ -53,7 +53,14 @@ $(OUT)/iotrail_raw.bpf.o: $(BPF_DEPS)
 $(OUT)/iotrail_%.skel.h: $(OUT)/iotrail_%.bpf.o
 	$(BPFTOOL) gen skeleton $< name iotrail_bpf > $@.tmp && mv $@.tmp $@
 
-$(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h
+# iotrail callers: one program for any tracepoint
+$(OUT)/callers.bpf.o: src/bpf/callers.bpf.c $(OUT)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/callers.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(OUT)/callers.tmp.bpf.o
+$(OUT)/callers.skel.h: $(OUT)/callers.bpf.o
+	$(BPFTOOL) gen skeleton $< name callers_bpf > $@.tmp && mv $@.tmp $@
+
+$(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h $(OUT)/callers.skel.h
 
 # header dependencies as the compiler saw them (-MMD), and phony targets for
 # headers that go away (-MP)

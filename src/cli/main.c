@@ -16,6 +16,7 @@ static const struct {
     {"script", cmd_script, "print every event of a trace in time order"},
     {"frag", cmd_frag, "file fragmentation and filesystem layout (FIEMAP, libext2fs)"},
     {"overlay", cmd_overlay, "a trace's reads of one file against its layout"},
+    {"callers", cmd_callers, "kernel stacks at a tracepoint, counted in the kernel"},
     {"stat", cmd_stat, "iostat's device statistics from /proc/diskstats (-x, JSON)"},
     {"demo", cmd_demo, "record a built-in workload on a loop device and report"},
 };

@@ -13,7 +13,7 @@ make -s -C "$ROOT" install DESTDIR="$D" >"$TMP/install.out" 2>&1 ||
 BIN=$D/usr/local/bin/iotrail
 check "installed binary" test -x "$BIN"
 check "installed demo script" test -r "$D/usr/local/share/iotrail/demo.sh"
-for c in iotrail iotrail-record iotrail-report iotrail-script iotrail-frag iotrail-overlay iotrail-demo iotrail-stat; do
+for c in iotrail iotrail-record iotrail-report iotrail-script iotrail-frag iotrail-overlay iotrail-demo iotrail-stat iotrail-callers; do
 	f=$D/usr/local/share/man/man1/$c.1
 	if [ -s "$f" ] && grep -q '^\.TH' "$f" && grep -q usage "$f"; then ok "man page $c"; else
 		not_ok "man page $c" "missing or without usage"; fi
