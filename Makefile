@@ -13,7 +13,7 @@ CFLAGS     ?= -O2 -g
 SAN        ?=
 IOT_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 IOT_CFLAGS += $(if $(findstring clang,$(CC)),-Wno-unknown-warning-option,-Wno-format-truncation)
-IOT_CFLAGS += -I$(OUT) -Isrc -D_GNU_SOURCE
+IOT_CFLAGS += -I$(OUT) -Isrc -Iinclude -D_GNU_SOURCE
 COMPILE     = $(CC) $(CFLAGS) $(SAN) $(IOT_CFLAGS)
 LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson
 
@@ -30,7 +30,7 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 .PHONY: all clean test unit unit-bins tools format check man install asan fuzz fuzz-bins fuzzers
 PREFIX     ?= /usr/local
 DESTDIR    ?=
-all: $(OUT)/iotrail tools
+all: $(OUT)/iotrail tools $(OUT)/libiotrail-marker.a $(OUT)/libiotrail-marker.so
 
 $(OUT)/vmlinux.h:
 	@mkdir -p $(OUT)
@@ -78,8 +78,10 @@ $(OUT)/iotrail: $(APP_OBJS) $(REC_OBJS) $(OUT)/libiotrail.a
 
 # small C programs the tests and benchmarks drive
 tools: $(OUT)/tools/blksplit $(OUT)/tools/mktrace $(OUT)/tools/fsyncloop \
-       $(OUT)/tools/uringrd
+       $(OUT)/tools/uringrd $(OUT)/tools/marked
 TOOL_LIBS_uringrd := -luring
+TOOL_LIBS_marked := $(OUT)/libiotrail-marker.a -lpthread
+$(OUT)/tools/marked: $(OUT)/libiotrail-marker.a
 $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $^ -lm $(TOOL_LIBS_$*)
@@ -88,6 +90,17 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(OUT)/obj/tests
 	$(COMPILE) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $^ -lcmocka -lm
+
+# the user markers' library (include/iotrail/marker.h), static and shared
+MARKER_CFLAGS = $(CFLAGS) $(SAN) $(IOT_CFLAGS) -Iinclude -fPIC -fvisibility=hidden \
+	'-DIOT_MARK_API=__attribute__((visibility("default")))'
+$(OUT)/obj/marker/%.o: src/marker/%.c src/marker/abi.h include/iotrail/marker.h
+	@mkdir -p $(dir $@)
+	$(CC) $(MARKER_CFLAGS) -c $< -o $@
+$(OUT)/libiotrail-marker.a: $(OUT)/obj/marker/marker.o
+	rm -f $@ && ar rcs $@ $^
+$(OUT)/libiotrail-marker.so: $(OUT)/obj/marker/marker.o
+	$(CC) $(CFLAGS) $(SAN) -shared -Wl,-soname,libiotrail-marker.so.1 -o $@ $^ -lpthread
 
 # benchmark helpers (bench/)
 $(OUT)/floor.bpf.o: bench/floor.bpf.c $(OUT)/vmlinux.h
@@ -98,6 +111,10 @@ $(OUT)/floor.skel.h: $(OUT)/floor.bpf.o
 $(OUT)/bench/percall: bench/percall.c $(OUT)/floor.skel.h
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $< $(LDLIBS) -lpthread
+
+$(OUT)/bench/markers: bench/markers.c $(OUT)/libiotrail-marker.a
+	@mkdir -p $(dir $@)
+	$(COMPILE) -o $@ $^ -lpthread
 
 unit-bins: $(UNIT_BINS)
 
@@ -140,13 +157,17 @@ man: $(OUT)/iotrail
 
 # the binary; demo.sh where `iotrail demo` looks for it (BINDIR/../share/iotrail);
 # a man page per subcommand; the docs
-install: $(OUT)/iotrail man
+install: $(OUT)/iotrail man $(OUT)/libiotrail-marker.a $(OUT)/libiotrail-marker.so
 	install -D -m 0755 $(OUT)/iotrail $(DESTDIR)$(PREFIX)/bin/iotrail
+	install -D -m 0644 include/iotrail/marker.h $(DESTDIR)$(PREFIX)/include/iotrail/marker.h
+	install -D -m 0644 $(OUT)/libiotrail-marker.a $(DESTDIR)$(PREFIX)/lib/libiotrail-marker.a
+	install -D -m 0755 $(OUT)/libiotrail-marker.so $(DESTDIR)$(PREFIX)/lib/libiotrail-marker.so.1
+	ln -sf libiotrail-marker.so.1 $(DESTDIR)$(PREFIX)/lib/libiotrail-marker.so
 	install -D -m 0755 scripts/demo.sh $(DESTDIR)$(PREFIX)/share/iotrail/demo.sh
 	install -D -m 0755 scripts/seed-write.sh $(DESTDIR)$(PREFIX)/share/iotrail/seed-write.sh
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/iotrail
 	install -m 0644 $(OUT)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 README.md docs/ARCHITECTURE.md docs/FORMAT.md docs/ATTRIBUTION.md docs/STAT.md \
+	install -m 0644 README.md docs/ARCHITECTURE.md docs/FORMAT.md docs/ATTRIBUTION.md docs/STAT.md docs/MARKERS.md \
 		$(DESTDIR)$(PREFIX)/share/doc/iotrail/
 
 clean:

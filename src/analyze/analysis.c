@@ -198,6 +198,15 @@ static void on_uring(void *ctx, const struct join_uring *u)
 			a->out[i].an->uring(a, a->out[i].priv, u);
 }
 
+static void on_mark(void *ctx, const struct join_mark *m)
+{
+	struct analysis *a = ctx;
+
+	for (size_t i = 0; i < a->nr_out; i++)
+		if (a->out[i].an->mark)
+			a->out[i].an->mark(a, a->out[i].priv, m);
+}
+
 static void on_fault(void *ctx, const struct join_fault *f)
 {
 	struct analysis *a = ctx;
@@ -264,6 +273,7 @@ struct join_sink analysis_sink(struct analysis *a)
 	    .commit = on_commit,
 	    .uring = on_uring,
 	    .fault = on_fault,
+	    .mark = on_mark,
 	};
 
 	return s;

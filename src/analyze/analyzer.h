@@ -36,6 +36,8 @@ struct analyzer {
 	void (*commit)(struct analysis *a, void *priv, const struct join_commit *c);
 	/* a traced task's page fault on a file's page, or fault-around */
 	void (*fault)(struct analysis *a, void *priv, const struct join_fault *f);
+	/* a user marker (include/iotrail/marker.h) */
+	void (*mark)(struct analysis *a, void *priv, const struct join_mark *m);
 	/* an io_uring request on a file, at its completion */
 	void (*uring)(struct analysis *a, void *priv, const struct join_uring *u);
 	/* an in-kernel histogram of an --aggregate recording */

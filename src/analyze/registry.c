@@ -20,6 +20,7 @@
 	X(who)                                                                           \
 	X(fsync)                                                                         \
 	X(uring)                                                                         \
+	X(marks)                                                                         \
 	X(correlate)                                                                     \
 	X(windows)                                                                       \
 	X(patterns)                                                                      \

@@ -78,6 +78,10 @@ enum iot_ev {
 				       worker queued: id = the bio, id2 = the
 				       request the worker runs (io_worker
 				       ->cur_work) */
+	IOT_EV_MARK = 28,	    /* a user marker (include/iotrail/marker.h), from the
+				       IOT_CHUNK_MARKS stream: id = the mark's id,
+				       id2 and sector = its name (16 bytes, NUL-padded),
+				       flags = 0 point, 1 begin, 2 end; cpu = 0xffff */
 	/* syscall layer */
 	IOT_EV_SYS_ENTER = 32, /* id = pos or ~0, id2 = inode, sector = syscall nr,
 				  nr = count (bytes; iovcnt for the v-calls),

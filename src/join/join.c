@@ -1289,6 +1289,19 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		else
 			on_sys_exit(j, r);
 		break;
+	case IOT_EV_MARK:
+		if (j->sink.mark) {
+			struct join_mark m = {.ts_ns = r->ts_ns,
+					      .pid = r->pid,
+					      .tid = r->tid,
+					      .id = r->id,
+					      .kind = (uint8_t)r->flags};
+
+			memcpy(m.name, &r->id2, 8);
+			memcpy(m.name + 8, &r->sector, 8);
+			j->sink.mark(j->sink.ctx, &m);
+		}
+		break;
 	case IOT_EV_URING_SUBMIT:
 		err = on_uring_submit(j, r);
 		break;

@@ -113,6 +113,15 @@ struct join_fault {
 	uint64_t ts_ns;
 };
 
+/* A user marker (IOT_EV_MARK), as recorded. */
+struct join_mark {
+	uint64_t ts_ns;
+	uint32_t pid, tid;
+	uint64_t id;
+	char name[17]; /* NUL-terminated */
+	uint8_t kind;  /* 0 point, 1 begin, 2 end */
+};
+
 /* How an io_uring request's bios are tied to it (docs/ATTRIBUTION.md). */
 enum join_uring_via {
 	JOIN_URING_INLINE = 0, /* queued by the submitting task after the
@@ -155,6 +164,7 @@ struct join_sink {
 	void (*commit)(void *ctx, const struct join_commit *c); /* optional */
 	void (*uring)(void *ctx, const struct join_uring *u);	/* optional */
 	void (*fault)(void *ctx, const struct join_fault *f);	/* optional */
+	void (*mark)(void *ctx, const struct join_mark *m);	/* optional */
 };
 
 struct join_stats {

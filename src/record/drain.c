@@ -122,6 +122,8 @@ static int drain_all(struct recorder *rc)
 			return err;
 	}
 	err = write_new_tasks(rc);
+	if (!err)
+		err = marks_drain(&rc->marks, &rc->w, rc->final_wait);
 	return err ? err
 		   : trace_writer_chunk(&rc->w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL,
 					0);

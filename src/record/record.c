@@ -150,6 +150,7 @@ static void release(struct recorder *rc)
 	devtab_release(&rc->devs);
 	task_table_release(&rc->tasks);
 	file_table_release(&rc->files);
+	marks_release(&rc->marks);
 	free(rc->written);
 	free(rc->torn);
 	free(rc->stuck_seq);
@@ -186,6 +187,10 @@ int record_run(const struct record_opts *o)
 		goto cleanup;
 	}
 	raise_priority(&rc);
+	if ((err = marks_init(&rc.marks, o->argv != NULL))) {
+		fprintf(stderr, "iotrail: markers directory: %s\n", strerror(-err));
+		goto cleanup;
+	}
 	if (o->argv && (err = start_child(&rc))) {
 		fprintf(stderr, "iotrail: fork: %s\n", strerror(-err));
 		goto cleanup;

@@ -24,6 +24,7 @@
 #include "record.h"
 #include "../util/clock.h"
 #include "files.h"
+#include "marks.h"
 #include "tasks.h"
 
 struct recorder {
@@ -33,6 +34,7 @@ struct recorder {
 	struct dev_table devs;
 	struct task_table tasks;
 	struct file_table files; /* paths of the inodes records name */
+	struct marks marks;	 /* user markers (marks.h) */
 	uint32_t nr_cpus;
 	uint32_t nr_slots;   /* per CPU, power of two */
 	struct iot_rec *buf; /* mmap of the "buf" map */

@@ -26,7 +26,7 @@ static const char *const actions[IOT_EV_MAX] = {
     [IOT_EV_EXEC] = "EX",	  [IOT_EV_COMMIT] = "JC",
     [IOT_EV_WAKEUP] = "W",	  [IOT_EV_FAULT] = "PF",
     [IOT_EV_URING_SUBMIT] = "US", [IOT_EV_URING_COMPLETE] = "UC",
-    [IOT_EV_URING_WORK] = "UW",
+    [IOT_EV_URING_WORK] = "UW",	  [IOT_EV_MARK] = "MK",
 };
 
 const char *render_action(uint16_t type)
@@ -145,6 +145,19 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *
 			iot_uring_op_name(r->flags & IOT_URING_OP_MASK, ob),
 			(unsigned long long)r->id2, (int32_t)r->nr,
 			(unsigned long long)r->sector, r->dev >> 20, r->dev & 0xfffff);
+		return;
+	}
+	case IOT_EV_MARK: {
+		static const char *const kinds[] = {"point", "begin", "end"};
+		char name[17], clean[72];
+
+		memcpy(name, &r->id2, 8);
+		memcpy(name + 8, &r->sector, 8);
+		name[16] = 0;
+		text_clean(clean, sizeof(clean), name);
+		fprintf(f, "%14.9f   - %7u %-16s MK  %s %s id=%llu\n", t, r->tid, comm,
+			r->flags < 3 ? kinds[r->flags] : "?", clean,
+			(unsigned long long)r->id);
 		return;
 	}
 	case IOT_EV_URING_WORK:

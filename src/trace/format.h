@@ -21,7 +21,7 @@
 
 #define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
-#define IOT_VERSION_MINOR 5
+#define IOT_VERSION_MINOR 6
 
 struct iot_file_header {
 	char magic[8];		    /* "IOTRAIL\0" */
@@ -56,6 +56,10 @@ enum iot_chunk_type {
 				   completion order rather than time order */
 	IOT_CHUNK_CGROUPS = 11, /* struct iot_cgroup_entry[]: every cgroup at
 				   the stop, for IOT_EV_BIO_INFO's ids; since 1.3 */
+	IOT_CHUNK_MARKS = 13,	/* struct iot_rec[] of type IOT_EV_MARK: the user
+				   markers (include/iotrail/marker.h) drained
+				   since the last ROUND, in time order, their
+				   seq gapless across chunks; since 1.6 */
 	IOT_CHUNK_FILES = 12,	/* struct iot_file_entry[]: the paths of the
 				   inodes records name; since 1.4 */
 };

@@ -48,7 +48,7 @@ static void *copy_of(struct trace_reader *r, uint64_t offset, uint64_t n)
 
 static int add_chunk(struct trace_reader *r, struct reader_chunk *c, size_t *cap)
 {
-	if (c->type == IOT_CHUNK_EVENTS) {
+	if (c->type == IOT_CHUNK_EVENTS || c->type == IOT_CHUNK_MARKS) {
 		/* records are read in place where the file keeps them 8-byte
 		 * aligned, as iotrail's writer does; elsewhere from a copy */
 		c->recs = c->offset % 8 ? copy_of(r, c->offset, c->size)
@@ -151,10 +151,13 @@ static int index_chunks(struct trace_reader *r)
 		if (c.size > r->size - rc.offset) {
 			uint64_t have = r->size - rc.offset;
 
-			if (c.type == IOT_CHUNK_EVENTS && c.cpu < r->hdr.nr_cpus)
+			if ((c.type == IOT_CHUNK_EVENTS && c.cpu < r->hdr.nr_cpus) ||
+			    c.type == IOT_CHUNK_MARKS)
 				rc.size = have - have % IOT_REC_SIZE;
 			else
 				rc.size = 0;
+			if (c.type == IOT_CHUNK_MARKS)
+				rc.cpu = r->hdr.nr_cpus; /* the markers' stream */
 			snprintf(r->warning, sizeof(r->warning),
 				 "%s: offset %llu: chunk of %llu bytes cut short at "
 				 "%llu; read up to offset %llu",
@@ -179,6 +182,18 @@ static int index_chunks(struct trace_reader *r)
 					 (unsigned long long)c.size);
 				return 0;
 			}
+			r->nr_records += c.size / IOT_REC_SIZE;
+			break;
+		case IOT_CHUNK_MARKS: /* the last stream, after the CPUs' */
+			if (c.size % IOT_REC_SIZE) {
+				snprintf(r->warning, sizeof(r->warning),
+					 "%s: offset %llu: malformed markers chunk (%llu "
+					 "bytes); stopped there",
+					 r->path, (unsigned long long)off,
+					 (unsigned long long)c.size);
+				return 0;
+			}
+			rc.cpu = r->hdr.nr_cpus;
 			r->nr_records += c.size / IOT_REC_SIZE;
 			break;
 		case IOT_CHUNK_DEVICES: {
@@ -303,7 +318,8 @@ static int index_chunks(struct trace_reader *r)
 			if (rd.mark_ns > r->last_mark_ns)
 				r->last_mark_ns = rd.mark_ns;
 		}
-		if (c.type == IOT_CHUNK_EVENTS || c.type == IOT_CHUNK_ROUND) {
+		if (c.type == IOT_CHUNK_EVENTS || c.type == IOT_CHUNK_MARKS ||
+		    c.type == IOT_CHUNK_ROUND) {
 			err = add_chunk(r, &rc, &cap);
 			if (err)
 				return err;
@@ -398,15 +414,15 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		goto cleanup;
 	}
-	r->nr_cpus = r->hdr.nr_cpus;
-	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
-	r->next_seq = malloc(r->nr_cpus * sizeof(*r->next_seq));
+	r->nr_streams = r->hdr.nr_cpus + 1; /* the CPUs, then the markers */
+	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
+	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
 	if (!r->cpus || !r->next_seq) {
 		err = -ENOMEM;
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto cleanup;
 	}
-	memset(r->next_seq, 0xff, r->nr_cpus * sizeof(*r->next_seq));
+	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	close(fd);
 	return 0;
 cleanup:
@@ -418,11 +434,11 @@ cleanup:
 
 void trace_reader_rewind(struct trace_reader *r)
 {
-	for (uint32_t i = 0; i < r->nr_cpus; i++) {
+	for (uint32_t i = 0; i < r->nr_streams; i++) {
 		r->cpus[i].nr_spans = r->cpus[i].first_span = 0;
 		r->cpus[i].win_start = r->cpus[i].win_count = 0;
 	}
-	memset(r->next_seq, 0xff, r->nr_cpus * sizeof(*r->next_seq));
+	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
 	if (!r->sorted) /* the sorted index counted them once and for all */
@@ -453,7 +469,7 @@ static int build_sorted(struct trace_reader *r)
 		const struct reader_chunk *ch = &r->chunks[i];
 		const struct iot_rec *p = ch->recs;
 
-		if (ch->type != IOT_CHUNK_EVENTS)
+		if (ch->type != IOT_CHUNK_EVENTS && ch->type != IOT_CHUNK_MARKS)
 			continue;
 		for (uint64_t k = 0; k < ch->size / IOT_REC_SIZE && n < r->nr_records;
 		     k++) {
@@ -538,7 +554,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 		const struct iot_rec *best = NULL;
 		struct reader_cpu *bc = NULL;
 
-		for (uint32_t i = 0; i < r->nr_cpus; i++) {
+		for (uint32_t i = 0; i < r->nr_streams; i++) {
 			struct reader_cpu *c = &r->cpus[i];
 			const struct iot_rec *h;
 
@@ -568,7 +584,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 		while (r->next_chunk < r->nr_chunks) {
 			const struct reader_chunk *ch = &r->chunks[r->next_chunk++];
 
-			if (ch->type == IOT_CHUNK_EVENTS) {
+			if (ch->type == IOT_CHUNK_EVENTS || ch->type == IOT_CHUNK_MARKS) {
 				if (push_span(&r->cpus[ch->cpu], ch->recs,
 					      ch->size / IOT_REC_SIZE))
 					return -ENOMEM;
@@ -681,7 +697,7 @@ void trace_reader_release(struct trace_reader *r)
 	if (r->map)
 		munmap((void *)r->map, r->size);
 	if (r->cpus)
-		for (uint32_t i = 0; i < r->nr_cpus; i++)
+		for (uint32_t i = 0; i < r->nr_streams; i++)
 			free(r->cpus[i].spans);
 	free(r->cpus);
 	free(r->next_seq);

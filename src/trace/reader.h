@@ -81,8 +81,8 @@ struct trace_reader {
 	char warning[256];     /* "" or what was cut, with the byte offset */
 
 	/* merge state */
-	struct reader_cpu *cpus;
-	uint32_t nr_cpus;
+	struct reader_cpu *cpus; /* per stream: each CPU's, then the markers' */
+	uint32_t nr_streams;
 	size_t next_chunk;
 	uint64_t limit_ns, prev_mark_ns;
 	uint64_t *next_seq; /* per CPU, for gap counting */

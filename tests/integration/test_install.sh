@@ -13,6 +13,12 @@ make -s -C "$ROOT" install DESTDIR="$D" >"$TMP/install.out" 2>&1 ||
 BIN=$D/usr/local/bin/iotrail
 check "installed binary" test -x "$BIN"
 check "installed demo script" test -r "$D/usr/local/share/iotrail/demo.sh"
+# the markers' header and library: a program builds against what is installed
+printf '#include <iotrail/marker.h>\nint main(void) { iotrail_mark("x", 1); return 0; }\n' >"$TMP/m.c"
+check "marker.h and libiotrail-marker build a program" \
+	gcc -I"$D/usr/local/include" -o "$TMP/m" "$TMP/m.c" -L"$D/usr/local/lib" -liotrail-marker
+check "the program runs with the shared library" \
+	env LD_LIBRARY_PATH="$D/usr/local/lib" "$TMP/m"
 for c in iotrail iotrail-record iotrail-report iotrail-script iotrail-frag iotrail-overlay iotrail-demo iotrail-stat iotrail-callers; do
 	f=$D/usr/local/share/man/man1/$c.1
 	if [ -s "$f" ] && grep -q '^\.TH' "$f" && grep -q usage "$f"; then ok "man page $c"; else

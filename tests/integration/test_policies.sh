@@ -57,8 +57,10 @@ expect_eq "fill: END reservation larger than the buffer is refused" \
 expect_eq "ring: exits 0" "$?" 0
 "$IOTRAIL" report -i "$TMP/ring.iot" -f json >"$TMP/ring.json"
 expect_eq "ring: reads back cleanly" "$?" 0
+# CPU 0 (dd's) wrapped its ring: it holds exactly 256; where the
+# completions ran depends on the machine, so the other CPUs hold what they hold
 expect_eq "ring: each CPU keeps at most its 256 slots" \
-	"$(json_get "$TMP/ring.json" "max(c['records'] for c in j['drops']) <= 256 and sum(c['records'] for c in j['drops']) > 256")" True
+	"$(json_get "$TMP/ring.json" "max(c['records'] for c in j['drops']) <= 256 and [c['records'] for c in j['drops'] if c['cpu'] == 0] == [256]")" True
 "$IOTRAIL" script -i "$TMP/ring.iot" >"$TMP/ring.txt"
 # dd reads sectors 0, 8, ... 23992 in order: the kept issues are the last ones
 python3 - "$TMP/ring.txt" <<'PY' && ok "ring: the kept reads are the newest, without a hole" || not_ok "ring: newest records" "see above"

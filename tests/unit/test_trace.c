@@ -154,6 +154,64 @@ static void inversion_and_gap(void **state)
 	trace_reader_release(&r);
 }
 
+/* User markers: a MARKS chunk is one more stream, merged by time with the
+ * CPUs' records across rounds; a malformed one stops the reading there
+ * with a warning. */
+static void markers_stream(void **state)
+{
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	struct iot_rec c0[3], mk[3];
+	char err[256];
+	const uint64_t want[] = {10, 15, 20, 25, 30, 35};
+	int n = 0;
+
+	header(&h, 1);
+	for (int i = 0; i < 3; i++) {
+		c0[i] = mkrec(IOT_EV_BIO_QUEUE, 10 + 10 * i, 1 + i, 0, 0, 8);
+		c0[i].seq = i;
+		mk[i] = mkrec(IOT_EV_MARK, 15 + 10 * i, i, 0, 0, 0);
+		mk[i].seq = i;
+		mk[i].cpu = 0xffff;
+	}
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0, 2 * 64, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_MARKS, 0, mk, 1 * 64, NULL, 0);
+	round_mark(&w, 22);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0 + 2, 64, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_MARKS, 0, mk + 1, 2 * 64, NULL, 0);
+	round_mark(&w, 100);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	while (trace_reader_next(&r, &rec) == 1) {
+		assert_true(n < 6);
+		assert_int_equal(rec->ts_ns, want[n]);
+		assert_int_equal(rec->type, n % 2 ? IOT_EV_MARK : IOT_EV_BIO_QUEUE);
+		n++;
+	}
+	assert_int_equal(n, 6);
+	assert_int_equal(r.nr_gaps, 0);
+	assert_int_equal(r.warning[0], 0);
+	trace_reader_release(&r);
+
+	/* a markers chunk that is not whole records */
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0, 64, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_MARKS, 0, mk, 40, NULL, 0);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_non_null(strstr(r.warning, "malformed markers chunk"));
+	n = 0;
+	while (trace_reader_next(&r, &rec) == 1)
+		n++;
+	assert_int_equal(n, 1);
+	trace_reader_release(&r);
+}
+
 /* A speculative trace: records committed at completion carry older stamps
  * than records already written, across rounds and CPUs; the reader sorts. */
 static void speculative_sorted(void **state)
@@ -363,6 +421,7 @@ int main(void)
 	    cmocka_unit_test(newer_major_refused),
 	    cmocka_unit_test(unknown_chunk_skipped_and_meta),
 	    cmocka_unit_test(file_paths),
+	    cmocka_unit_test(markers_stream),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/* User markers into the trace (marks.h, src/marker/abi.h). */
+#include "marks.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../marker/abi.h"
+#include "../util/grow.h"
+
+struct mark_ring {
+	uint32_t pid;
+	struct iot_mark_hdr *hdr;
+	size_t size;
+	uint64_t stuck; /* an open slot seen at the last drain, +1 */
+	unsigned int stuck_rounds;
+};
+
+int marks_init(struct marks *m, bool command)
+{
+	const char *env = getenv("IOTRAIL_MARKERS");
+
+	memset(m, 0, sizeof(*m));
+	if (env && *env) { /* the user's: processes started elsewhere */
+		snprintf(m->dir, sizeof(m->dir), "%s", env);
+		return 0;
+	}
+	if (!command)
+		return 0;
+	snprintf(m->dir, sizeof(m->dir), "/dev/shm/iotrail-marks.XXXXXX");
+	if (!mkdtemp(m->dir)) {
+		int e = errno;
+
+		m->dir[0] = 0;
+		return -e;
+	}
+	m->owned = true;
+	return setenv("IOTRAIL_MARKERS", m->dir, 1) ? -errno : 0;
+}
+
+/* Maps the rings that appeared since the last drain. */
+static int find_rings(struct marks *m)
+{
+	DIR *d = opendir(m->dir);
+	struct dirent *e;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d))) {
+		char path[512];
+		unsigned int pid;
+		struct stat st;
+		size_t i;
+		void *p;
+		int fd;
+
+		if (sscanf(e->d_name, "%u.mk", &pid) != 1)
+			continue;
+		for (i = 0; i < m->nr && m->rings[i].pid != pid; i++)
+			;
+		if (i < m->nr)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", m->dir, e->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		/* a ring of another layout, or not yet sized: left for later */
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    (size_t)st.st_size !=
+			sizeof(struct iot_mark_hdr) +
+			    IOT_MARK_SLOTS * sizeof(struct iot_mark_slot)) {
+			close(fd);
+			continue;
+		}
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 0);
+		close(fd);
+		if (p == MAP_FAILED)
+			continue;
+		if (__atomic_load_n(&((struct iot_mark_hdr *)p)->magic,
+				    __ATOMIC_ACQUIRE) != IOT_MARK_MAGIC ||
+		    ((struct iot_mark_hdr *)p)->nr_slots != IOT_MARK_SLOTS) {
+			munmap(p, (size_t)st.st_size);
+			continue;
+		}
+		if (GROW(m->rings, m->nr + 1, m->cap)) {
+			munmap(p, (size_t)st.st_size);
+			closedir(d);
+			return -ENOMEM;
+		}
+		m->rings[m->nr++] = (struct mark_ring){pid, p, (size_t)st.st_size, 0, 0};
+	}
+	closedir(d);
+	return 0;
+}
+
+static int cmp_ts(const void *x, const void *y)
+{
+	const struct iot_rec *a = x, *b = y;
+
+	return (a->ts_ns > b->ts_ns) - (a->ts_ns < b->ts_ns);
+}
+
+/* The committed slots of one ring from its tail on, into m->buf. */
+static int take(struct marks *m, struct mark_ring *r, size_t *n, bool final)
+{
+	struct iot_mark_hdr *h = r->hdr;
+	struct iot_mark_slot *slots = (struct iot_mark_slot *)(h + 1);
+	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+
+	while (tail < head) {
+		struct iot_mark_slot *s = &slots[tail % IOT_MARK_SLOTS];
+		struct iot_rec *o;
+
+		if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != tail + 1) {
+			/* a writer between its reservation and its commit: wait
+			 * for it, unless it stays so (it died) or this is the end */
+			if (r->stuck != tail + 1) {
+				r->stuck = tail + 1;
+				r->stuck_rounds = 0;
+			}
+			if (!final && ++r->stuck_rounds <= 5)
+				break;
+			m->torn++;
+			tail++;
+			continue;
+		}
+		if (GROW(m->buf, *n + 1, m->cap_buf))
+			return -ENOMEM;
+		o = &m->buf[(*n)++];
+		memset(o, 0, sizeof(*o));
+		o->ts_ns = s->ts_ns;
+		o->id = s->id;
+		memcpy(&o->id2, s->name, 8);
+		memcpy(&o->sector, s->name + 8, 8);
+		o->pid = r->pid;
+		o->tid = s->tid;
+		o->type = IOT_EV_MARK;
+		o->cpu = UINT16_MAX;
+		o->flags = s->kind;
+		tail++;
+	}
+	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+	m->dropped += __atomic_exchange_n(&h->dropped, 0, __ATOMIC_ACQ_REL);
+	return 0;
+}
+
+int marks_drain(struct marks *m, struct trace_writer *w, bool final)
+{
+	size_t n = 0;
+	int err;
+
+	if (!m->dir[0])
+		return 0;
+	err = find_rings(m);
+	for (size_t i = 0; !err && i < m->nr; i++)
+		err = take(m, &m->rings[i], &n, final);
+	if (err || !n)
+		return err;
+	qsort(m->buf, n, sizeof(*m->buf), cmp_ts);
+	for (size_t i = 0; i < n; i++)
+		m->buf[i].seq = m->seq++;
+	m->written += n;
+	return trace_writer_chunk(w, IOT_CHUNK_MARKS, 0, m->buf, n * sizeof(*m->buf),
+				  NULL, 0);
+}
+
+void marks_release(struct marks *m)
+{
+	for (size_t i = 0; i < m->nr; i++) {
+		if (m->owned) {
+			char path[512];
+
+			snprintf(path, sizeof(path), "%s/%u.mk", m->dir, m->rings[i].pid);
+			unlink(path);
+		}
+		munmap(m->rings[i].hdr, m->rings[i].size);
+	}
+	if (m->owned) { /* rings made after the last drain, then the directory */
+		DIR *d = opendir(m->dir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			char path[512];
+			unsigned int pid;
+
+			if (sscanf(e->d_name, "%u.mk", &pid) == 1) {
+				snprintf(path, sizeof(path), "%s/%s", m->dir, e->d_name);
+				unlink(path);
+			}
+		}
+		if (d)
+			closedir(d);
+		rmdir(m->dir);
+	}
+	free(m->rings);
+	free(m->buf);
+	memset(m, 0, sizeof(*m));
+}

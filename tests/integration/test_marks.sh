@@ -1,0 +1,67 @@
+#!/bin/bash
+# User markers (include/iotrail/marker.h): a program marks each of its 20
+# O_DIRECT preads of a loop device as a span and ends with a point; a
+# forked child marks once. In `iotrail script` each span's begin comes
+# before its pread's enter and its end after the exit, same thread; in
+# `report -a marks` every span holds exactly its one read request; the
+# markers' directory is gone after the recording. Outside a recording
+# the library marks nothing and costs nothing visible.
+. "$(dirname "$0")/lib.sh"
+require_root
+L=$(make_disk_loop 32M 32)
+B=${L#/dev/}
+N=20
+
+"$IOTRAIL" record -o "$TMP/m.iot" -d "$B" -- "$TOOLS/marked" "$L" $N 2>"$TMP/err" ||
+	not_ok "record a marked program" "$(tail -3 "$TMP/err")"
+"$IOTRAIL" script -i "$TMP/m.iot" >"$TMP/s.txt"
+python3 - "$TMP/s.txt" $N <<'PY' >"$TMP/out" 2>&1 &&
+import sys
+n = int(sys.argv[2])
+ev = []
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) > 5 and f[4] in ("MK", "SE", "SX"):
+        ev.append(f)
+marks = [f for f in ev if f[4] == "MK"]
+assert len(marks) == 2 * n + 2, len(marks)
+# per request: begin, the pread's enter (pos i*8192), its exit, end
+for i in range(n):
+    b = next(k for k, f in enumerate(ev) if f[4] == "MK" and f[5] == "begin" and f[7] == "id=%d" % i)
+    e = next(k for k, f in enumerate(ev) if f[4] == "MK" and f[5] == "end" and f[7] == "id=%d" % i)
+    se = next(k for k, f in enumerate(ev) if f[4] == "SE" and "pos=%d" % (i * 8192) in f and "nr=17" in f)
+    sx = se + next(k for k, f in enumerate(ev[se:]) if f[4] == "SX" and f[2] == ev[se][2])
+    assert b < se < sx < e, (i, b, se, sx, e)
+    assert ev[b][2] == ev[se][2] == ev[e][2], (ev[b], ev[se])
+pts = [f[6] for f in marks if f[5] == "point"]
+assert pts == ["done", "child"], pts
+child = next(f for f in marks if f[6] == "child")
+assert child[2] != marks[0][2], "the child marks with its own tid"
+print("%d marks, each pread between its begin and end, the child's own" % len(marks))
+PY
+	ok "script: $(cat "$TMP/out")" || not_ok "script order" "$(tail -4 "$TMP/out")"
+
+"$IOTRAIL" report -i "$TMP/m.iot" -a marks -f json >"$TMP/r.json"
+python3 - "$TMP/r.json" $N <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+rows = d["marks"]
+spans = [r for r in rows if r["kind"] == "span"]
+assert len(spans) == n and len([r for r in rows if r["kind"] == "point"]) == 2, rows
+assert all(r["read_requests"] == 1 and r["read_bytes"] == 4096 and r["write_requests"] == 0
+           for r in spans), spans
+m = [x for x in d["metrics"] if x["analyzer"] == "marks" and x["scope"] == "request"]
+assert m and m[0]["count"] == n, m
+print("%d spans, one 4 KiB read in each; duration p50 %.1f us" % (n, m[0]["p50"] / 1e3))
+PY
+	ok "report -a marks: $(cat "$TMP/out")" || not_ok "report -a marks" "$(tail -4 "$TMP/out")"
+
+left=$(ls -d /dev/shm/iotrail-marks.* 2>/dev/null | wc -l)
+[ "$left" = 0 ] && ok "the markers' directory is removed" || not_ok "markers directory" "$left left"
+
+# outside a recording: nothing made, the program runs the same
+env -u IOTRAIL_MARKERS "$TOOLS/marked" "$L" 3 &&
+	[ "$(ls -d /dev/shm/iotrail-marks.* 2>/dev/null | wc -l)" = 0 ] &&
+	ok "without a recorder: no ring, no error" || not_ok "without a recorder"
+exit $FAILED
