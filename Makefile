@@ -60,7 +60,15 @@ $(OUT)/callers.bpf.o: src/bpf/callers.bpf.c $(OUT)/vmlinux.h
 $(OUT)/callers.skel.h: $(OUT)/callers.bpf.o
 	$(BPFTOOL) gen skeleton $< name callers_bpf > $@.tmp && mv $@.tmp $@
 
-$(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h $(OUT)/callers.skel.h
+# iotrail sched
+$(OUT)/sched.bpf.o: src/bpf/sched.bpf.c src/bpf/sched_abi.h $(OUT)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/sched.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(OUT)/sched.tmp.bpf.o
+$(OUT)/sched.skel.h: $(OUT)/sched.bpf.o
+	$(BPFTOOL) gen skeleton $< name sched_bpf > $@.tmp && mv $@.tmp $@
+
+$(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h $(OUT)/callers.skel.h \
+	$(OUT)/sched.skel.h
 
 # header dependencies as the compiler saw them (-MMD), and phony targets for
 # headers that go away (-MP)

@@ -19,7 +19,7 @@ page() { # NAME SECTION-TITLE SUMMARY HELP-TEXT
 		echo ".fi"
 		echo ".SH SEE ALSO"
 		echo "iotrail(1), iotrail-record(1), iotrail-report(1), iotrail-script(1),"
-		echo "iotrail-frag(1), iotrail-overlay(1), iotrail-demo(1), iotrail-stat(1), iotrail-callers(1);"
+		echo "iotrail-frag(1), iotrail-overlay(1), iotrail-demo(1), iotrail-stat(1), iotrail-callers(1), iotrail-sched(1), iotrail-pin(1);"
 		echo "/usr/local/share/doc/iotrail (ARCHITECTURE.md, FORMAT.md)"
 	} >"$DIR/$1.1"
 }
@@ -32,6 +32,8 @@ declare -A what=(
 	[demo]="seed 000's experiment end to end on a loop device"
 	[stat]="iostat's device statistics from /proc/diskstats, with sysstat's columns"
 	[callers]="kernel stacks at a tracepoint, counted in the kernel; folded for flame graphs"
+	[sched]="context switches, migrations and run-queue latency per task and CPU"
+	[pin]="spread a process's threads over the CPUs with sched_setaffinity"
 )
 page iotrail "" "follow every I/O request from the system call to the device" \
 	"$("$BIN" --help 2>&1 || true)"

@@ -11,6 +11,8 @@ int cmd_frag(int argc, char **argv);
 int cmd_overlay(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_callers(int argc, char **argv);
+int cmd_sched(int argc, char **argv);
+int cmd_pin(int argc, char **argv);
 
 /* "iotrail: " + message to stderr; returns 2 (usage error exit status). */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,55 @@ struct mark_ring {
 	unsigned int stuck_rounds;
 };
 
+/* Empties and removes a markers directory of ours. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[512];
+		unsigned int pid;
+
+		if (sscanf(e->d_name, "%u.mk", &pid) == 1) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* The directories of recorders that died without cleaning up (SIGKILL):
+ * /dev/shm/iotrail-marks.PID of a PID that is gone, and ours. */
+static void sweep_dead(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[512];
+		struct stat st;
+		int pid;
+
+		if (sscanf(e->d_name, "iotrail-marks.%d", &pid) != 1 || pid <= 0 ||
+		    pid == getpid())
+			continue;
+		if (!kill(pid, 0) || errno != ESRCH)
+			continue; /* its recorder is alive */
+		snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
+		if (!lstat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+			remove_dir(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 int marks_init(struct marks *m, bool command)
 {
 	const char *env = getenv("IOTRAIL_MARKERS");
+	struct stat st;
 
 	memset(m, 0, sizeof(*m));
 	if (env && *env) { /* the user's: processes started elsewhere */
@@ -34,12 +81,23 @@ int marks_init(struct marks *m, bool command)
 	}
 	if (!command)
 		return 0;
-	snprintf(m->dir, sizeof(m->dir), "/dev/shm/iotrail-marks.XXXXXX");
-	if (!mkdtemp(m->dir)) {
+	sweep_dead();
+	/* named by our pid, so that whoever kills us can remove it by name */
+	snprintf(m->dir, sizeof(m->dir), "/dev/shm/iotrail-marks.%d", (int)getpid());
+	if (mkdir(m->dir, 0700) && errno == EEXIST && !lstat(m->dir, &st) &&
+	    S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+		remove_dir(m->dir); /* an earlier process of our pid's: stale */
+	if (mkdir(m->dir, 0700) && errno != EEXIST) {
 		int e = errno;
 
 		m->dir[0] = 0;
 		return -e;
+	}
+	/* nobody else's: a directory, ours, not a link */
+	if (lstat(m->dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 0077)) {
+		m->dir[0] = 0;
+		return -EEXIST;
 	}
 	m->owned = true;
 	return setenv("IOTRAIL_MARKERS", m->dir, 1) ? -errno : 0;
@@ -183,23 +241,8 @@ void marks_release(struct marks *m)
 		}
 		munmap(m->rings[i].hdr, m->rings[i].size);
 	}
-	if (m->owned) { /* rings made after the last drain, then the directory */
-		DIR *d = opendir(m->dir);
-		struct dirent *e;
-
-		while (d && (e = readdir(d))) {
-			char path[512];
-			unsigned int pid;
-
-			if (sscanf(e->d_name, "%u.mk", &pid) == 1) {
-				snprintf(path, sizeof(path), "%s/%s", m->dir, e->d_name);
-				unlink(path);
-			}
-		}
-		if (d)
-			closedir(d);
-		rmdir(m->dir);
-	}
+	if (m->owned) /* rings made after the last drain, then the directory */
+		remove_dir(m->dir);
 	free(m->rings);
 	free(m->buf);
 	memset(m, 0, sizeof(*m));

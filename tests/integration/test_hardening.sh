@@ -176,6 +176,7 @@ pid=$!
 sleep 1.5
 child=$(pgrep -P $pid) # the traced shell: ours, by parent
 kill -KILL $pid
+rm -rf "/dev/shm/iotrail-marks.$pid" # its user markers' directory, by name
 wait $pid 2>/dev/null
 [ -n "$child" ] && kill -KILL $child 2>/dev/null
 "$IOTRAIL" report -i "$TMP/killed.iot" -r >"$TMP/killed.txt" 2>"$TMP/killed.err"

@@ -57,11 +57,25 @@ print("%d spans, one 4 KiB read in each; duration p50 %.1f us" % (n, m[0]["p50"]
 PY
 	ok "report -a marks: $(cat "$TMP/out")" || not_ok "report -a marks" "$(tail -4 "$TMP/out")"
 
-left=$(ls -d /dev/shm/iotrail-marks.* 2>/dev/null | wc -l)
-[ "$left" = 0 ] && ok "the markers' directory is removed" || not_ok "markers directory" "$left left"
+# the recorder's directory, by the name the command saw, is gone
+"$IOTRAIL" record -o "$TMP/d.iot" -- sh -c 'echo "$IOTRAIL_MARKERS" >"$1"; exec "$2" "$3" 2' sh \
+	"$TMP/dir" "$TOOLS/marked" "$L" >/dev/null 2>&1
+dir=$(cat "$TMP/dir")
+case $dir in
+/dev/shm/iotrail-marks.*) [ ! -e "$dir" ] && ok "the markers' directory ($dir) is removed" ||
+	not_ok "markers directory" "$dir is left" ;;
+*) not_ok "markers directory" "the command saw IOTRAIL_MARKERS='$dir'" ;;
+esac
+# one left by a recorder killed with SIGKILL is swept by the next recording
+mkdir -m 700 /dev/shm/iotrail-marks.999999 2>/dev/null
+: >/dev/shm/iotrail-marks.999999/5.mk
+"$IOTRAIL" record -o "$TMP/e.iot" -- true >/dev/null 2>&1
+[ ! -e /dev/shm/iotrail-marks.999999 ] && ok "a dead recorder's directory is swept" ||
+	{ not_ok "sweep" "left"; rm -rf /dev/shm/iotrail-marks.999999; }
 
 # outside a recording: nothing made, the program runs the same
+before=$(ls -d /dev/shm/iotrail-marks.* 2>/dev/null | wc -l)
 env -u IOTRAIL_MARKERS "$TOOLS/marked" "$L" 3 &&
-	[ "$(ls -d /dev/shm/iotrail-marks.* 2>/dev/null | wc -l)" = 0 ] &&
+	[ "$(ls -d /dev/shm/iotrail-marks.* 2>/dev/null | wc -l)" = "$before" ] &&
 	ok "without a recorder: no ring, no error" || not_ok "without a recorder"
 exit $FAILED

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `iotrail sched`: load, choose, wait, read (sched.h). */
+#include "sched.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sched.skel.h"
+
+static volatile sig_atomic_t stop_now;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_now = 1;
+}
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int read_maps(struct sched_bpf *skel, struct sched_result *r)
+{
+	int tfd = bpf_map__fd(skel->maps.tasks), cfd = bpf_map__fd(skel->maps.cpus);
+	__u32 key, next, *prev = NULL, zero = 0;
+	size_t cap = 0;
+
+	while (!bpf_map_get_next_key(tfd, prev, &next)) {
+		struct sched_task t;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(tfd, &key, &t))
+			continue;
+		if (r->nr_tasks == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct sched_task_row *n = realloc(r->tasks, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			r->tasks = n;
+			cap = ncap;
+		}
+		r->tasks[r->nr_tasks++] = (struct sched_task_row){key, t};
+	}
+	r->nr_cpus = (unsigned int)libbpf_num_possible_cpus();
+	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
+	if (!r->cpus)
+		return -ENOMEM;
+	return bpf_map_lookup_elem(cfd, &zero, r->cpus) ? -errno : 0;
+}
+
+int sched_run(const struct sched_opts *o, struct sched_result *r, char *err,
+	      size_t errlen)
+{
+	struct sched_bpf *skel;
+	pid_t child = -1;
+	int go[2] = {-1, -1}, ret;
+	uint64_t start;
+	__u8 one = 1;
+
+	memset(r, 0, sizeof(*r));
+	r->command_status = -1;
+	for (size_t i = 0; i < o->nr_pids; i++)
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			snprintf(err, errlen, "-p %d: no such process", (int)o->pids[i]);
+			return 2;
+		}
+	libbpf_set_print(silent);
+	skel = sched_bpf__open();
+	if (!skel) {
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
+		return 1;
+	}
+	skel->rodata->cfg_all = !o->nr_pids && !o->comm && !o->argv;
+	if (o->comm)
+		strncpy((char *)skel->rodata->cfg_comm, o->comm,
+			sizeof(skel->rodata->cfg_comm) - 1);
+	ret = sched_bpf__load(skel);
+	if (ret) {
+		snprintf(err, errlen, "cannot load the BPF programs: %s", strerror(-ret));
+		sched_bpf__destroy(skel);
+		return 1;
+	}
+	for (size_t i = 0; i < o->nr_pids; i++) {
+		__u32 p = (__u32)o->pids[i];
+
+		bpf_map_update_elem(bpf_map__fd(skel->maps.pids), &p, &one, BPF_ANY);
+	}
+	if (o->argv) { /* chosen before it runs: its first switch counts */
+		if (pipe(go)) {
+			snprintf(err, errlen, "pipe: %s", strerror(errno));
+			sched_bpf__destroy(skel);
+			return 1;
+		}
+		child = fork();
+		if (child == 0) {
+			char c;
+
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+			execvp(o->argv[0], o->argv);
+			fprintf(stderr, "iotrail: %s: %s\n", o->argv[0], strerror(errno));
+			_exit(127);
+		}
+		close(go[0]);
+		if (child > 0) {
+			__u32 p = (__u32)child;
+
+			bpf_map_update_elem(bpf_map__fd(skel->maps.pids), &p, &one,
+					    BPF_ANY);
+		}
+	}
+	ret = sched_bpf__attach(skel);
+	if (ret) {
+		snprintf(err, errlen, "cannot attach: %s", strerror(-ret));
+		if (child > 0)
+			kill(child, SIGKILL), waitpid(child, NULL, 0);
+		sched_bpf__destroy(skel);
+		return 1;
+	}
+	stop_now = 0;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	start = mono_ns();
+	if (child > 0) {
+		if (write(go[1], "g", 1) != 1)
+			stop_now = 1;
+		close(go[1]);
+	}
+	while (!stop_now) {
+		if (child > 0) {
+			int st;
+
+			if (waitpid(child, &st, WNOHANG) == child) {
+				r->command_status =
+				    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+				break;
+			}
+		}
+		if (o->duration_ns && mono_ns() - start >= o->duration_ns)
+			break;
+		usleep(10000);
+	}
+	r->elapsed_ns = mono_ns() - start;
+	if (child > 0 && r->command_status < 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	sched_bpf__detach(skel);
+	ret = read_maps(skel, r);
+	sched_bpf__destroy(skel);
+	if (ret) {
+		snprintf(err, errlen, "reading the counts: %s", strerror(-ret));
+		return 1;
+	}
+	if (r->command_status == 127) {
+		snprintf(err, errlen, "%s: the command could not run", o->argv[0]);
+		return 1;
+	}
+	return 0;
+}
+
+void sched_result_release(struct sched_result *r)
+{
+	free(r->tasks);
+	free(r->cpus);
+	memset(r, 0, sizeof(*r));
+}
