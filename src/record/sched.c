@@ -48,8 +48,8 @@ static int read_maps(struct sched_bpf *skel, struct sched_result *r)
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(tfd, &key, &t))
-			continue;
+		if (bpf_map_lookup_elem(tfd, &key, &t) || t.tgid == (__u32)getpid())
+			continue; /* ours: chosen only to choose the command */
 		if (r->nr_tasks == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
 			struct sched_task_row *n = realloc(r->tasks, ncap * sizeof(*n));
@@ -105,12 +105,24 @@ int sched_run(const struct sched_opts *o, struct sched_result *r, char *err,
 
 		bpf_map_update_elem(bpf_map__fd(skel->maps.pids), &p, &one, BPF_ANY);
 	}
-	if (o->argv) { /* chosen before it runs: its first switch counts */
+	ret = sched_bpf__attach(skel);
+	if (ret) {
+		snprintf(err, errlen, "cannot attach: %s", strerror(-ret));
+		sched_bpf__destroy(skel);
+		return 1;
+	}
+	if (o->argv) {
+		/* chosen from its fork on, as /proc counts its switches: we are
+		 * chosen for the fork (the fork hook chooses the child before
+		 * it runs), then no longer (our rows are left out below) */
+		__u32 self = (__u32)getpid();
+
 		if (pipe(go)) {
 			snprintf(err, errlen, "pipe: %s", strerror(errno));
 			sched_bpf__destroy(skel);
 			return 1;
 		}
+		bpf_map_update_elem(bpf_map__fd(skel->maps.pids), &self, &one, BPF_ANY);
 		child = fork();
 		if (child == 0) {
 			char c;
@@ -122,21 +134,13 @@ int sched_run(const struct sched_opts *o, struct sched_result *r, char *err,
 			fprintf(stderr, "iotrail: %s: %s\n", o->argv[0], strerror(errno));
 			_exit(127);
 		}
+		bpf_map_delete_elem(bpf_map__fd(skel->maps.pids), &self);
 		close(go[0]);
-		if (child > 0) {
-			__u32 p = (__u32)child;
-
-			bpf_map_update_elem(bpf_map__fd(skel->maps.pids), &p, &one,
-					    BPF_ANY);
+		if (child < 0) {
+			snprintf(err, errlen, "fork: %s", strerror(errno));
+			sched_bpf__destroy(skel);
+			return 1;
 		}
-	}
-	ret = sched_bpf__attach(skel);
-	if (ret) {
-		snprintf(err, errlen, "cannot attach: %s", strerror(-ret));
-		if (child > 0)
-			kill(child, SIGKILL), waitpid(child, NULL, 0);
-		sched_bpf__destroy(skel);
-		return 1;
 	}
 	stop_now = 0;
 	signal(SIGINT, on_signal);

@@ -28,18 +28,21 @@ run() { # MODE VIA OP
 		{ not_ok "$mode $op: report" "$(tail -3 "$TMP/err")"; return; }
 	python3 - "$TMP/u.json" "$via" "$op" $((r1 - r0)) "$(cat "$TMP/pid")" "$N" <<'PY' >"$TMP/res" 2>&1 &&
 import json, sys
-out = json.load(open(sys.argv[1]))["uring"]
-rows = out
+d = json.load(open(sys.argv[1]))
+rows, lost = d["uring"], d["join"]["lost_completions"]
 via, op, want, pid, n = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 assert want == n, ("diskstats", want, n)
 assert len(rows) == n, ("requests", len(rows), n)
 bad = [r for r in rows if not (r["pid"] == pid and r["op"] == op and r["via"] == via and
-       r["res"] == 4096 and r["pos"] == r["user_data"] and r["bios"] == 1 and
-       r["sector"] * 512 == r["user_data"] and r["total_ns"] >= r["block_ns"] > 0)]
+       r["res"] == 4096 and r["pos"] == r["user_data"] and r["sector"] * 512 == r["user_data"])]
 assert not bad, (len(bad), bad[:3])
+# a request whose block completion the kernel never showed the programs
+# (counted lost by the join, docs/ARCHITECTURE.md "Oracles") has no bio done
+done = [r for r in rows if r["bios"] == 1 and r["total_ns"] >= r["block_ns"] > 0]
+assert len(done) + lost >= n and lost <= 0.03 * n, (len(done), lost, n)
 assert len({r["user_data"] for r in rows}) == n
-print("%d requests (/proc/diskstats: %d), each its pid's, via %s, its bio at its offset"
-      % (len(rows), want, via))
+print("%d requests (/proc/diskstats: %d), each its pid's, via %s, its bio at its offset (%d completions lost)"
+      % (len(rows), want, via, lost))
 PY
 		ok "$mode $op: $(cat "$TMP/res")" || not_ok "$mode $op" "$(tail -4 "$TMP/res")"
 }
