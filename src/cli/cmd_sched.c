@@ -7,12 +7,17 @@
  * kernel has them, read only.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "../record/sched.h"
+#include "../util/json_writer.h"
 #include "../util/parse.h"
 #include "cli.h"
 
@@ -49,7 +54,7 @@ static int cmp_task(const void *x, const void *y)
 }
 
 /* the upper bound (us) of the bucket holding the q-th share of the values */
-static uint64_t hist_quantile(const __u64 *h, uint64_t n, double q)
+static uint64_t hist_quantile(const uint64_t *h, uint64_t n, double q)
 {
 	uint64_t want = (uint64_t)(q * (double)n + 0.999999), seen = 0;
 
@@ -118,12 +123,167 @@ static void tunables(void)
 	printf("\n");
 }
 
+static int write_json(const char *path, const struct sched_result *r)
+{
+	FILE *f = fopen(path, "w");
+	struct json_writer w;
+
+	if (!f) {
+		fprintf(stderr, "iotrail: -o %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	jw_init(&w, f, true);
+	jw_start_object(&w);
+	jw_uint_field(&w, "elapsed_ns", r->elapsed_ns);
+	jw_uint_field(&w, "nr_cpus", r->nr_cpus);
+	jw_name(&w, "cpus");
+	jw_start_array(&w);
+	for (unsigned int i = 0; i < r->nr_cpus; i++) {
+		jw_start_object(&w);
+		jw_uint_field(&w, "cpu", i);
+		jw_uint_field(&w, "busy_ns", r->cpus[i].busy_ns);
+		jw_uint_field(&w, "switches", r->cpus[i].switches);
+		jw_end_object(&w);
+	}
+	jw_end_array(&w);
+	jw_name(&w, "tasks");
+	jw_start_array(&w);
+	for (size_t i = 0; i < r->nr_tasks; i++) {
+		const struct sched_task *t = &r->tasks[i].t;
+		char comm[17];
+
+		memcpy(comm, t->comm, 16);
+		comm[16] = 0;
+		jw_start_object(&w);
+		jw_uint_field(&w, "pid", t->tgid);
+		jw_uint_field(&w, "tid", r->tasks[i].tid);
+		jw_string_field(&w, "comm", comm);
+		jw_uint_field(&w, "voluntary", t->voluntary);
+		jw_uint_field(&w, "involuntary", t->involuntary);
+		jw_uint_field(&w, "migrations", t->migrations);
+		jw_uint_field(&w, "run_ns", t->run_ns);
+		jw_uint_field(&w, "runq_count", t->runq_count);
+		jw_uint_field(&w, "runq_sum_ns", t->runq_sum_ns);
+		jw_uint_field(&w, "runq_max_ns", t->runq_max_ns);
+		jw_name(&w, "runq_hist_us_log2");
+		jw_start_array(&w);
+		for (int k = 0; k < SCHED_HIST; k++)
+			jw_uint(&w, t->runq_hist[k]);
+		jw_end_array(&w);
+		jw_end_object(&w);
+	}
+	jw_end_array(&w);
+	jw_end_object(&w);
+	fputc('\n', f);
+	if (fclose(f)) {
+		fprintf(stderr, "iotrail: -o %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* one -o file's figures, per second where they are counts */
+struct sched_sum {
+	double secs, busy_pct_min, busy_pct_max, vol_s, invol_s, migr_s, runq_avg_us;
+	uint64_t hist[SCHED_HIST], runq_count;
+	unsigned int nr_cpus;
+	double busy_pct[64];
+};
+
+static int load_sum(const char *path, struct sched_sum *m)
+{
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je), *cpus, *tasks, *v;
+	double runq_sum = 0;
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	if (!root) {
+		fprintf(stderr, "iotrail: --compare %s: line %d: %s\n", path, je.line,
+			je.text);
+		return 2;
+	}
+	m->secs = json_number_value(json_object_get(root, "elapsed_ns")) / 1e9;
+	cpus = json_object_get(root, "cpus");
+	tasks = json_object_get(root, "tasks");
+	if (m->secs <= 0 || !json_is_array(cpus) || !json_is_array(tasks)) {
+		fprintf(stderr, "iotrail: --compare %s: not an iotrail sched -o file\n",
+			path);
+		json_decref(root);
+		return 2;
+	}
+	m->busy_pct_min = 100;
+	json_array_foreach(cpus, i, v)
+	{
+		double b = 100 * json_number_value(json_object_get(v, "busy_ns")) / 1e9 /
+			   m->secs;
+
+		if (i < 64)
+			m->busy_pct[m->nr_cpus++] = b;
+		if (b < m->busy_pct_min)
+			m->busy_pct_min = b;
+		if (b > m->busy_pct_max)
+			m->busy_pct_max = b;
+	}
+	json_array_foreach(tasks, i, v)
+	{
+		json_t *h = json_object_get(v, "runq_hist_us_log2"), *x;
+		size_t k;
+
+		m->vol_s += json_number_value(json_object_get(v, "voluntary"));
+		m->invol_s += json_number_value(json_object_get(v, "involuntary"));
+		m->migr_s += json_number_value(json_object_get(v, "migrations"));
+		m->runq_count +=
+		    (uint64_t)json_number_value(json_object_get(v, "runq_count"));
+		runq_sum += json_number_value(json_object_get(v, "runq_sum_ns"));
+		json_array_foreach(h, k, x) if (k < SCHED_HIST) m->hist[k] +=
+		    (uint64_t)json_number_value(x);
+	}
+	m->vol_s /= m->secs;
+	m->invol_s /= m->secs;
+	m->migr_s /= m->secs;
+	m->runq_avg_us = m->runq_count ? runq_sum / (double)m->runq_count / 1e3 : 0;
+	json_decref(root);
+	return 0;
+}
+
+static int compare(const char *before, const char *after)
+{
+	struct sched_sum a, b;
+	int ret = load_sum(before, &a);
+
+	if (!ret)
+		ret = load_sum(after, &b);
+	if (ret)
+		return ret;
+	printf("%-26s %12s %12s\n", "", "BEFORE", "AFTER");
+	for (unsigned int i = 0; i < a.nr_cpus && i < b.nr_cpus; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "cpu %u busy %%", i);
+		printf("%-26s %12.1f %12.1f\n", name, a.busy_pct[i], b.busy_pct[i]);
+	}
+	printf("%-26s %12.1f %12.1f\n", "imbalance (points)",
+	       a.busy_pct_max - a.busy_pct_min, b.busy_pct_max - b.busy_pct_min);
+	printf("%-26s %12.1f %12.1f\n", "voluntary switches/s", a.vol_s, b.vol_s);
+	printf("%-26s %12.1f %12.1f\n", "involuntary switches/s", a.invol_s, b.invol_s);
+	printf("%-26s %12.1f %12.1f\n", "migrations/s", a.migr_s, b.migr_s);
+	printf("%-26s %12.1f %12.1f\n", "run-queue latency avg us", a.runq_avg_us,
+	       b.runq_avg_us);
+	printf("%-26s %12llu %12llu\n", "run-queue latency p99 us",
+	       (unsigned long long)hist_quantile(a.hist, a.runq_count, 0.99),
+	       (unsigned long long)hist_quantile(b.hist, b.runq_count, 0.99));
+	return 0;
+}
+
 int cmd_sched(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"comm", required_argument, NULL, 'c'},
 	    {"duration", required_argument, NULL, 'D'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"compare", no_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -131,11 +291,13 @@ int cmd_sched(int argc, char **argv)
 	struct sched_result r;
 	pid_t pids[MAX_PIDS];
 	uint64_t all[SCHED_HIST] = {0}, busy_min = UINT64_MAX, busy_max = 0;
+	const char *output = NULL;
+	bool cmp = false;
 	char err[256];
 	double secs;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+p:D:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:D:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			uint64_t v;
@@ -159,6 +321,12 @@ int cmd_sched(int argc, char **argv)
 				return usage_error(
 				    "--duration %s: not a time (10s, 500ms)", optarg);
 			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'C':
+			cmp = true;
+			break;
 		case 'h':
 			sched_usage(stdout);
 			return 0;
@@ -166,6 +334,11 @@ int cmd_sched(int argc, char **argv)
 			sched_usage(stderr);
 			return 2;
 		}
+	}
+	if (cmp) {
+		if (argc - optind != 2)
+			return usage_error("--compare BEFORE AFTER: two sched -o files");
+		return compare(argv[optind], argv[optind + 1]);
 	}
 	o.pids = pids;
 	if (optind < argc)
@@ -212,7 +385,8 @@ int cmd_sched(int argc, char **argv)
 		    secs > 0 ? (double)t->migrations / secs : 0, (double)t->run_ns / 1e6,
 		    t->runq_count ? (double)t->runq_sum_ns / (double)t->runq_count / 1e3
 				  : 0,
-		    (unsigned long long)hist_quantile(t->runq_hist, t->runq_count, 0.99),
+		    (unsigned long long)hist_quantile((const uint64_t *)t->runq_hist,
+						      t->runq_count, 0.99),
 		    (double)t->runq_max_ns / 1e3);
 	}
 	printf("# RUNQ_*: run-queue latency in us (P99: the upper bound of its log2 "
@@ -220,6 +394,8 @@ int cmd_sched(int argc, char **argv)
 	print_hist(all);
 	tunables();
 	ret = r.command_status > 0 && r.command_status < 128 ? r.command_status : 0;
+	if (output && write_json(output, &r))
+		ret = 1;
 	sched_result_release(&r);
 	return ret;
 }

@@ -48,6 +48,8 @@ time.sleep(60)
 JOB=$!
 for i in $(seq 50); do [ -s "$TMP/spin.pid" ] && break; sleep 0.1; done
 P=$(cat "$TMP/spin.pid")
+"$IOTRAIL" sched -p "$P" --duration 1s -o "$TMP/before.json" >/dev/null 2>"$TMP/err" ||
+	not_ok "sched -o before pinning" "$(cat "$TMP/err")"
 "$IOTRAIL" pin --spread -p $P >"$TMP/pin.txt" 2>"$TMP/err" || not_ok "pin --spread" "$(cat "$TMP/err")"
 python3 - "$TMP/pin.txt" $P "$(nproc)" <<'PY' >"$TMP/out" 2>&1 &&
 import sys
@@ -67,6 +69,14 @@ PY
 m=$(awk -v p="$P" '$1 == p {s += $6} END {print s + 0}' "$TMP/p.txt")
 [ "$m" = 0 ] && grep -q "^ *$P " "$TMP/p.txt" && ok "sched -p: the pinned threads never migrate" ||
 	not_ok "migrations after pin" "$m/s: $(head -12 "$TMP/p.txt")"
+# --compare: before and after the pinning, side by side
+"$IOTRAIL" sched -p "$P" --duration 1s -o "$TMP/after.json" >/dev/null 2>"$TMP/err" ||
+	not_ok "sched -o after pinning" "$(cat "$TMP/err")"
+"$IOTRAIL" sched --compare "$TMP/before.json" "$TMP/after.json" >"$TMP/cmp.txt" 2>"$TMP/err"
+after=$(awk '$1 == "migrations/s" {print $3}' "$TMP/cmp.txt")
+[ "$after" = 0.0 ] && grep -q "^imbalance (points)" "$TMP/cmp.txt" &&
+	ok "sched --compare: migrations/s after pinning $after (before $(awk '$1 == "migrations/s" {print $2}' "$TMP/cmp.txt"))" ||
+	not_ok "sched --compare" "$(cat "$TMP/cmp.txt" "$TMP/err")"
 kill "$P" $JOB 2>/dev/null
 wait $JOB 2>/dev/null
 
@@ -84,4 +94,8 @@ bad "sched -p not a number" "-p x" sched -p x
 bad "pin without --spread" "--spread" pin -p 1
 bad "pin of no process" "-p 999999: no such process" pin --spread -p 999999
 bad "pin --comm of none" "--comm nosuchtask" pin --spread --comm nosuchtask
+echo '{"nothing": 1}' >"$TMP/not.json"
+bad "compare: not a sched file" "$TMP/not.json: not an iotrail sched -o file" sched --compare "$TMP/not.json" "$TMP/not.json"
+bad "compare: a missing file" "$TMP/none.json" sched --compare "$TMP/none.json" "$TMP/not.json"
+bad "compare: one file" "two sched -o files" sched --compare "$TMP/not.json"
 exit $FAILED
