@@ -3,61 +3,18 @@
 #include "callers.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "callers.skel.h"
+#include "live.h"
 
 #define MAX_DEPTH 127 /* as in callers.bpf.c */
-
-static volatile sig_atomic_t stop_now;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_now = 1;
-}
-
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return 0;
-}
-
-/* Waits for the command, the duration or a signal. */
-static void wait_for(const struct callers_opts *o, pid_t child, int *status)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	*status = -1;
-	while (!stop_now) {
-		if (child > 0) {
-			int st;
-			pid_t w = waitpid(child, &st, WNOHANG);
-
-			if (w == child) {
-				*status =
-				    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-				return;
-			}
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (o->duration_ns &&
-		    (uint64_t)(now.tv_sec - start.tv_sec) * 1000000000ull + now.tv_nsec -
-			    start.tv_nsec >=
-			o->duration_ns)
-			return;
-		usleep(20000);
-	}
-}
 
 static int read_counts(struct callers_bpf *skel, struct callers_result *r)
 {
@@ -105,14 +62,15 @@ int callers_run(const struct callers_opts *o, struct callers_result *r, char *er
 		size_t errlen)
 {
 	const char *name = strchr(o->event, ':') ? strchr(o->event, ':') + 1 : o->event;
+	struct live_child child = {-1, -1};
 	struct callers_bpf *skel;
 	struct bpf_link *link;
-	pid_t child = -1;
+	uint64_t elapsed;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->command_status = -1;
-	libbpf_set_print(silent);
+	live_quiet();
 	skel = callers_bpf__open();
 	if (!skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
@@ -132,30 +90,13 @@ int callers_run(const struct callers_opts *o, struct callers_result *r, char *er
 		callers_bpf__destroy(skel);
 		return 2;
 	}
-	stop_now = 0;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (o->argv) {
-		child = fork();
-		if (child == 0) {
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			execvp(o->argv[0], o->argv);
-			fprintf(stderr, "iotrail: %s: %s\n", o->argv[0], strerror(errno));
-			_exit(127);
-		}
-		if (child < 0) {
-			snprintf(err, errlen, "fork: %s", strerror(errno));
-			bpf_link__destroy(link);
-			callers_bpf__destroy(skel);
-			return 1;
-		}
+	if (o->argv && (ret = live_spawn(&child, o->argv))) {
+		snprintf(err, errlen, "fork: %s", strerror(-ret));
+		bpf_link__destroy(link);
+		callers_bpf__destroy(skel);
+		return 1;
 	}
-	wait_for(o, child, &r->command_status);
-	if (child > 0 && r->command_status < 0) { /* stopped early: end it */
-		kill(child, SIGTERM);
-		waitpid(child, NULL, 0);
-	}
+	r->command_status = live_wait(o->argv ? &child : NULL, o->duration_ns, &elapsed);
 	bpf_link__destroy(link);
 	r->hits = skel->bss->hits;
 	r->lost_stacks = skel->bss->lost_stacks;

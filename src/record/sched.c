@@ -7,35 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "live.h"
 #include "sched.skel.h"
-
-static volatile sig_atomic_t stop_now;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_now = 1;
-}
-
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 static int read_maps(struct sched_bpf *skel, struct sched_result *r)
 {
@@ -71,11 +49,10 @@ static int read_maps(struct sched_bpf *skel, struct sched_result *r)
 int sched_run(const struct sched_opts *o, struct sched_result *r, char *err,
 	      size_t errlen)
 {
+	struct live_child child = {-1, -1};
 	struct sched_bpf *skel;
-	pid_t child = -1;
-	int go[2] = {-1, -1}, ret;
-	uint64_t start;
 	__u8 one = 1;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->command_status = -1;
@@ -84,7 +61,7 @@ int sched_run(const struct sched_opts *o, struct sched_result *r, char *err,
 			snprintf(err, errlen, "-p %d: no such process", (int)o->pids[i]);
 			return 2;
 		}
-	libbpf_set_print(silent);
+	live_quiet();
 	skel = sched_bpf__open();
 	if (!skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
@@ -117,59 +94,17 @@ int sched_run(const struct sched_opts *o, struct sched_result *r, char *err,
 		 * it runs), then no longer (our rows are left out below) */
 		__u32 self = (__u32)getpid();
 
-		if (pipe(go)) {
-			snprintf(err, errlen, "pipe: %s", strerror(errno));
-			sched_bpf__destroy(skel);
-			return 1;
-		}
 		bpf_map_update_elem(bpf_map__fd(skel->maps.pids), &self, &one, BPF_ANY);
-		child = fork();
-		if (child == 0) {
-			char c;
-
-			close(go[1]);
-			if (read(go[0], &c, 1) != 1)
-				_exit(127);
-			execvp(o->argv[0], o->argv);
-			fprintf(stderr, "iotrail: %s: %s\n", o->argv[0], strerror(errno));
-			_exit(127);
-		}
+		ret = live_spawn(&child, o->argv);
 		bpf_map_delete_elem(bpf_map__fd(skel->maps.pids), &self);
-		close(go[0]);
-		if (child < 0) {
-			snprintf(err, errlen, "fork: %s", strerror(errno));
+		if (ret) {
+			snprintf(err, errlen, "fork: %s", strerror(-ret));
 			sched_bpf__destroy(skel);
 			return 1;
 		}
 	}
-	stop_now = 0;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	start = mono_ns();
-	if (child > 0) {
-		if (write(go[1], "g", 1) != 1)
-			stop_now = 1;
-		close(go[1]);
-	}
-	while (!stop_now) {
-		if (child > 0) {
-			int st;
-
-			if (waitpid(child, &st, WNOHANG) == child) {
-				r->command_status =
-				    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-				break;
-			}
-		}
-		if (o->duration_ns && mono_ns() - start >= o->duration_ns)
-			break;
-		usleep(10000);
-	}
-	r->elapsed_ns = mono_ns() - start;
-	if (child > 0 && r->command_status < 0) {
-		kill(child, SIGTERM);
-		waitpid(child, NULL, 0);
-	}
+	r->command_status =
+	    live_wait(o->argv ? &child : NULL, o->duration_ns, &r->elapsed_ns);
 	sched_bpf__detach(skel);
 	ret = read_maps(skel, r);
 	sched_bpf__destroy(skel);
