@@ -16,7 +16,9 @@
 
 #include <jansson.h>
 
+#include "../analyze/metric.h"
 #include "../record/sched.h"
+#include "../render/render.h"
 #include "../util/json_writer.h"
 #include "../util/parse.h"
 #include "cli.h"
@@ -53,39 +55,19 @@ static int cmp_task(const void *x, const void *y)
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-/* the upper bound (us) of the bucket holding the q-th share of the values */
-static uint64_t hist_quantile(const uint64_t *h, uint64_t n, double q)
+/* Run-queue latency from the kernel's log2 buckets of microseconds (bucket
+ * k: [2^k, 2^(k+1)), 0 in 0), as the analyzers keep in-kernel histograms:
+ * a metric, so its percentiles and its printed histogram are theirs. */
+static void runq_metric(struct metric *m, const uint64_t hist[SCHED_HIST],
+			uint64_t sum_ns)
 {
-	uint64_t want = (uint64_t)(q * (double)n + 0.999999), seen = 0;
+	uint64_t b[64] = {0};
 
-	for (int i = 0; i < SCHED_HIST; i++) {
-		seen += h[i];
-		if (n && seen >= want)
-			return i ? (1ull << i) : 1; /* bucket i: [2^(i-1), 2^i) us */
-	}
-	return 0;
-}
-
-static void print_hist(const uint64_t *h)
-{
-	uint64_t max = 0;
-	int last = -1;
-
-	for (int i = 0; i < SCHED_HIST; i++) {
-		if (h[i] > max)
-			max = h[i];
-		if (h[i])
-			last = i;
-	}
-	printf("\n%10s%-14s : count    distribution\n", "", "usecs");
-	for (int i = 0; i <= last; i++) {
-		uint64_t lo = i ? 1ull << (i - 1) : 0, hi = i ? (1ull << i) - 1 : 1;
-		int stars = max ? (int)(h[i] * 40 / max) : 0;
-
-		printf("%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
-		       (unsigned long long)hi, (unsigned long long)h[i], stars,
-		       "****************************************");
-	}
+	memcpy(b, hist, SCHED_HIST * sizeof(*hist));
+	metric_init(m, "run-queue latency", "(all tasks)", "us", false);
+	metric_add_hist(m, b, sum_ns / 1000);
+	if (metric_finish(m))
+		memset(&m->st, 0, sizeof(m->st));
 }
 
 static void tunables(void)
@@ -185,7 +167,7 @@ static int write_json(const char *path, const struct sched_result *r)
 /* one -o file's figures, per second where they are counts */
 struct sched_sum {
 	double secs, busy_pct_min, busy_pct_max, vol_s, invol_s, migr_s, runq_avg_us;
-	uint64_t hist[SCHED_HIST], runq_count;
+	uint64_t hist[SCHED_HIST], runq_count, runq_sum_ns;
 	unsigned int nr_cpus;
 	double busy_pct[64];
 };
@@ -243,6 +225,7 @@ static int load_sum(const char *path, struct sched_sum *m)
 	m->invol_s /= m->secs;
 	m->migr_s /= m->secs;
 	m->runq_avg_us = m->runq_count ? runq_sum / (double)m->runq_count / 1e3 : 0;
+	m->runq_sum_ns = (uint64_t)runq_sum;
 	json_decref(root);
 	return 0;
 }
@@ -250,6 +233,7 @@ static int load_sum(const char *path, struct sched_sum *m)
 static int compare(const char *before, const char *after)
 {
 	struct sched_sum a, b;
+	struct metric ma, mb;
 	int ret = load_sum(before, &a);
 
 	if (!ret)
@@ -270,9 +254,12 @@ static int compare(const char *before, const char *after)
 	printf("%-26s %12.1f %12.1f\n", "migrations/s", a.migr_s, b.migr_s);
 	printf("%-26s %12.1f %12.1f\n", "run-queue latency avg us", a.runq_avg_us,
 	       b.runq_avg_us);
+	runq_metric(&ma, a.hist, a.runq_sum_ns);
+	runq_metric(&mb, b.hist, b.runq_sum_ns);
 	printf("%-26s %12llu %12llu\n", "run-queue latency p99 us",
-	       (unsigned long long)hist_quantile(a.hist, a.runq_count, 0.99),
-	       (unsigned long long)hist_quantile(b.hist, b.runq_count, 0.99));
+	       (unsigned long long)ma.st.p99, (unsigned long long)mb.st.p99);
+	metric_release(&ma);
+	metric_release(&mb);
 	return 0;
 }
 
@@ -290,7 +277,7 @@ int cmd_sched(int argc, char **argv)
 	struct sched_opts o = {0};
 	struct sched_result r;
 	pid_t pids[MAX_PIDS];
-	uint64_t all[SCHED_HIST] = {0}, busy_min = UINT64_MAX, busy_max = 0;
+	uint64_t all[SCHED_HIST] = {0}, all_sum = 0, busy_min = UINT64_MAX, busy_max = 0;
 	const char *output = NULL;
 	bool cmp = false;
 	char err[256];
@@ -376,8 +363,15 @@ int cmd_sched(int argc, char **argv)
 
 		memcpy(comm, t->comm, 16);
 		comm[16] = 0;
+		struct metric m;
+		uint64_t p99;
+
 		for (int k = 0; k < SCHED_HIST; k++)
 			all[k] += t->runq_hist[k];
+		all_sum += t->runq_sum_ns;
+		runq_metric(&m, (const uint64_t *)t->runq_hist, t->runq_sum_ns);
+		p99 = m.st.p99;
+		metric_release(&m);
 		printf(
 		    "%7u %7u %-16s %9llu %11llu %7.1f %9.1f %9.1f %9llu %9.1f\n", t->tgid,
 		    r.tasks[i].tid, comm, (unsigned long long)t->voluntary,
@@ -385,13 +379,17 @@ int cmd_sched(int argc, char **argv)
 		    secs > 0 ? (double)t->migrations / secs : 0, (double)t->run_ns / 1e6,
 		    t->runq_count ? (double)t->runq_sum_ns / (double)t->runq_count / 1e3
 				  : 0,
-		    (unsigned long long)hist_quantile((const uint64_t *)t->runq_hist,
-						      t->runq_count, 0.99),
-		    (double)t->runq_max_ns / 1e3);
+		    (unsigned long long)p99, (double)t->runq_max_ns / 1e3);
 	}
 	printf("# RUNQ_*: run-queue latency in us (P99: the upper bound of its log2 "
 	       "bucket)\n");
-	print_hist(all);
+	{
+		struct metric m;
+
+		runq_metric(&m, all, all_sum);
+		render_hist(stdout, &m);
+		metric_release(&m);
+	}
 	tunables();
 	ret = r.command_status > 0 && r.command_status < 128 ? r.command_status : 0;
 	if (output && write_json(output, &r))

@@ -61,6 +61,8 @@ void render_html(FILE *f, const struct report_info *ri, const struct analysis *a
 
 /* A metric's samples as CSV lines: time_s,scope,metric,value,unit. */
 void render_series(FILE *f, const struct report_info *ri, const struct metric *m);
+/* A metric's log2 histogram in libbpf-tools' shape (ns metrics in us). */
+void render_hist(FILE *f, const struct metric *m);
 /* A table cell as people read it (text and HTML): "-" when not applicable. */
 void render_cell(const struct table *t, size_t row, size_t col, char *buf, size_t len);
 

@@ -171,7 +171,7 @@ static void stats_table(FILE *f, const char *title, const struct an_output *o)
 }
 
 /* libbpf-tools' print_log2_hist shape */
-static void hist(FILE *f, const struct metric *m)
+void render_hist(FILE *f, const struct metric *m)
 {
 	bool ns = !strcmp(m->unit, "ns");
 	const struct log2_hist *h = ns ? &m->hist_k : &m->hist;
@@ -338,7 +338,7 @@ void render_text(FILE *f, const struct report_info *ri, const struct analysis *a
 				stats_table(f, title, o);
 			else
 				for (size_t k = 0; k < o->nr_metrics; k++)
-					hist(f, o->metrics[k]);
+					render_hist(f, o->metrics[k]);
 		}
 		for (size_t k = 0; k < o->nr_tables; k++)
 			table(f, o->tables[k]);
