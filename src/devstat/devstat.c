@@ -115,14 +115,30 @@ bool devstat_is_partition(const char *name)
 }
 
 /* sysstat's S_VALUE: a counter's change per second over itv (1/100 s) */
-static double per_s(uint64_t a, uint64_t b, uint64_t itv_cs)
+static double per_s(uint64_t delta, uint64_t itv_cs)
 {
-	return itv_cs ? (double)(b - a) / (double)itv_cs * 100.0 : 0.0;
+	return itv_cs ? (double)delta / (double)itv_cs * 100.0 : 0.0;
 }
 
 static double ratio(uint64_t num, uint64_t den)
 {
 	return den ? (double)num / (double)den : 0.0;
+}
+
+/* One kind's columns (reads, writes or discards): its four counters are
+ * ios, merges, sectors, ticks in a row in /proc/diskstats. */
+static void group(const uint64_t *d, int ios, uint64_t itv_cs, double *s, double *kb_s,
+		  double *rqm_s, double *rqm_pct, double *await, double *req_sz)
+{
+	uint64_t n = d[ios], merges = d[ios + 1], sectors = d[ios + 2],
+		 ticks = d[ios + 3];
+
+	*s = per_s(n, itv_cs);
+	*kb_s = per_s(sectors, itv_cs) / 2;
+	*rqm_s = per_s(merges, itv_cs);
+	*rqm_pct = 100 * ratio(merges, merges + n);
+	*await = ratio(ticks, n);
+	*req_sz = ratio(sectors, n) / 2;
 }
 
 void devstat_rates(const struct devstat_dev *prev, const struct devstat_dev *cur,
@@ -135,33 +151,18 @@ void devstat_rates(const struct devstat_dev *prev, const struct devstat_dev *cur
 	for (int k = 0; k < NR_DS_FIELDS; k++) /* a counter that went back: 0 */
 		d[k] = b[k] >= a[k] ? b[k] - a[k] : 0;
 	memset(r, 0, sizeof(*r));
-	r->r_s = per_s(0, d[DS_RD_IOS], itv_cs);
-	r->rkb_s = per_s(0, d[DS_RD_SECTORS], itv_cs) / 2;
-	r->rrqm_s = per_s(0, d[DS_RD_MERGES], itv_cs);
-	r->rrqm_pct = 100 * ratio(d[DS_RD_MERGES], d[DS_RD_MERGES] + d[DS_RD_IOS]);
-	r->r_await = ratio(d[DS_RD_TICKS], d[DS_RD_IOS]);
-	r->rareq_sz = ratio(d[DS_RD_SECTORS], d[DS_RD_IOS]) / 2;
-	r->w_s = per_s(0, d[DS_WR_IOS], itv_cs);
-	r->wkb_s = per_s(0, d[DS_WR_SECTORS], itv_cs) / 2;
-	r->wrqm_s = per_s(0, d[DS_WR_MERGES], itv_cs);
-	r->wrqm_pct = 100 * ratio(d[DS_WR_MERGES], d[DS_WR_MERGES] + d[DS_WR_IOS]);
-	r->w_await = ratio(d[DS_WR_TICKS], d[DS_WR_IOS]);
-	r->wareq_sz = ratio(d[DS_WR_SECTORS], d[DS_WR_IOS]) / 2;
-	r->d_s = per_s(0, d[DS_DC_IOS], itv_cs);
-	r->dkb_s = per_s(0, d[DS_DC_SECTORS], itv_cs) / 2;
-	r->drqm_s = per_s(0, d[DS_DC_MERGES], itv_cs);
-	r->drqm_pct = 100 * ratio(d[DS_DC_MERGES], d[DS_DC_MERGES] + d[DS_DC_IOS]);
-	r->d_await = ratio(d[DS_DC_TICKS], d[DS_DC_IOS]);
-	r->dareq_sz = ratio(d[DS_DC_SECTORS], d[DS_DC_IOS]) / 2;
-	r->f_s = per_s(0, d[DS_FL_IOS], itv_cs);
+	group(d, DS_RD_IOS, itv_cs, &r->r_s, &r->rkb_s, &r->rrqm_s, &r->rrqm_pct,
+	      &r->r_await, &r->rareq_sz);
+	group(d, DS_WR_IOS, itv_cs, &r->w_s, &r->wkb_s, &r->wrqm_s, &r->wrqm_pct,
+	      &r->w_await, &r->wareq_sz);
+	group(d, DS_DC_IOS, itv_cs, &r->d_s, &r->dkb_s, &r->drqm_s, &r->drqm_pct,
+	      &r->d_await, &r->dareq_sz);
+	r->f_s = per_s(d[DS_FL_IOS], itv_cs);
 	r->f_await = ratio(d[DS_FL_TICKS], d[DS_FL_IOS]);
 	/* the time integral of the queue depth (ms) per ms; busy ms per s */
-	r->aqu_sz = per_s(0, d[DS_RQ_TICKS], itv_cs) / 1000;
-	r->util = per_s(0, d[DS_IO_TICKS], itv_cs) / 10; /* not capped, as sysstat */
-	r->tps = per_s(0, d[DS_RD_IOS] + d[DS_WR_IOS] + d[DS_DC_IOS], itv_cs);
-	r->kb_read_s = r->rkb_s;
-	r->kb_wrtn_s = r->wkb_s;
-	r->kb_dscd_s = r->dkb_s;
+	r->aqu_sz = per_s(d[DS_RQ_TICKS], itv_cs) / 1000;
+	r->util = per_s(d[DS_IO_TICKS], itv_cs) / 10; /* not capped, as sysstat */
+	r->tps = per_s(d[DS_RD_IOS] + d[DS_WR_IOS] + d[DS_DC_IOS], itv_cs);
 	r->kb_read = d[DS_RD_SECTORS] / 2;
 	r->kb_wrtn = d[DS_WR_SECTORS] / 2;
 	r->kb_dscd = d[DS_DC_SECTORS] / 2;

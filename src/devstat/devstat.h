@@ -65,8 +65,9 @@ struct devstat_rates {
 	double d_s, dkb_s, drqm_s, drqm_pct, d_await, dareq_sz;
 	double f_s, f_await;
 	double aqu_sz, util;
-	/* iostat without -x */
-	double tps, kb_read_s, kb_wrtn_s, kb_dscd_s;
+	/* iostat without -x: tps, and rkb_s, wkb_s, dkb_s above as kB_read/s,
+	 * kB_wrtn/s, kB_dscd/s */
+	double tps;
 	uint64_t kb_read, kb_wrtn, kb_dscd;
 };
 void devstat_rates(const struct devstat_dev *prev, const struct devstat_dev *cur,

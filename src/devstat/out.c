@@ -107,7 +107,7 @@ void devstat_out_dev(struct devstat_out *o, const char *name,
 			    ", \"tps\": %.2f, \"kB_read/s\": %.2f, \"kB_wrtn/s\": %.2f, "
 			    "\"kB_dscd/s\": %.2f, \"kB_read\": %llu, \"kB_wrtn\": %llu, "
 			    "\"kB_dscd\": %llu}",
-			    r->tps, r->kb_read_s, r->kb_wrtn_s, r->kb_dscd_s,
+			    r->tps, r->rkb_s, r->wkb_s, r->dkb_s,
 			    (unsigned long long)r->kb_read,
 			    (unsigned long long)r->kb_wrtn,
 			    (unsigned long long)r->kb_dscd);
@@ -122,7 +122,7 @@ void devstat_out_dev(struct devstat_out *o, const char *name,
 			r->dareq_sz, r->f_s, r->f_await, r->aqu_sz, r->util);
 	} else {
 		fprintf(o->f, "%-13s %8.2f %12.2f %12.2f %12.2f %10llu %10llu %10llu\n",
-			name, r->tps, r->kb_read_s, r->kb_wrtn_s, r->kb_dscd_s,
+			name, r->tps, r->rkb_s, r->wkb_s, r->dkb_s,
 			(unsigned long long)r->kb_read, (unsigned long long)r->kb_wrtn,
 			(unsigned long long)r->kb_dscd);
 	}

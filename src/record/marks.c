@@ -232,16 +232,9 @@ int marks_drain(struct marks *m, struct trace_writer *w, bool final)
 
 void marks_release(struct marks *m)
 {
-	for (size_t i = 0; i < m->nr; i++) {
-		if (m->owned) {
-			char path[512];
-
-			snprintf(path, sizeof(path), "%s/%u.mk", m->dir, m->rings[i].pid);
-			unlink(path);
-		}
+	for (size_t i = 0; i < m->nr; i++)
 		munmap(m->rings[i].hdr, m->rings[i].size);
-	}
-	if (m->owned) /* rings made after the last drain, then the directory */
+	if (m->owned) /* every ring, those made after the last drain too */
 		remove_dir(m->dir);
 	free(m->rings);
 	free(m->buf);
