@@ -53,22 +53,18 @@ $(OUT)/iotrail_raw.bpf.o: $(BPF_DEPS)
 $(OUT)/iotrail_%.skel.h: $(OUT)/iotrail_%.bpf.o
 	$(BPFTOOL) gen skeleton $< name iotrail_bpf > $@.tmp && mv $@.tmp $@
 
-# iotrail callers: one program for any tracepoint
-$(OUT)/callers.bpf.o: src/bpf/callers.bpf.c $(OUT)/vmlinux.h
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/callers.tmp.bpf.o
-	$(BPFTOOL) gen object $@ $(OUT)/callers.tmp.bpf.o
-$(OUT)/callers.skel.h: $(OUT)/callers.bpf.o
-	$(BPFTOOL) gen skeleton $< name callers_bpf > $@.tmp && mv $@.tmp $@
+# the subcommands' own small BPF objects, each with its ABI header if it has
+# one: callers (any tracepoint), sched, devlat (stat --trace)
+SMALL_BPF := callers sched devlat
+$(patsubst %,$(OUT)/%.bpf.o,$(SMALL_BPF)): $(OUT)/%.bpf.o: src/bpf/%.bpf.c $(OUT)/vmlinux.h \
+		$(wildcard src/bpf/*_abi.h)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/$*.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(OUT)/$*.tmp.bpf.o
+$(patsubst %,$(OUT)/%.skel.h,$(SMALL_BPF)): $(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
-# iotrail sched
-$(OUT)/sched.bpf.o: src/bpf/sched.bpf.c src/bpf/sched_abi.h $(OUT)/vmlinux.h
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/sched.tmp.bpf.o
-	$(BPFTOOL) gen object $@ $(OUT)/sched.tmp.bpf.o
-$(OUT)/sched.skel.h: $(OUT)/sched.bpf.o
-	$(BPFTOOL) gen skeleton $< name sched_bpf > $@.tmp && mv $@.tmp $@
-
-$(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h $(OUT)/callers.skel.h \
-	$(OUT)/sched.skel.h
+$(REC_OBJS): $(OUT)/iotrail_btf.skel.h $(OUT)/iotrail_raw.skel.h \
+	$(patsubst %,$(OUT)/%.skel.h,$(SMALL_BPF))
 
 # header dependencies as the compiler saw them (-MMD), and phony targets for
 # headers that go away (-MP)

@@ -167,3 +167,41 @@ void devstat_rates(const struct devstat_dev *prev, const struct devstat_dev *cur
 	r->kb_wrtn = d[DS_WR_SECTORS] / 2;
 	r->kb_dscd = d[DS_DC_SECTORS] / 2;
 }
+
+static uint64_t delta(uint64_t a, uint64_t b)
+{
+	return b >= a ? b - a : 0;
+}
+
+void devstat_trace_rates(const struct devstat_trace *prev,
+			 const struct devstat_trace *cur, uint64_t itv_ns,
+			 struct devstat_trace_rates *r)
+{
+	static const struct devstat_trace zero;
+	double itv_s = (double)itv_ns / 1e9, g2c_ns = 0, d2c_ns = 0;
+
+	if (!prev)
+		prev = &zero;
+	memset(r, 0, sizeof(*r));
+	for (int k = 0; k < DT_KINDS; k++) {
+		uint64_t n = delta(prev->ios[k], cur->ios[k]),
+			 g2d = delta(prev->g2d_ns[k], cur->g2d_ns[k]),
+			 d2c = delta(prev->d2c_ns[k], cur->d2c_ns[k]);
+
+		r->s[k] = itv_ns ? (double)n / itv_s : 0;
+		r->sched[k] = ratio(g2d, n) / 1e6;
+		r->dev[k] = ratio(d2c, n) / 1e6;
+		r->await[k] = r->sched[k] + r->dev[k];
+		g2c_ns += (double)(g2d + d2c);
+		d2c_ns += (double)d2c;
+	}
+	if (itv_ns) {
+		r->aqu_sz = g2c_ns / (double)itv_ns;
+		r->dev_qd = d2c_ns / (double)itv_ns;
+		r->util =
+		    100.0 * (double)delta(prev->busy_ns, cur->busy_ns) / (double)itv_ns;
+	}
+	r->peak = cur->peak > prev->inflight ? cur->peak : prev->inflight;
+	r->no_start = delta(prev->no_start, cur->no_start);
+	r->missed = delta(prev->missed, cur->missed);
+}

@@ -73,4 +73,40 @@ struct devstat_rates {
 void devstat_rates(const struct devstat_dev *prev, const struct devstat_dev *cur,
 		   uint64_t itv_cs, struct devstat_rates *r);
 
+/*
+ * What `stat --trace` counts in the kernel (src/bpf/devlat.bpf.c) for one
+ * device since it began, each request at its completion: per kind, in
+ * diskstats' order, the requests, their time from the kernel's
+ * rq->start_time_ns (where diskstats' await starts) to the issue to the
+ * driver (D), and from D to the completion (C); the time with at least one
+ * request between D and C, and the most requests there at once since the
+ * last sample (or those still there from before it).
+ */
+enum { DT_READ, DT_WRITE, DT_DISCARD, DT_FLUSH, DT_KINDS };
+
+struct devstat_trace {
+	uint64_t ios[DT_KINDS], g2d_ns[DT_KINDS], d2c_ns[DT_KINDS];
+	uint64_t busy_ns;
+	uint64_t inflight; /* between D and C at the sample */
+	uint64_t peak;	   /* the most after an issue since the last sample */
+	uint64_t no_start; /* requests the kernel did not stamp: no G2D */
+	uint64_t missed;   /* completions the programs did not see: busy_ns
+			    * counts until the request was issued again */
+};
+
+/* Over itv_ns: requests per second and per kind the mean await (G2C, the
+ * trace's figure for diskstats' await), its part before the driver
+ * (`sched`: plug, scheduler, tags) and at the driver and device (`dev`,
+ * D2C), in ms; aqu_sz the mean G2C requests in flight (diskstats' aqu-sz),
+ * dev_qd the mean D2C ones (the device's true queue depth), util the share
+ * of time with a request at the driver, in %. */
+struct devstat_trace_rates {
+	double s[DT_KINDS], await[DT_KINDS], sched[DT_KINDS], dev[DT_KINDS];
+	double aqu_sz, dev_qd, util;
+	uint64_t peak, no_start, missed;
+};
+void devstat_trace_rates(const struct devstat_trace *prev,
+			 const struct devstat_trace *cur, uint64_t itv_ns,
+			 struct devstat_trace_rates *r);
+
 #endif

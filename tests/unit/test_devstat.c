@@ -124,12 +124,53 @@ static void iostat_arithmetic(void **state)
 	assert_float_equal(r.r_s, 200, 1e-9);
 }
 
+/* two samples of the trace's counters half a second apart */
+static void trace_arithmetic(void **state)
+{
+	struct devstat_trace a = {0}, b = {0};
+	struct devstat_trace_rates r;
+
+	(void)state;
+	a.ios[DT_READ] = 100;
+	a.busy_ns = 1000000;
+	a.inflight = 7;	      /* in flight at the first sample: the peak at least */
+	b.ios[DT_READ] = 300; /* 200 reads: 100 us before D, 400 us at D */
+	b.g2d_ns[DT_READ] = 200 * 100000ull;
+	b.d2c_ns[DT_READ] = 200 * 400000ull;
+	b.ios[DT_FLUSH] = 10; /* 10 flushes of 2 ms, all at the driver */
+	b.d2c_ns[DT_FLUSH] = 10 * 2000000ull;
+	b.busy_ns = a.busy_ns + 250000000; /* busy 250 of the 500 ms */
+	b.peak = 5;
+	b.missed = 1;
+	devstat_trace_rates(&a, &b, 500000000, &r);
+	assert_float_equal(r.s[DT_READ], 400, 1e-9);
+	assert_float_equal(r.sched[DT_READ], 0.1, 1e-9);
+	assert_float_equal(r.dev[DT_READ], 0.4, 1e-9);
+	assert_float_equal(r.await[DT_READ], 0.5, 1e-9);
+	assert_float_equal(r.s[DT_FLUSH], 20, 1e-9);
+	assert_float_equal(r.await[DT_FLUSH], 2, 1e-9);
+	assert_float_equal(r.s[DT_WRITE], 0, 0); /* no write: 0, not NaN */
+	assert_float_equal(r.await[DT_WRITE], 0, 0);
+	/* (200 x 0.5 ms + 10 x 2 ms) / 500 ms; (200 x 0.4 + 20) / 500 */
+	assert_float_equal(r.aqu_sz, 0.24, 1e-9);
+	assert_float_equal(r.dev_qd, 0.2, 1e-9);
+	assert_float_equal(r.util, 50, 1e-9);
+	assert_int_equal(r.peak, 7);
+	assert_int_equal(r.missed, 1);
+	/* since the start (300 reads, the same time), over no time */
+	devstat_trace_rates(NULL, &b, 0, &r);
+	assert_float_equal(r.aqu_sz, 0, 0);
+	assert_float_equal(r.await[DT_READ], 100.0 / 300, 1e-9);
+	assert_int_equal(r.peak, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(parses_every_layout, setup, teardown),
 	    cmocka_unit_test_setup_teardown(names_the_bad_line, setup, teardown),
 	    cmocka_unit_test(iostat_arithmetic),
+	    cmocka_unit_test(trace_arithmetic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
