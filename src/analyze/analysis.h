@@ -84,6 +84,7 @@ struct analysis_env {
 	const char *overlay_file;	/* the overlay analyzer's file (-a overlay
 					   --overlay-file, iotrail overlay) */
 	const char *who_by;		/* -a who --by KEYS, NULL: task */
+	const char *drivers;		/* the driver layers recorded (META) */
 	size_t top;			/* --top N rows, 0: all */
 	void *ctx;
 	const char *(*dev_name)(void *ctx, uint32_t dev);

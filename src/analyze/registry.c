@@ -23,6 +23,7 @@
 	X(marks)                                                                         \
 	X(correlate)                                                                     \
 	X(windows)                                                                       \
+	X(driver)                                                                        \
 	X(patterns)                                                                      \
 	X(overlay)
 

@@ -80,6 +80,17 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 		w->q2c_sum_ns += r->c_ns - r->q_ns, w->nr_q2c++;
 	if (r->q_ns && r->g_ns >= r->q_ns)
 		w->q2g_sum_ns += r->g_ns - r->q_ns, w->nr_q2g++;
+	if (r->g_ns && r->d_ns >= r->g_ns && r->drv_submit_ns >= r->d_ns &&
+	    r->drv_cqe_ns >= r->drv_submit_ns && r->c_ns >= r->drv_cqe_ns &&
+	    r->drv_submit_ns) {
+		/* the NVMe driver layer recorded: the seed's split, with the
+		 * device from the command's submission to its completion
+		 * entry and the driver's work on both sides of it */
+		w->g2d_sum_ns += (r->drv_submit_ns - r->g_ns) + (r->c_ns - r->drv_cqe_ns);
+		w->nr_g2d++;
+		w->d2c_sum_ns += r->drv_cqe_ns - r->drv_submit_ns, w->nr_d2c++;
+		return;
+	}
 	if (r->g_ns && r->d_ns >= r->g_ns)
 		w->g2d_sum_ns += r->d_ns - r->g_ns, w->nr_g2d++;
 	if (r->d_ns && r->c_ns >= r->d_ns)

@@ -2,9 +2,11 @@
 /*
  * windows: seed 003's per-window records, by completion time: requests,
  * bytes, and the average Q2C, kernel (Q2G), driver (G2D) and device (D2C)
- * time. A stage a device does not have (a bio-based device has Q and C
- * only) has no samples, and shows as not applicable. Public for the HTML
- * report's stages-over-time chart.
+ * time; where the NVMe driver layer was recorded (docs/DRIVER.md), driver
+ * is G to the command's submission plus its completion entry to C, and
+ * device the submission to the completion entry. A stage a device does not have (a
+ * bio-based device has Q and C only) has no samples, and shows as not applicable. Public
+ * for the HTML report's stages-over-time chart.
  */
 #ifndef IOTRAIL_ANALYZE_WINDOWS_H
 #define IOTRAIL_ANALYZE_WINDOWS_H

@@ -83,10 +83,20 @@ enum iot_ev {
 				       id2 and sector = its name (16 bytes, NUL-padded),
 				       flags = 0 point, 1 begin, 2 end; cpu = 0xffff */
 	/* syscall layer */
-	IOT_EV_SYS_ENTER = 32, /* id = pos or ~0, id2 = inode, sector = syscall nr,
-				  nr = count (bytes; iovcnt for the v-calls),
-				  dev = file's st_dev, aux = fd */
-	IOT_EV_SYS_EXIT = 33,  /* sector = return value (signed), aux = syscall nr */
+	/* the NVMe driver layer, where the kernel has nvme_core's
+	 * tracepoints (docs/DRIVER.md): id = request, nr = the NVMe queue id
+	 * (0 admin, 1.. I/O: hctx queue_num + 1), dev, sector, flags as the
+	 * request's */
+	IOT_EV_DRV_SUBMIT = 29, /* nvme_setup_cmd: the command built, just
+				   before the doorbell */
+	IOT_EV_DRV_CQE = 30,	/* nvme_sq: the device's completion entry
+				   handled; id2 = the SQ head it reported */
+	IOT_EV_DRV_DONE = 31,	/* nvme_complete_rq: the driver ends the
+				   request */
+	IOT_EV_SYS_ENTER = 32,	/* id = pos or ~0, id2 = inode, sector = syscall nr,
+				   nr = count (bytes; iovcnt for the v-calls),
+				   dev = file's st_dev, aux = fd */
+	IOT_EV_SYS_EXIT = 33,	/* sector = return value (signed), aux = syscall nr */
 	/* one record per request (--summary) */
 	IOT_EV_SUMMARY = 48, /* see struct iot_summary */
 	/* fill: this CPU's buffer was full and tracing stopped on every CPU;

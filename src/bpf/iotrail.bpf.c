@@ -612,3 +612,48 @@ int BPF_PROG(io_uring_complete, struct io_ring_ctx *ring, void *req_,
 		 (__u32)BPF_CORE_READ(cqe, res), dev, op);
 	return 0;
 }
+
+/*
+ * The NVMe driver layer (docs/DRIVER.md): nvme_core's tracepoints, where
+ * the module is loaded. Always raw tracepoints read with CO-RE: the module's
+ * own types are not needed (the queue id comes from the block layer's
+ * structures, as nvme_req_qid() computes it), so nothing here depends on
+ * the module's BTF.
+ */
+static __always_inline int emit_drv(__u16 type, struct request *rq, __u64 id2)
+{
+	struct request_queue *q = BPF_CORE_READ(rq, q);
+	struct gendisk *disk = BPF_CORE_READ(q, disk);
+	__u64 sector = BPF_CORE_READ(rq, __sector);
+	__u32 dev, qid = 0;
+
+	if (!disk)
+		return 0; /* an admin command: no disk */
+	dev =
+	    ((__u32)BPF_CORE_READ(disk, major) << 20) | BPF_CORE_READ(disk, first_minor);
+	if (!dev_wanted(dev, sector))
+		return 0;
+	if (BPF_CORE_READ(q, queuedata))
+		qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+	emit_rec(type, (__u64)rq, id2, sector, qid, dev,
+		 iot_opf(BPF_CORE_READ(rq, cmd_flags)));
+	return 0;
+}
+
+SEC("raw_tp/nvme_setup_cmd")
+int BPF_PROG(nvme_setup_cmd, struct request *rq)
+{
+	return emit_drv(IOT_EV_DRV_SUBMIT, rq, 0);
+}
+
+SEC("raw_tp/nvme_sq")
+int BPF_PROG(nvme_sq, struct request *rq, __u16 sq_head)
+{
+	return emit_drv(IOT_EV_DRV_CQE, rq, sq_head);
+}
+
+SEC("raw_tp/nvme_complete_rq")
+int BPF_PROG(nvme_complete_rq, struct request *rq)
+{
+	return emit_drv(IOT_EV_DRV_DONE, rq, 0);
+}

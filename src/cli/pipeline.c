@@ -91,6 +91,8 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	}
 	p->opened = true;
 	trace_reader_meta(&p->rd, "arch", arch, sizeof(arch));
+	trace_reader_meta(&p->rd, "drivers", p->drivers, sizeof(p->drivers));
+	env->drivers = p->drivers[0] ? p->drivers : "none (recorded before 1.7)";
 	env->syscall_nr = syscall_numbers(arch[0] ? arch : "x86_64");
 	if (!env->syscall_nr) {
 		fprintf(stderr,

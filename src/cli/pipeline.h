@@ -15,7 +15,8 @@ struct pipeline {
 	struct trace_reader rd;
 	struct analysis an;
 	struct join jn;
-	char buf[32]; /* a device name not in the trace's table */
+	char buf[32];	   /* a device name not in the trace's table */
+	char drivers[160]; /* META drivers= */
 	bool opened, analyzing, joining;
 };
 

@@ -1223,6 +1223,28 @@ int join_feed(struct join *j, const struct iot_rec *r)
 			j->reqs[ri].r.sector = 0; /* the C says */
 		break;
 	}
+	case IOT_EV_DRV_SUBMIT:
+	case IOT_EV_DRV_CQE:
+	case IOT_EV_DRV_DONE: {
+		/* the driver's, between the request's D and C: by its address */
+		uint32_t *v = u64map_get(&j->rq_by_ptr, r->id);
+		struct join_request *q = v ? &j->reqs[*v].r : NULL;
+
+		if (!q) {
+			j->st.drv_unmatched++;
+			break;
+		}
+		if (r->type == IOT_EV_DRV_SUBMIT) {
+			q->drv_submit_ns = r->ts_ns; /* a requeued one: the last */
+			q->drv_cqe_ns = q->drv_done_ns = 0;
+			q->hwq = r->nr;
+		} else if (r->type == IOT_EV_DRV_CQE) {
+			q->drv_cqe_ns = r->ts_ns;
+		} else {
+			q->drv_done_ns = r->ts_ns;
+		}
+		break;
+	}
 	case IOT_EV_RQ_REQUEUE: {
 		uint32_t *v = u64map_get(&j->rq_by_ptr, r->id);
 

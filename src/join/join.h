@@ -33,6 +33,10 @@ struct join_request {
 	uint32_t nr_requeues;
 	int32_t error; /* blk_status_t of the completion */
 	bool bio_only; /* bio-based device: Q and C only */
+	/* the NVMe driver layer (IOT_EV_DRV_*, docs/DRIVER.md), 0 = not seen:
+	 * the command built, its completion entry handled, the driver done */
+	uint64_t drv_submit_ns, drv_cqe_ns, drv_done_ns;
+	uint32_t hwq; /* the NVMe queue id, when drv_submit_ns */
 };
 
 /* The flush machinery's own flush request (blk-flush.c's flush_rq): no
@@ -183,6 +187,8 @@ struct join_stats {
 	 * seen (submitted before the trace); submissions whose request
 	 * address came back without a completion (lost) */
 	uint64_t uring_done, uring_unsubmitted, uring_lost;
+	/* NVMe driver events of no request in flight (its D not seen) */
+	uint64_t drv_unmatched;
 };
 
 struct join_bio_st;

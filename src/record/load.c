@@ -237,6 +237,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 			 strerror(-err));
 		return err;
 	}
+	rc->drivers_lost = probe_drivers(rc->skel, &po, rc->drivers, sizeof(rc->drivers));
 	err = config_devs(rc, msg, msglen);
 	if (err)
 		return err;
@@ -367,5 +368,8 @@ int load_programs(struct recorder *rc)
 	}
 	if (rc->missing[0])
 		fprintf(stderr, "iotrail: not traced on this kernel: %s\n", rc->missing);
+	if (rc->drivers_lost)
+		fprintf(stderr, "iotrail: NVMe driver layer not traced: %s\n",
+			rc->drivers);
 	return 0;
 }

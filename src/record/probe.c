@@ -2,9 +2,11 @@
 /* Per-tracepoint program choice by BTF (see probe.h for the order). */
 #include "probe.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -135,4 +137,62 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 	}
 	btf__free(btf);
 	return 0;
+}
+
+/* a tracepoint in tracefs, wherever tracefs is mounted */
+static bool tracepoint_exists(const char *sys, const char *name)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing"};
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s", roots[i], sys, name);
+		if (!access(path, F_OK))
+			return true;
+	}
+	return false;
+}
+
+/* whether the machine has an NVMe controller */
+static bool nvme_controllers(void)
+{
+	DIR *d = opendir("/sys/class/nvme");
+	struct dirent *e;
+	bool any = false;
+
+	if (!d)
+		return false;
+	while (!any && (e = readdir(d)))
+		any = e->d_name[0] != '.';
+	closedir(d);
+	return any;
+}
+
+bool probe_drivers(struct iotrail_bpf *skel, const struct probe_opts *po, char *drivers,
+		   size_t dlen)
+{
+	static const char *const tps[] = {"nvme_setup_cmd", "nvme_sq",
+					  "nvme_complete_rq"};
+	bool ev = !po->summary && !po->aggregate && !po->speculate, all = true;
+
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+		all = all && tracepoint_exists("nvme", tps[i]);
+	bpf_program__set_autoload(skel->progs.nvme_setup_cmd, ev && all);
+	bpf_program__set_autoload(skel->progs.nvme_sq, ev && all);
+	bpf_program__set_autoload(skel->progs.nvme_complete_rq, ev && all);
+	if (ev && all) {
+		snprintf(drivers, dlen, "nvme");
+		return false;
+	}
+	if (!ev)
+		snprintf(drivers, dlen, "none (per-event tracing only)");
+	else
+		snprintf(drivers, dlen,
+			 "none (nvme: the tracepoints nvme_setup_cmd, nvme_sq, "
+			 "nvme_complete_rq are absent%s)",
+			 access("/sys/module/nvme_core", F_OK)
+			     ? ": nvme_core is not loaded"
+			     : "");
+	return ev && nvme_controllers();
 }

@@ -35,4 +35,11 @@ struct probe_opts {
 int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *variant,
 	       size_t vlen, char *missing, size_t mlen);
 
+/* The driver layers (docs/DRIVER.md): sets autoload on the NVMe programs,
+ * loaded where nvme_core's tracepoints exist and per-event tracing is on.
+ * Writes "nvme" into drivers, or "none" and why. Returns whether NVMe
+ * devices exist whose driver layer goes unrecorded (worth saying). */
+bool probe_drivers(struct iotrail_bpf *skel, const struct probe_opts *po, char *drivers,
+		   size_t dlen);
+
 #endif

@@ -65,6 +65,8 @@ struct recorder {
 	/* the loading's choices, for META */
 	char variant[1024];	 /* the program chosen per tracepoint */
 	char missing[512];	 /* tracepoints not traced */
+	char drivers[160];	 /* driver layers recorded, or why none */
+	bool drivers_lost;	 /* NVMe devices whose driver layer is not */
 	const char *attach_kind; /* "tp_btf" or "raw_tp" */
 
 	size_t tasks_written; /* tasks already in a TASKS chunk */

@@ -121,6 +121,7 @@ int write_meta(struct recorder *rc)
 	    .attach = rc->attach_kind,
 	    .variant = rc->variant,
 	    .missing = rc->missing,
+	    .drivers = rc->drivers,
 	};
 
 	uname(&u);

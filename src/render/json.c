@@ -242,6 +242,7 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "uring_requests", ri->join.uring_done);
 	jw_uint_field(&w, "uring_unsubmitted", ri->join.uring_unsubmitted);
 	jw_uint_field(&w, "uring_lost_completions", ri->join.uring_lost);
+	jw_uint_field(&w, "driver_unmatched", ri->join.drv_unmatched);
 	jw_end_object(&w);
 	jw_name(&w, "devices");
 	jw_start_array(&w);

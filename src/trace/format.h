@@ -21,7 +21,7 @@
 
 #define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
-#define IOT_VERSION_MINOR 6
+#define IOT_VERSION_MINOR 7
 
 struct iot_file_header {
 	char magic[8];		    /* "IOTRAIL\0" */

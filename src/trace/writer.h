@@ -44,6 +44,7 @@ struct trace_meta {
 	const char *attach;  /* "tp_btf", "raw_tp" */
 	const char *variant; /* program chosen per tracepoint */
 	const char *missing; /* tracepoints not traced */
+	const char *drivers; /* driver layers recorded ("nvme"), or "none (why)" */
 };
 /* Writes m as the META chunk (key=value lines, padded to 8 bytes). */
 int trace_writer_meta(struct trace_writer *w, const struct trace_meta *m);

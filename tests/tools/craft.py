@@ -5,7 +5,7 @@ iotrail's own writer, so a writer bug cannot hide a reader bug).
 
 usage: craft.py KIND OUT
 kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time,
-       arch-aarch64, arch-sparc
+       arch-aarch64, arch-sparc, driver-disorder
 """
 import struct
 import sys
@@ -97,6 +97,21 @@ def main():
         ev += rec(G, T0 + 210, 0xffff3000, 0, 4096, 8, seq=6)
         ev += rec(D, T0 + 230, 0xffff4000, 0xffff3000, 4096, 8, seq=7)
         ev += rec(C, T0 + 365 * 86400 * 10**9, 0xffff4000, 8 << 32, 4096, 8, seq=8)
+        data = h + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
+    elif kind == "driver-disorder":
+        # NVMe driver events (types 29-31) of a request never issued, and a
+        # request whose completion entry comes before its command: both
+        # counted, neither timed; then a request in order
+        ev = rec(29, T0 + 50, 0xffff9000, 0, 4096, 1, seq=0)
+        ev += request(0xffff1000, 0xffff2000, T0 + 100, 1)[:4 * REC]
+        ev += rec(30, T0 + 140, 0xffff1000, 7, 2048, 1, seq=5)
+        ev += rec(29, T0 + 150, 0xffff1000, 0, 2048, 1, seq=6)
+        ev += rec(C, T0 + 1100, 0xffff1000, 8 << 32, 2048, 8, seq=7)
+        ev += request(0xffff3000, 0xffff4000, T0 + 2000, 8)[:4 * REC]
+        ev += rec(29, T0 + 2040, 0xffff3000, 0, 2048, 2, seq=12)
+        ev += rec(30, T0 + 2900, 0xffff3000, 8, 2048, 2, seq=13)
+        ev += rec(31, T0 + 2950, 0xffff3000, 0, 2048, 2, seq=14)
+        ev += rec(C, T0 + 3000, 0xffff3000, 8 << 32, 2048, 8, seq=15)
         data = h + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
     elif kind.startswith("arch-"):
         # a pread64 (aarch64: 67, x86_64: 17) and a read (63 / 0) recorded

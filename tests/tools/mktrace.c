@@ -6,8 +6,14 @@
  * other, with a read syscall around every fourth, delivered in rounds the
  * way the recorder drains them.
  *
- * usage: mktrace OUT NR_REQUESTS [NR_CPUS]
+ * With --nvme the disk is nvme0n1 and every request has the NVMe driver
+ * layer's events (docs/DRIVER.md) at known offsets: the command built 300 ns
+ * after D on the submitting CPU's queue (id CPU + 1), its completion entry
+ * 400 ns and the driver's end 100 ns before C.
+ *
+ * usage: mktrace [--nvme] OUT NR_REQUESTS [NR_CPUS]
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,10 +71,17 @@ int main(int argc, char **argv)
 	struct cpu_buf *cpu;
 	uint64_t n, t = 1000000, next_round = ROUND_NS, seed = 42;
 	uint32_t ncpu;
+	bool nvme = argc > 1 && !strcmp(argv[1], "--nvme");
 	int err;
 
+	if (nvme) {
+		argv++;
+		argc--;
+		snprintf(dev.name, sizeof(dev.name), "nvme0n1");
+		snprintf(dev.scheduler, sizeof(dev.scheduler), "none");
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace OUT NR_REQUESTS [NR_CPUS]\n");
+		fprintf(stderr, "usage: mktrace [--nvme] OUT NR_REQUESTS [NR_CPUS]\n");
 		return 2;
 	}
 	n = strtoull(argv[2], NULL, 10);
@@ -86,12 +99,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mktrace: %s: %s\n", argv[1], strerror(-err));
 		return 1;
 	}
-	trace_writer_chunk(&w, IOT_CHUNK_META, 0, "mode=events\n", 12, NULL, 0);
+	if (nvme)
+		trace_writer_chunk(&w, IOT_CHUNK_META, 0, "mode=events\ndrivers=nvme\n",
+				   26, NULL, 0);
+	else
+		trace_writer_chunk(&w, IOT_CHUNK_META, 0, "mode=events\n", 12, NULL, 0);
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t sc = i % ncpu, cc = (i + 1) % ncpu, tid = 1000 + sc;
 		uint64_t bio = 0xffff000000000000ull | ((i % 64) << 8);
 		uint64_t rq = 0xffff800000000000ull | ((i % 32) << 8);
-		uint64_t sector = (i * 8) % (1ull << 30);
+		uint64_t sector = (i * 8) % (1ull << 30), c_ns;
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		if (i % 4 == 0)
@@ -102,9 +119,24 @@ int main(int argc, char **argv)
 		put(&cpu[sc], ev(IOT_EV_RQ_INSERT, t + 1100, rq, bio, sector, 8, tid),
 		    sc);
 		put(&cpu[sc], ev(IOT_EV_RQ_ISSUE, t + 1700, rq, bio, sector, 8, tid), sc);
+		c_ns = t + (nvme ? 3000 : 1800) + (seed >> 52);
+		if (nvme) {
+			struct iot_rec d =
+			    ev(IOT_EV_DRV_SUBMIT, t + 2000, rq, 0, sector, sc + 1, tid);
+
+			put(&cpu[sc], d, sc);
+			d.ts_ns = c_ns - 400;
+			d.type = IOT_EV_DRV_CQE;
+			d.id2 = i % 1024; /* the SQ head */
+			d.pid = d.tid = 0;
+			put(&cpu[cc], d, cc);
+			d.ts_ns = c_ns - 100;
+			d.type = IOT_EV_DRV_DONE;
+			d.id2 = 0;
+			put(&cpu[cc], d, cc);
+		}
 		put(&cpu[cc],
-		    ev(IOT_EV_RQ_COMPLETE, t + 1800 + (seed >> 52), rq, (uint64_t)8 << 32,
-		       sector, 8, 0),
+		    ev(IOT_EV_RQ_COMPLETE, c_ns, rq, (uint64_t)8 << 32, sector, 8, 0),
 		    cc);
 		if (i % 4 == 0)
 			put(&cpu[sc],
