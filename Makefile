@@ -15,7 +15,7 @@ IOT_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-
 IOT_CFLAGS += $(if $(findstring clang,$(CC)),-Wno-unknown-warning-option,-Wno-format-truncation)
 IOT_CFLAGS += -I$(OUT) -Isrc -Iinclude -D_GNU_SOURCE
 COMPILE     = $(CC) $(CFLAGS) $(SAN) $(IOT_CFLAGS)
-LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson
+LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson -lncurses
 
 APP_SRCS   := $(wildcard src/cli/*.c)
 LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c src/devstat/*.c src/stacks/*.c)
@@ -54,8 +54,8 @@ $(OUT)/iotrail_%.skel.h: $(OUT)/iotrail_%.bpf.o
 	$(BPFTOOL) gen skeleton $< name iotrail_bpf > $@.tmp && mv $@.tmp $@
 
 # the subcommands' own small BPF objects, each with its ABI header if it has
-# one: callers (any tracepoint), sched, devlat (stat --trace)
-SMALL_BPF := callers sched devlat
+# one: callers (any tracepoint), sched, devlat (stat --trace), top
+SMALL_BPF := callers sched devlat top
 $(patsubst %,$(OUT)/%.bpf.o,$(SMALL_BPF)): $(OUT)/%.bpf.o: src/bpf/%.bpf.c $(OUT)/vmlinux.h \
 		$(wildcard src/bpf/*_abi.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/$*.tmp.bpf.o

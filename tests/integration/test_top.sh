@@ -1,0 +1,115 @@
+#!/bin/bash
+# iotrail top: the plain text view against a fio load of known rates (per
+# device and per process), the process filter, the terminal view under a
+# pseudo-terminal (drawn, re-sorted by a key, ended by q), bad input named.
+. "$(dirname "$0")/lib.sh"
+require_root
+L=$(make_disk_loop 128M 64)
+B=${L#/dev/}
+
+# --- rates per device and per process ----------------------------------------------
+fio --filename="$L" --direct=1 --size=64M --time_based --runtime=6 \
+	--output=/dev/null --name=rd --rw=randread --bs=4k --ioengine=libaio \
+	--iodepth=4 --rate_iops=500 --name=wr --rw=randwrite --bs=16k --rate_iops=100 &
+FIO=$!
+sleep 1.5
+"$IOTRAIL" top -d "$B" 1 3 >"$TMP/b.txt" 2>"$TMP/err"
+rc=$?
+wait $FIO
+python3 - "$TMP/b.txt" "$B" <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+import sys
+text, dev = open(sys.argv[1]).read(), sys.argv[2]
+blocks = [b for b in text.split("iotrail top - ") if b.strip()]
+assert len(blocks) == 3, len(blocks)
+for b in blocks:
+    lines = b.splitlines()
+    assert "lost 0 " in lines[0] or "completions unseen" in lines[0], lines[0]
+    d = [l.split() for l in lines if l.startswith(dev + " ")]
+    assert len(d) == 1, lines  # -d: that disk only
+    r_s, w_s, o_s, rkb, wkb = map(float, d[0][1:6])
+    assert 450 <= r_s <= 550 and 90 <= w_s <= 110, d
+    assert abs(rkb - 4 * r_s) < 1 and abs(wkb - 16 * w_s) < 1, d
+    sched, s99, dev_avg, d99, aw, a99 = map(float, d[0][6:12])
+    assert abs(sched + dev_avg - aw) < 0.2 and 0 < dev_avg <= aw, d
+    assert aw <= a99 * 1.0001 or a99 >= dev_avg, d
+    # the two fio jobs: one reads, one writes; nothing else on this disk
+    p = [l.split() for l in lines if l[:7].strip().isdigit()]
+    assert sorted(x[1] for x in p) == ["fio", "fio"], p
+    rd = [x for x in p if float(x[2]) > 0]
+    wr = [x for x in p if float(x[3]) > 0]
+    assert len(rd) == 1 and len(wr) == 1 and rd[0][0] != wr[0][0], p
+    assert float(rd[0][3]) == 0 and float(wr[0][2]) == 0, p
+print("3 intervals: %s r/s %.0f, w/s %.0f; readers and writers on their own rows"
+      % (dev, r_s, w_s))
+PY
+	ok "rates: $(cat "$TMP/out")" || not_ok "rates" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
+
+# --- one process -------------------------------------------------------------------
+dd if="$L" of=/dev/null bs=4k iflag=direct count=1000000 status=none &
+DD=$!
+"$IOTRAIL" top -b -p $DD 1 2 >"$TMP/p.txt" 2>"$TMP/err"
+rc=$?
+kill $DD 2>/dev/null
+wait $DD 2>/dev/null
+rows=$(awk '$1 ~ /^[0-9]+$/ && NF > 10' "$TMP/p.txt")
+[ $rc = 0 ] && [ -n "$rows" ] && ! grep -vq "^ *$DD dd " <<<"$rows" &&
+	ok "-p: only that process ($(wc -l <<<"$rows") rows of pid $DD)" ||
+	not_ok "-p" "rc $rc: $(cat "$TMP/p.txt" "$TMP/err")"
+
+# --- the terminal view ---------------------------------------------------------------
+python3 - "$IOTRAIL" "$L" <<'PY' >"$TMP/out" 2>&1 &&
+import fcntl, os, pty, select, struct, subprocess, sys, termios, time
+iotrail, dev = sys.argv[1], sys.argv[2]
+load = subprocess.Popen(["dd", "if=" + dev, "of=/dev/null", "bs=4k", "iflag=direct",
+                         "count=10000000", "status=none"])
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["TERM"] = "xterm"
+    os.execv(iotrail, [iotrail, "top", "1"])
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
+out = b""
+def read_for(sec):
+    global out
+    end = time.time() + sec
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                out += os.read(fd, 65536)
+            except OSError:
+                return
+read_for(2.5)
+assert b"DEVICE" in out and b"COMM" in out and b"iops" in out, out[-400:]
+# curses writes what changed: the sort's name, at once (before the next
+# interval's redraw)
+before = len(out)
+os.write(fd, b"p")
+read_for(0.3)
+assert b"pid" in out[before:], out[before:]
+os.write(fd, b"q")
+t0 = time.time()
+_, status = os.waitpid(pid, 0)
+load.kill()
+load.wait()
+assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+assert time.time() - t0 < 2, time.time() - t0
+assert b"\x1b[" in out  # drawn with curses, not plain text
+print("drawn, re-sorted by p, q quit at once")
+PY
+	ok "terminal view: $(cat "$TMP/out")" || not_ok "terminal view" "$(tail -5 "$TMP/out")"
+
+# --- bad input ---------------------------------------------------------------------
+bad() { # NAME EXPECTED-IN-MESSAGE ARGS...
+	local name=$1 want=$2 rc
+	shift 2
+	"$IOTRAIL" top -b "$@" >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	[ $rc -ne 0 ] && grep -qF -- "$want" "$TMP/e" && ok "bad input: $name" ||
+		not_ok "bad input: $name" "rc $rc: $(cat "$TMP/e")"
+}
+bad "vanished process" "-p 999999999: no such process" -p 999999999 1 1
+bad "unknown device" "-d nosuchdev: no such block device" -d nosuchdev 1 1
+bad "sort key" "--sort size" --sort size 1 1
+bad "interval" "interval 0" 0
+bad "count" "count x" 1 x
+exit $FAILED
