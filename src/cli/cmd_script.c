@@ -53,7 +53,13 @@ int cmd_script(int argc, char **argv)
 				   ? ((const struct iot_summary *)r)->tid
 				   : r->tid;
 		const struct iot_dev_entry *d = trace_reader_dev(&rd, dev);
-		const struct iot_task_entry *t = trace_reader_task(&rd, tid);
+		const struct iot_task_entry *t;
+
+		/* the task's name from its exec on, whenever the recorder read
+		 * it from /proc */
+		if (r->type == IOT_EV_EXEC)
+			trace_reader_exec(&rd, r);
+		t = trace_reader_task(&rd, tid);
 
 		if (d)
 			snprintf(devbuf, sizeof(devbuf), "%s", d->name);

@@ -228,7 +228,8 @@ static int view_make(const struct top_opts *o, struct view *v, struct top_sample
 	struct top_row *pp = NULL, *cp = NULL;
 	size_t np = 0, nc = 0;
 
-	qsort(prev->disks, prev->nr_disks, sizeof(*prev->disks), cmp_key);
+	if (prev->nr_disks) /* none yet: no array either */
+		qsort(prev->disks, prev->nr_disks, sizeof(*prev->disks), cmp_key);
 	free(v->procs);
 	free(v->disks);
 	memset(v, 0, sizeof(*v));

@@ -71,6 +71,15 @@ pids=$(awk '$5=="SE" || $5=="SX" {print $3}' "$TMP/c.txt" | sort -u | wc -l)
 dd_se=$(awk '$5=="SE" && $4=="dd"' "$TMP/c.txt" | wc -l)
 [ "$dd_se" -ge 100 ] && ok "child of COMMAND traced ($dd_se dd syscalls)" || not_ok "child of COMMAND traced" "$dd_se dd syscalls"
 [ "$pids" -le 2 ] && ok "other processes' syscalls not traced ($pids tasks)" || not_ok "other processes' syscalls not traced" "$pids tasks made syscalls"
+# a name read from /proc before the exec (the recorder notes a task at its
+# first drain) gives way to the exec's from then on
+"$IOTRAIL" record -o "$TMP/x.iot" -- bash -c "sleep 0.3; exec dd if=$L3 of=/dev/null bs=4k count=20 iflag=direct status=none" 2>/dev/null
+"$IOTRAIL" script -i "$TMP/x.iot" >"$TMP/x.txt"
+dd_se=$(awk '$5=="SE" && $4=="dd"' "$TMP/x.txt" | wc -l)
+bash_se=$(awk '$5=="SE" && $4=="bash"' "$TMP/x.txt" | wc -l)
+[ "$dd_se" -ge 40 ] && [ "$bash_se" -ge 1 ] &&
+	ok "script: the exec's name from the exec on ($bash_se bash, $dd_se dd syscalls)" ||
+	not_ok "script: the exec's name" "$bash_se bash, $dd_se dd syscalls"
 
 sleep 30 &
 SLEEPER=$!
