@@ -124,6 +124,13 @@ static void on_request(void *ctx, const struct join_request *r)
 
 	if (!d)
 		return;
+	if (r->estimated) {
+		a->requests_estimated++;
+		if (a->env.measured_only) {
+			a->requests_excluded++;
+			return;
+		}
+	}
 	for (size_t i = 0; i < a->nr_on_request; i++)
 		a->on_request[i].fn(a, a->on_request[i].priv, d, r);
 	a->requests_total++;
@@ -163,6 +170,8 @@ static void on_bio(void *ctx, const struct join_request *r, const struct join_bi
 	struct dev_result *d;
 
 	a->bios_total++;
+	if (r->estimated && a->env.measured_only)
+		return;
 	if (!a->nr_on_bio || !(d = analysis_dev(a, r->dev)))
 		return;
 	for (size_t i = 0; i < a->nr_on_bio; i++)

@@ -85,6 +85,8 @@ struct analysis_env {
 					   --overlay-file, iotrail overlay) */
 	const char *who_by;		/* -a who --by KEYS, NULL: task */
 	const char *drivers;		/* the driver layers recorded (META) */
+	bool measured_only;		/* leave out requests with estimated
+					   times (--measured-only) */
 	size_t top;			/* --top N rows, 0: all */
 	void *ctx;
 	const char *(*dev_name)(void *ctx, uint32_t dev);
@@ -132,6 +134,9 @@ struct analysis {
 	size_t nr_reqs, cap_reqs;
 
 	uint64_t requests_total, bios_total, syscalls_total, commits_total;
+	/* requests with a time `iotrail repair` estimated: seen, and left out
+	 * by --measured-only */
+	uint64_t requests_estimated, requests_excluded;
 	int8_t syscall_kind[ANALYSIS_SYSCALL_NRS]; /* by number: kind or -1 */
 	int err; /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];

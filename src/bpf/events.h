@@ -118,6 +118,9 @@ enum iot_ev {
 #define IOT_F_FUA      (1u << 10)
 #define IOT_F_PREFLUSH (1u << 11)
 #define IOT_F_RAHEAD   (1u << 12)
+/* a value `iotrail repair` estimated, never a measurement (docs/REPAIR.md):
+ * set on the records of a REPAIR chunk */
+#define IOT_F_ESTIMATED (1u << 31)
 
 /* IOT_EV_BIO_INFO: why a bio was queued. Stable numbers: append only. */
 enum iot_cause {

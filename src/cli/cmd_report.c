@@ -17,6 +17,7 @@
 #include "../render/render.h"
 #include "../trace/reader.h"
 #include "../util/parse.h"
+#include "../repair/repair.h"
 #include "cli.h"
 #include "pipeline.h"
 
@@ -47,6 +48,8 @@ static void report_usage(FILE *f)
 	    "                        50 windows); the windows analyzer\n"
 	    "  -f, --format FMT      text (default), csv, json\n"
 	    "  -r, --requests        list every request with its stage times\n"
+	    "      --measured-only   leave out requests with a time `iotrail repair`\n"
+	    "                        estimated (they are counted either way)\n"
 	    "      --layout FILE     a layout from `iotrail frag -f json`: the\n"
 	    "                        patterns analyzer groups reads by its\n"
 	    "                        directories; --html adds the seed's figures\n"
@@ -144,6 +147,7 @@ int cmd_report(int argc, char **argv)
 	    {"window", required_argument, NULL, 'w'},
 	    {"format", required_argument, NULL, 'f'},
 	    {"requests", no_argument, NULL, 'r'},
+	    {"measured-only", no_argument, NULL, 'M'},
 	    {"layout", required_argument, NULL, 'L'},
 	    {"html", required_argument, NULL, 'H'},
 	    {"out-dir", required_argument, NULL, 'O'},
@@ -210,6 +214,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'r':
 			ro.requests = true;
+			break;
+		case 'M':
+			env.measured_only = true;
 			break;
 		case 'L':
 			layout_path = optarg;
@@ -300,6 +307,15 @@ int cmd_report(int argc, char **argv)
 	ri.nr_drops = pl.rd.nr_drops;
 	ri.join = pl.jn.st;
 	ri.comm = pipeline_comm;
+	if (pl.rd.hdr.repair_method) {
+		ri.repair_method = pl.rd.hdr.repair_method - 1 < NR_RM
+				       ? repair_method_names[pl.rd.hdr.repair_method - 1]
+				       : "unknown";
+		ri.repair_estimated = pl.rd.hdr.repair_estimated;
+		ri.repair_mae_ns = pl.rd.hdr.repair_mae_ns;
+	}
+	ri.requests_estimated = pl.an.requests_estimated;
+	ri.requests_excluded = pl.an.requests_excluded;
 	ri.comm_ctx = &pl;
 	if (out_dir && write_out_dir(out_dir, &ri, &pl.an, &ro))
 		goto cleanup;

@@ -546,10 +546,13 @@ static int on_rq_complete(struct join *j, const struct iot_rec *r)
 	int err;
 
 	uint32_t *h = u64map_get(&j->rq_by_ptr, r->id);
+	uint8_t est = r->flags & IOT_F_ESTIMATED ? JOIN_EST_C : 0;
 
+	j->st.estimated_completions += !!est;
 	if (h && j->reqs[*h].held) { /* the sequence's end */
 		ri = *h;
 		j->reqs[ri].r.c_ns = r->ts_ns;
+		j->reqs[ri].r.estimated |= est;
 		release_held(j, ri);
 		return 0;
 	}
@@ -568,6 +571,7 @@ static int on_rq_complete(struct join *j, const struct iot_rec *r)
 	if (rs->left)
 		return 0; /* partial completion */
 	rs->r.c_ns = r->ts_ns;
+	rs->r.estimated |= est;
 	rs->r.error = (int32_t)(uint32_t)r->id2;
 	if (in_flush_seq(j, rs)) {
 		rs->held = true;
@@ -610,6 +614,10 @@ static int on_bio_complete(struct join *j, const struct iot_rec *r)
 	jr.nr_bios = 1;
 	jr.error = (int32_t)r->id2;
 	jr.bio_only = true;
+	if (r->flags & IOT_F_ESTIMATED) {
+		jr.estimated = JOIN_EST_C;
+		j->st.estimated_completions++;
+	}
 	{
 		/* reuse emit_request's per-bio and syscall accounting */
 		uint32_t ri, b = *v;

@@ -36,8 +36,11 @@ struct join_request {
 	/* the NVMe driver layer (IOT_EV_DRV_*, docs/DRIVER.md), 0 = not seen:
 	 * the command built, its completion entry handled, the driver done */
 	uint64_t drv_submit_ns, drv_cqe_ns, drv_done_ns;
-	uint32_t hwq; /* the NVMe queue id, when drv_submit_ns */
+	uint32_t hwq;	   /* the NVMe queue id, when drv_submit_ns */
+	uint8_t estimated; /* JOIN_EST_*: times `iotrail repair` estimated */
 };
+
+#define JOIN_EST_C 1u /* c_ns (docs/REPAIR.md) */
 
 /* The flush machinery's own flush request (blk-flush.c's flush_rq): no
  * bio, op FLUSH. /proc/diskstats counts these as flushes, and their time
@@ -189,6 +192,8 @@ struct join_stats {
 	uint64_t uring_done, uring_unsubmitted, uring_lost;
 	/* NVMe driver events of no request in flight (its D not seen) */
 	uint64_t drv_unmatched;
+	/* completions `iotrail repair` estimated (IOT_F_ESTIMATED) */
+	uint64_t estimated_completions;
 };
 
 struct join_bio_st;

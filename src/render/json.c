@@ -188,6 +188,16 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "events", ri->events);
 	jw_uint_field(&w, "gaps", ri->gaps);
 	jw_uint_field(&w, "kernel_misses", ri->kernel_misses);
+	if (ri->repair_method) {
+		jw_name(&w, "repair");
+		jw_start_object(&w);
+		jw_string_field(&w, "method", ri->repair_method);
+		jw_uint_field(&w, "estimated", ri->repair_estimated);
+		jw_uint_field(&w, "expected_mae_ns", ri->repair_mae_ns);
+		jw_uint_field(&w, "requests_estimated", ri->requests_estimated);
+		jw_uint_field(&w, "requests_excluded", ri->requests_excluded);
+		jw_end_object(&w);
+	}
 	jw_string_field(&w, "stop_reason", ri->stop_reason);
 	if (ri->stop) {
 		jw_name(&w, "stop");
@@ -243,6 +253,7 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "uring_unsubmitted", ri->join.uring_unsubmitted);
 	jw_uint_field(&w, "uring_lost_completions", ri->join.uring_lost);
 	jw_uint_field(&w, "driver_unmatched", ri->join.drv_unmatched);
+	jw_uint_field(&w, "estimated_completions", ri->join.estimated_completions);
 	jw_end_object(&w);
 	jw_name(&w, "devices");
 	jw_start_array(&w);

@@ -37,6 +37,12 @@ struct report_info {
 	const struct iot_drop_entry *drops;
 	size_t nr_drops;
 	struct join_stats join;
+	/* `iotrail repair` (docs/REPAIR.md): its method (NULL: not repaired),
+	 * the estimates it wrote and its expected error; the requests that
+	 * carry an estimate, and those --measured-only left out */
+	const char *repair_method;
+	uint64_t repair_estimated, repair_mae_ns;
+	uint64_t requests_estimated, requests_excluded;
 	const char *(*comm)(void *ctx, uint32_t tid);
 	void *comm_ctx;
 };

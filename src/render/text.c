@@ -65,6 +65,14 @@ static void header(FILE *f, const struct report_info *ri)
 	if (!ri->complete)
 		fprintf(f, "# the recording was cut short (no END chunk): its length and "
 			   "drops are unknown\n");
+	if (ri->repair_method)
+		fprintf(f,
+			"# repaired: %" PRIu64
+			" completions estimated (%s, expected error "
+			"%.1f us); %" PRIu64 " requests carry one, %" PRIu64
+			" left out (--measured-only)\n",
+			ri->repair_estimated, ri->repair_method, ri->repair_mae_ns / 1e3,
+			ri->requests_estimated, ri->requests_excluded);
 	for (size_t i = 0; i < ri->nr_drops; i++) {
 		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn +
 			     ri->drops[i].drops_nostate;

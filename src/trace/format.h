@@ -21,7 +21,7 @@
 
 #define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
-#define IOT_VERSION_MINOR 7
+#define IOT_VERSION_MINOR 8
 
 struct iot_file_header {
 	char magic[8];		    /* "IOTRAIL\0" */
@@ -33,9 +33,13 @@ struct iot_file_header {
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME at start */
 	uint64_t start_mono_ns;	    /* CLOCK_MONOTONIC at the same instant */
 	uint32_t clock_id;	    /* clock of every ts_ns: 1 = CLOCK_MONOTONIC */
-	uint32_t reserved0;
-	uint64_t reserved1;
-	uint64_t reserved2;
+	/* the repair note (since 1.8; 0 in a trace never repaired): which
+	 * method `iotrail repair` used (enum repair_method + 1), the values it
+	 * estimated, and its mean absolute error when it hid as many
+	 * completions of this trace's own and estimated them (docs/REPAIR.md) */
+	uint32_t repair_method;
+	uint64_t repair_estimated;
+	uint64_t repair_mae_ns;
 };
 
 enum iot_chunk_type {
@@ -62,6 +66,11 @@ enum iot_chunk_type {
 				   seq gapless across chunks; since 1.6 */
 	IOT_CHUNK_FILES = 12,	/* struct iot_file_entry[]: the paths of the
 				   inodes records name; since 1.4 */
+	IOT_CHUNK_REPAIR = 14,	/* struct iot_rec[] that `iotrail repair`
+				   estimated (flags IOT_F_ESTIMATED), in time
+				   order, seq gapless across chunks, each before
+				   the first ROUND whose mark is at or after it;
+				   since 1.8 */
 };
 /* Chunk types above this are never written, by this version or a later
  * one (which adds types from 11 up): a reader stops there, as at garbage.

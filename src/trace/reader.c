@@ -46,9 +46,16 @@ static void *copy_of(struct trace_reader *r, uint64_t offset, uint64_t n)
 	return p;
 }
 
+/* a chunk of whole records: a CPU's, the markers' or the repair's */
+static bool has_recs(uint32_t type)
+{
+	return type == IOT_CHUNK_EVENTS || type == IOT_CHUNK_MARKS ||
+	       type == IOT_CHUNK_REPAIR;
+}
+
 static int add_chunk(struct trace_reader *r, struct reader_chunk *c, size_t *cap)
 {
-	if (c->type == IOT_CHUNK_EVENTS || c->type == IOT_CHUNK_MARKS) {
+	if (has_recs(c->type)) {
 		/* records are read in place where the file keeps them 8-byte
 		 * aligned, as iotrail's writer does; elsewhere from a copy */
 		c->recs = c->offset % 8 ? copy_of(r, c->offset, c->size)
@@ -152,12 +159,14 @@ static int index_chunks(struct trace_reader *r)
 			uint64_t have = r->size - rc.offset;
 
 			if ((c.type == IOT_CHUNK_EVENTS && c.cpu < r->hdr.nr_cpus) ||
-			    c.type == IOT_CHUNK_MARKS)
+			    c.type == IOT_CHUNK_MARKS || c.type == IOT_CHUNK_REPAIR)
 				rc.size = have - have % IOT_REC_SIZE;
 			else
 				rc.size = 0;
 			if (c.type == IOT_CHUNK_MARKS)
 				rc.cpu = r->hdr.nr_cpus; /* the markers' stream */
+			if (c.type == IOT_CHUNK_REPAIR)
+				rc.cpu = r->hdr.nr_cpus + 1; /* the repair's */
 			snprintf(r->warning, sizeof(r->warning),
 				 "%s: offset %llu: chunk of %llu bytes cut short at "
 				 "%llu; read up to offset %llu",
@@ -194,6 +203,18 @@ static int index_chunks(struct trace_reader *r)
 				return 0;
 			}
 			rc.cpu = r->hdr.nr_cpus;
+			r->nr_records += c.size / IOT_REC_SIZE;
+			break;
+		case IOT_CHUNK_REPAIR: /* the last stream, after the markers' */
+			if (c.size % IOT_REC_SIZE) {
+				snprintf(r->warning, sizeof(r->warning),
+					 "%s: offset %llu: malformed repair chunk (%llu "
+					 "bytes); stopped there",
+					 r->path, (unsigned long long)off,
+					 (unsigned long long)c.size);
+				return 0;
+			}
+			rc.cpu = r->hdr.nr_cpus + 1;
 			r->nr_records += c.size / IOT_REC_SIZE;
 			break;
 		case IOT_CHUNK_DEVICES: {
@@ -318,8 +339,7 @@ static int index_chunks(struct trace_reader *r)
 			if (rd.mark_ns > r->last_mark_ns)
 				r->last_mark_ns = rd.mark_ns;
 		}
-		if (c.type == IOT_CHUNK_EVENTS || c.type == IOT_CHUNK_MARKS ||
-		    c.type == IOT_CHUNK_ROUND) {
+		if (has_recs(c.type) || c.type == IOT_CHUNK_ROUND) {
 			err = add_chunk(r, &rc, &cap);
 			if (err)
 				return err;
@@ -414,7 +434,8 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		goto cleanup;
 	}
-	r->nr_streams = r->hdr.nr_cpus + 1; /* the CPUs, then the markers */
+	/* the CPUs, then the markers, then the repair's estimates */
+	r->nr_streams = r->hdr.nr_cpus + 2;
 	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
 	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
 	if (!r->cpus || !r->next_seq) {
@@ -469,7 +490,7 @@ static int build_sorted(struct trace_reader *r)
 		const struct reader_chunk *ch = &r->chunks[i];
 		const struct iot_rec *p = ch->recs;
 
-		if (ch->type != IOT_CHUNK_EVENTS && ch->type != IOT_CHUNK_MARKS)
+		if (!has_recs(ch->type))
 			continue;
 		for (uint64_t k = 0; k < ch->size / IOT_REC_SIZE && n < r->nr_records;
 		     k++) {
@@ -584,7 +605,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 		while (r->next_chunk < r->nr_chunks) {
 			const struct reader_chunk *ch = &r->chunks[r->next_chunk++];
 
-			if (ch->type == IOT_CHUNK_EVENTS || ch->type == IOT_CHUNK_MARKS) {
+			if (has_recs(ch->type)) {
 				if (push_span(&r->cpus[ch->cpu], ch->recs,
 					      ch->size / IOT_REC_SIZE))
 					return -ENOMEM;

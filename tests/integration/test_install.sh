@@ -19,7 +19,7 @@ check "marker.h and libiotrail-marker build a program" \
 	gcc -I"$D/usr/local/include" -o "$TMP/m" "$TMP/m.c" -L"$D/usr/local/lib" -liotrail-marker
 check "the program runs with the shared library" \
 	env LD_LIBRARY_PATH="$D/usr/local/lib" "$TMP/m"
-for c in iotrail iotrail-record iotrail-report iotrail-script iotrail-frag iotrail-overlay iotrail-demo iotrail-stat iotrail-callers iotrail-sched iotrail-pin iotrail-top; do
+for c in iotrail iotrail-record iotrail-report iotrail-script iotrail-frag iotrail-overlay iotrail-demo iotrail-stat iotrail-callers iotrail-sched iotrail-pin iotrail-top iotrail-repair; do
 	f=$D/usr/local/share/man/man1/$c.1
 	if [ -s "$f" ] && grep -q '^\.TH' "$f" && grep -q usage "$f"; then ok "man page $c"; else
 		not_ok "man page $c" "missing or without usage"; fi

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrail repair: estimates the completions a trace lost and writes them
+ * beside the measured records as estimates (src/repair/, docs/REPAIR.md);
+ * with --evaluate, hides completions of a complete trace and says how well
+ * each method finds them again.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../repair/repair.h"
+#include "../trace/writer.h"
+#include "../util/json_writer.h"
+#include "../util/parse.h"
+#include "cli.h"
+
+#define MAX_RATES 16
+
+struct repair_opts {
+	const char *input, *output;
+	enum repair_method method;
+	double rates[MAX_RATES];
+	size_t nr_rates;
+	bool burst, json;
+	uint64_t seed;
+};
+
+static void repair_usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: iotrail repair -i TRACE -o REPAIRED [--method NAME]\n"
+	    "       iotrail repair --evaluate RATES -i COMPLETE_TRACE [--burst] [--seed "
+	    "N]\n"
+	    "                      [--event complete] [-f text|json]\n"
+	    "\n"
+	    "  finds the requests whose completion the trace lost (their struct\n"
+	    "  request issued again first, or never completed long before the end),\n"
+	    "  estimates each completion's time and writes the trace again with the\n"
+	    "  estimates as estimated records (every analyzer counts them; report\n"
+	    "  --measured-only leaves them out)\n"
+	    "\n"
+	    "  -i, --input TRACE     the trace\n"
+	    "  -o, --output FILE     the repaired trace (not the input)\n"
+	    "  -m, --method NAME     evidence (default), knn (seed 003's k-NN moving\n"
+	    "                        average), mean, zero (the completion at the issue)\n"
+	    "      --evaluate RATES  hide these shares of the completions "
+	    "(1%%,10%%,20%%),\n"
+	    "                        estimate them with every method, print the mean\n"
+	    "                        and 99th percentile absolute error\n"
+	    "      --burst           hide them in runs of 16 requests, as full buffers "
+	    "do\n"
+	    "      --seed N          which ones (default 1): the same for every method\n"
+	    "      --event KIND      what to hide: complete (the one this version "
+	    "repairs)\n"
+	    "  -f, --format FMT      text (default) or json\n");
+}
+
+static int parse_rates(const char *arg, struct repair_opts *o)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v = strtod(t, &end);
+
+		if (end == t || (*end && strcmp(end, "%")) || v <= 0 || v >= 100)
+			return usage_error(
+			    "--evaluate %s: '%s' is not a share between 0 and "
+			    "100%%",
+			    arg, t);
+		if (o->nr_rates == MAX_RATES)
+			return usage_error("--evaluate %s: at most %d rates", arg,
+					   MAX_RATES);
+		o->rates[o->nr_rates++] = v / 100;
+	}
+	return o->nr_rates ? 0 : usage_error("--evaluate: no rate");
+}
+
+/* ---- --evaluate ---------------------------------------------------------------------
+ */
+
+static int evaluate(const struct repair_opts *o, struct repair_set *s)
+{
+	struct json_writer w;
+	size_t known = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		known += s->r[i].c_ns && !s->r[i].missing;
+	if (!known) {
+		fprintf(stderr, "iotrail: %s: no completed request to hide\n", o->input);
+		return 1;
+	}
+	if (o->json) {
+		jw_init(&w, stdout, true);
+		jw_start_object(&w);
+		jw_name(&w, "results");
+		jw_start_array(&w);
+	} else {
+		printf(
+		    "# %s: %zu completed requests; completions hidden %s (seed %llu)\n",
+		    o->input, known, o->burst ? "in runs of 16" : "uniformly",
+		    (unsigned long long)o->seed);
+		printf("%-10s %6s %8s %10s %8s %10s %10s\n", "METHOD", "RATE", "HIDDEN",
+		       "ESTIMATED", "REFUSED", "MAE_US", "P99_US");
+	}
+	for (size_t k = 0; k < o->nr_rates; k++) {
+		for (int m = 0; m < NR_RM; m++) {
+			struct repair_eval e;
+
+			if (repair_evaluate(s, o->rates[k], o->burst, o->seed,
+					    (enum repair_method)m, &e)) {
+				fprintf(stderr, "iotrail: out of memory\n");
+				return 1;
+			}
+			if (o->json) {
+				jw_start_object(&w);
+				jw_string_field(&w, "method", repair_method_names[m]);
+				jw_float_field(&w, "rate", e.rate);
+				jw_name(&w, "burst");
+				jw_bool(&w, e.burst);
+				jw_float_field(&w, "mae_ns", e.mae_ns);
+				jw_float_field(&w, "p99_ns", e.p99_ns);
+				jw_uint_field(&w, "hidden", e.hidden);
+				jw_uint_field(&w, "estimated", e.estimated);
+				jw_uint_field(&w, "refused", e.refused);
+				jw_end_object(&w);
+			} else {
+				printf("%-10s %5.1f%% %8llu %10llu %8llu %10.3f %10.3f\n",
+				       repair_method_names[m], e.rate * 100,
+				       (unsigned long long)e.hidden,
+				       (unsigned long long)e.estimated,
+				       (unsigned long long)e.refused, e.mae_ns / 1e3,
+				       e.p99_ns / 1e3);
+			}
+		}
+	}
+	if (o->json) {
+		jw_end_array(&w);
+		jw_end_object(&w);
+		putchar('\n');
+	}
+	return 0;
+}
+
+/* ---- the repaired trace -------------------------------------------------------------
+ */
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct iot_rec *x = a, *y = b;
+
+	return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+}
+
+/* the estimates with a time at or before limit, as one REPAIR chunk */
+static int flush_estimates(struct trace_writer *w, const struct iot_rec *e, size_t n,
+			   size_t *next, uint64_t limit)
+{
+	size_t from = *next;
+
+	while (*next < n && e[*next].ts_ns <= limit)
+		(*next)++;
+	if (*next == from)
+		return 0;
+	return trace_writer_chunk(w, IOT_CHUNK_REPAIR, 0, e + from,
+				  (*next - from) * sizeof(*e), NULL, 0);
+}
+
+/* Every chunk of the input as it is, the estimates before the ROUND that
+ * follows them; the header says what was done. */
+static int write_repaired(const struct repair_opts *o, const struct trace_reader *rd,
+			  const struct iot_rec *e, size_t ne, uint64_t mae_ns)
+{
+	struct iot_file_header h = rd->hdr;
+	struct trace_writer w;
+	uint64_t off = rd->hdr.header_size;
+	size_t next = 0;
+	int err;
+
+	if (ne) /* REPAIR chunks: a reader must know them */
+		h.version_minor = h.version_minor < IOT_VERSION_MINOR ? IOT_VERSION_MINOR
+								      : h.version_minor;
+	h.repair_method = (uint32_t)o->method + 1;
+	h.repair_estimated = ne;
+	h.repair_mae_ns = mae_ns;
+	err = trace_writer_open(&w, o->output, &h);
+	while (!err && off + sizeof(struct iot_chunk) <= rd->size) {
+		struct iot_chunk c;
+
+		memcpy(&c, rd->map + off, sizeof(c));
+		if (!c.type || c.size > rd->size - off - sizeof(c))
+			break; /* damage: the reader said where (its warning) */
+		if (c.type == IOT_CHUNK_ROUND && c.size >= sizeof(struct iot_round)) {
+			struct iot_round r;
+
+			memcpy(&r, rd->map + off + sizeof(c), sizeof(r));
+			err = flush_estimates(&w, e, ne, &next, r.mark_ns);
+		} else if (c.type == IOT_CHUNK_END) {
+			err = flush_estimates(&w, e, ne, &next, UINT64_MAX);
+		}
+		if (!err)
+			err = trace_writer_chunk(&w, c.type, c.cpu,
+						 rd->map + off + sizeof(c), c.size, NULL,
+						 0);
+		off += sizeof(c) + c.size;
+	}
+	if (!err)
+		err = flush_estimates(&w, e, ne, &next, UINT64_MAX);
+	if (trace_writer_close(&w) && !err)
+		err = -EIO;
+	if (err)
+		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+	return err ? 1 : 0;
+}
+
+static int repair(const struct repair_opts *o, struct trace_reader *rd,
+		  struct repair_set *s)
+{
+	uint64_t *est = malloc((s->n + 1) * sizeof(*est)), mae = 0;
+	struct iot_rec *e = calloc(s->lost + 1, sizeof(*e));
+	size_t ne = 0, refused, known = 0;
+	int ret;
+
+	if (!est || !e) {
+		free(est);
+		free(e);
+		fprintf(stderr, "iotrail: out of memory\n");
+		return 1;
+	}
+	refused = repair_estimate(s, o->method, est);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rreq *q = &s->r[i];
+		struct iot_rec *r;
+
+		known += q->c_ns && !q->missing;
+		if (!q->missing || !est[i] || ne > s->lost)
+			continue;
+		r = &e[ne++];
+		r->ts_ns = est[i];
+		r->type = q->bio ? IOT_EV_BIO_COMPLETE : IOT_EV_RQ_COMPLETE;
+		r->id = q->rq;
+		/* all of it, no error */
+		r->id2 = q->bio ? 0 : (uint64_t)q->nr << 32;
+		r->sector = q->sector;
+		r->nr = q->nr;
+		r->dev = q->dev;
+		r->cpu = q->cpu;
+		r->flags = q->flags | IOT_F_ESTIMATED;
+	}
+	qsort(e, ne, sizeof(*e), cmp_rec);
+	for (size_t i = 0; i < ne; i++)
+		e[i].seq = i;
+	/* devices with losses and nothing to estimate them from */
+	for (size_t i = 0; i < s->n;) {
+		size_t j = i, lost = 0, done = 0;
+
+		for (; j < s->n && s->r[j].dev == s->r[i].dev; j++) {
+			lost += s->r[j].missing;
+			done += s->r[j].c_ns && !s->r[j].missing;
+		}
+		if (lost && !done) {
+			const struct iot_dev_entry *d = trace_reader_dev(rd, s->r[i].dev);
+
+			fprintf(
+			    stderr,
+			    "iotrail: %s: no completion of this device is in the trace: "
+			    "its %zu missing completions cannot be estimated, and are "
+			    "left missing\n",
+			    d ? d->name : "a device", lost);
+		}
+		i = j;
+	}
+	/* the expected error: as many of this trace's own completions hidden
+	 * as it lost, found again the same way */
+	if (ne && known >= 10) {
+		struct repair_eval ev;
+		double rate = (double)s->lost / (double)(known + s->lost);
+
+		if (!repair_evaluate(s, rate < 0.01 ? 0.01 : rate, false, 1, o->method,
+				     &ev))
+			mae = (uint64_t)ev.mae_ns;
+	}
+	ret = write_repaired(o, rd, e, ne, mae);
+	if (!ret)
+		fprintf(
+		    stderr,
+		    "iotrail: %s: %llu completions missing, %zu estimated (%s, expected "
+		    "error %.1f us), %zu refused; %llu requests in flight at the end, "
+		    "%llu completions of no issue (not repaired)\n",
+		    o->output, (unsigned long long)s->lost, ne,
+		    repair_method_names[o->method], mae / 1e3, refused,
+		    (unsigned long long)s->in_flight, (unsigned long long)s->orphan_c);
+	free(est);
+	free(e);
+	return ret;
+}
+
+int cmd_repair(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"input", required_argument, NULL, 'i'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"method", required_argument, NULL, 'm'},
+	    {"evaluate", required_argument, NULL, 'E'},
+	    {"burst", no_argument, NULL, 'b'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"event", required_argument, NULL, 'e'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct repair_opts o = {.method = RM_EVIDENCE, .seed = 1};
+	struct trace_reader rd;
+	struct repair_set s;
+	char errbuf[512];
+	struct stat a, b;
+	int c, m, ret;
+
+	while ((c = getopt_long(argc, argv, "i:o:m:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o.input = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'm':
+			m = repair_method_find(optarg);
+			if (m < 0)
+				return usage_error(
+				    "--method %s: evidence, knn, mean or zero", optarg);
+			o.method = (enum repair_method)m;
+			break;
+		case 'E':
+			ret = parse_rates(optarg, &o);
+			if (ret)
+				return ret;
+			break;
+		case 'b':
+			o.burst = true;
+			break;
+		case 's':
+			if (parse_count(optarg, &o.seed))
+				return usage_error("--seed %s: not a number", optarg);
+			break;
+		case 'e':
+			if (strcmp(optarg, "complete"))
+				return usage_error("--event %s: this version hides and "
+						   "repairs completions "
+						   "only (complete)",
+						   optarg);
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+				return usage_error("-f %s: text or json", optarg);
+			o.json = !strcmp(optarg, "json");
+			break;
+		case 'h':
+			repair_usage(stdout);
+			return 0;
+		default:
+			repair_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return usage_error("repair: unexpected argument '%s'", argv[optind]);
+	if (!o.input)
+		return usage_error("repair: -i TRACE is needed");
+	if (!o.nr_rates && !o.output)
+		return usage_error("repair: -o REPAIRED (or --evaluate RATES) is needed");
+	if (o.output && !stat(o.input, &a) && !stat(o.output, &b) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return usage_error("-o %s: the input itself; write the repair elsewhere",
+				   o.output);
+	if (trace_reader_open(&rd, o.input, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "iotrail: %s\n", errbuf);
+		return 1;
+	}
+	if (rd.hdr.repair_method) {
+		fprintf(stderr,
+			"iotrail: %s: already repaired (%llu estimates); repair the "
+			"recording itself\n",
+			o.input, (unsigned long long)rd.hdr.repair_estimated);
+		trace_reader_release(&rd);
+		return 1;
+	}
+	if (repair_scan(&rd, &s)) {
+		fprintf(stderr, "iotrail: %s: out of memory\n", o.input);
+		trace_reader_release(&rd);
+		return 1;
+	}
+	if (rd.warning[0])
+		fprintf(stderr, "iotrail: warning: %s\n", rd.warning);
+	ret = o.nr_rates ? evaluate(&o, &s) : repair(&o, &rd, &s);
+	repair_set_release(&s);
+	trace_reader_release(&rd);
+	return ret;
+}

@@ -1,0 +1,161 @@
+#!/bin/bash
+# iotrail repair (docs/REPAIR.md): the evaluation on real traces (every
+# method beats estimating nothing; the default beats seed 003's k-NN), a
+# complete trace returned as it was, completions removed from a real trace
+# estimated close to the truth and counted as estimates by the analyzers, a
+# device that lost everything refused, bad input named.
+. "$(dirname "$0")/lib.sh"
+require_root
+L=$(make_disk_loop 128M 64)
+DEV=$(lsblk -ndo MAJ:MIN "$L" | tr -d ' ')
+ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver
+
+# --- two real traces: synchronous reads and writes at depth 1, async at 8 --------
+"$IOTRAIL" record -o "$TMP/sync.iot" -d "$L" -- fio --filename="$L" --direct=1 \
+	--size=64M --name=s --rw=randrw --bs=4k --ioengine=psync --io_size=32M \
+	--output=/dev/null 2>"$TMP/err" || not_ok "record sync" "$(cat "$TMP/err")"
+"$IOTRAIL" record -o "$TMP/async.iot" -d "$L" -- fio --filename="$L" --direct=1 \
+	--size=64M --name=a --rw=randread --bs=4k --ioengine=libaio --iodepth=8 \
+	--io_size=32M --output=/dev/null 2>"$TMP/err" || not_ok "record async" "$(cat "$TMP/err")"
+
+# --- the evaluation ------------------------------------------------------------------
+for w in sync async; do
+	for b in "" --burst; do
+		"$IOTRAIL" repair --evaluate 1%,10%,20% $b -i "$TMP/$w.iot" -f json \
+			>"$TMP/ev.json" 2>"$TMP/err"
+		rc=$?
+		python3 - "$TMP/ev.json" <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+by = {(r["method"], r["rate"]): r for r in res}
+rates = sorted({r["rate"] for r in res})
+assert rates == [0.01, 0.1, 0.2], rates
+line = []
+tot_e = tot_k = 0
+for rate in rates:
+    z, k, e = (by[(m, rate)] for m in ("zero", "knn", "evidence"))
+    for m in ("mean", "knn", "evidence"):
+        r = by[(m, rate)]
+        assert r["refused"] == 0 and r["estimated"] == r["hidden"] > 0, r
+        assert r["mae_ns"] < z["mae_ns"], (m, rate, r["mae_ns"], z["mae_ns"])
+    # 1% of these 8,192 requests is 80 estimates: on this device their mean
+    # moves by a fifth between seeds, so one rate may come out over; over
+    # the three rates the default must not be behind
+    assert e["mae_ns"] <= 1.25 * k["mae_ns"], ("evidence", rate, e["mae_ns"], k["mae_ns"])
+    tot_e += e["mae_ns"]
+    tot_k += k["mae_ns"]
+    line.append("%g%%: evidence %.2f us, knn %.2f us" % (rate * 100, e["mae_ns"] / 1e3,
+                                                        k["mae_ns"] / 1e3))
+# in bursts at depth 8 it mostly chooses the k-NN itself: ties, give or take
+assert tot_e <= 1.05 * tot_k, (tot_e, tot_k)
+print("; ".join(line))
+PY
+		ok "evaluate $w ${b:-uniform}: $(cat "$TMP/out")" ||
+			not_ok "evaluate $w ${b:-uniform}" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
+	done
+done
+
+# --- nothing missing: the same bytes but the header's note ---------------------------
+# (a recording here can lose a completion of its own: docs/STAT.md; a
+# synthetic trace is complete by construction)
+"$TOOLS/mktrace" "$TMP/whole.iot" 3000 2 >/dev/null
+"$IOTRAIL" repair -i "$TMP/whole.iot" -o "$TMP/same.iot" 2>"$TMP/err"
+rc=$?
+diff_bytes=$(cmp -l "$TMP/whole.iot" "$TMP/same.iot" 2>/dev/null | awk '$1 > 64' | wc -l)
+[ $rc = 0 ] && [ "$(stat -c %s "$TMP/whole.iot")" = "$(stat -c %s "$TMP/same.iot")" ] &&
+	[ "$diff_bytes" = 0 ] && grep -q "0 completions missing" "$TMP/err" &&
+	ok "complete trace: returned byte for byte past the header" ||
+	not_ok "complete trace" "rc $rc, $diff_bytes bytes differ past the header: $(cat "$TMP/err")"
+
+# --- completions removed from a real trace (every 80th) -------------------------------
+# what the recording lost itself, if anything
+"$IOTRAIL" repair -i "$TMP/sync.iot" -o "$TMP/base.iot" 2>"$TMP/err"
+base=$(grep -o '[0-9]* estimated' "$TMP/err" | cut -d' ' -f1)
+python3 "$ROOT/tests/tools/dropc.py" "$TMP/sync.iot" "$TMP/lost.iot" "$TMP/truth" --every 80
+"$IOTRAIL" repair -i "$TMP/lost.iot" -o "$TMP/fixed.iot" 2>"$TMP/err"
+rc=$?
+"$IOTRAIL" report -i "$TMP/sync.iot" -f json >"$TMP/orig.json" 2>/dev/null
+"$IOTRAIL" report -i "$TMP/fixed.iot" -f json >"$TMP/fixed.json" 2>>"$TMP/err"
+"$IOTRAIL" report -i "$TMP/fixed.iot" -f json --measured-only >"$TMP/meas.json" 2>>"$TMP/err"
+python3 - "$TMP/fixed.iot" "$TMP/truth" "$TMP/orig.json" "$TMP/fixed.json" "$TMP/meas.json" "${base:-x}" <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+hsize = struct.unpack_from("<I", data, 8)[0]
+method, nest, mae = struct.unpack_from("<IQQ", data, 44)[0], *struct.unpack_from("<QQ", data, 48)
+est, off = [], hsize
+while off + 16 <= len(data):
+    t, cpu, size = struct.unpack_from("<IIQ", data, off)
+    if t == 14:
+        for k in range(off + 16, off + 16 + size, 64):
+            ts, seq, rid = struct.unpack_from("<QQQ", data, k)
+            flags = struct.unpack_from("<I", data, k + 60)[0]
+            assert flags & 0x80000000, "an estimate not flagged"
+            est.append((rid, ts))
+    off += 16 + size
+truth = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+base = int(sys.argv[6])  # estimated on the recording as it was
+assert method == 4 and nest == len(est), (method, nest, len(est))
+# the last one may be in flight at the end: not lost
+assert len(truth) + base - 1 <= len(est) <= len(truth) + base, (len(est), len(truth), base)
+# each removed completion against the estimate of its struct request
+# nearest it in time (addresses are used again and again)
+by_id = {}
+for rid, ts in est:
+    by_id.setdefault(rid, []).append(ts)
+errs = sorted(min(abs(e - t) for e in by_id.get(rid, [1 << 62])) for rid, t in truth)
+o, f, m = (json.load(open(p)) for p in sys.argv[3:6])
+def d2c(j):
+    return sum(x["d2c"]["count"] for x in j["devices"])
+assert f["join"]["estimated_completions"] == len(est), f["join"]
+assert f["repair"]["estimated"] == len(est) == f["repair"]["requests_estimated"], f["repair"]
+# every request is back, and the recording's own losses too
+assert d2c(f) == d2c(o) + base, (d2c(f), d2c(o), base)
+assert d2c(m) == d2c(f) - len(est), (d2c(m), d2c(f), len(est))
+assert m["repair"]["requests_excluded"] == len(est), m["repair"]
+mean = sum(errs) / len(errs)
+print("%d removed and %d lost in the recording, %d estimated, error mean %.2f us, "
+      "p99 %.2f us (expected %.2f us); every D2C back, --measured-only leaves "
+      "them out" % (len(truth), base, len(est), mean / 1e3,
+                    errs[int(0.99 * len(errs))] / 1e3, mae / 1e3))
+# the header's expected error is what it says: near what was found
+assert mean <= 2 * mae + 10000, (mean, mae)
+PY
+	ok "lost completions: $(cat "$TMP/out")" || not_ok "lost completions" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
+
+# every analyzer reads the repaired trace, in every format
+bad_fmt=""
+for f in text csv json; do
+	"$IOTRAIL" report -i "$TMP/fixed.iot" -a "$ANALYZERS" -f $f >/dev/null 2>"$TMP/err" ||
+		bad_fmt="$bad_fmt $f"
+done
+[ -z "$bad_fmt" ] && grep -q "^# repaired: .* completions estimated (evidence" \
+	<("$IOTRAIL" report -i "$TMP/fixed.iot") &&
+	ok "the repaired trace reads in every analyzer and format, the header says so" ||
+	not_ok "repaired trace in the analyzers" "failed:$bad_fmt $(cat "$TMP/err")"
+
+# --- a device that lost every completion -------------------------------------------
+python3 "$ROOT/tests/tools/dropc.py" "$TMP/sync.iot" "$TMP/none.iot" "$TMP/t2" --dev "$DEV"
+"$IOTRAIL" repair -i "$TMP/none.iot" -o "$TMP/none.fixed.iot" 2>"$TMP/err"
+rc=$?
+grep -q "no completion of this device is in the trace: its [0-9]* missing completions cannot be estimated" "$TMP/err" &&
+	grep -q " 0 estimated" "$TMP/err" &&
+	ok "a device with no completion left: refused, nothing invented" ||
+	not_ok "device with no completion" "rc $rc: $(cat "$TMP/err")"
+
+# --- bad input ---------------------------------------------------------------------
+bad() { # NAME EXPECTED-IN-MESSAGE ARGS...
+	local name=$1 want=$2 rc
+	shift 2
+	"$IOTRAIL" repair "$@" >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	[ $rc -ne 0 ] && grep -qF -- "$want" "$TMP/e" && ok "bad input: $name" ||
+		not_ok "bad input: $name" "rc $rc: $(cat "$TMP/e")"
+}
+bad "output is the input" "the input itself" -i "$TMP/lost.iot" -o "$TMP/lost.iot"
+bad "already repaired" "already repaired" -i "$TMP/fixed.iot" -o "$TMP/again.iot"
+bad "event not repaired" "--event issue" --event issue --evaluate 1% -i "$TMP/sync.iot"
+bad "rate" "'0%'" --evaluate 0% -i "$TMP/sync.iot"
+bad "method" "--method magic" --method magic -i "$TMP/sync.iot" -o "$TMP/x.iot"
+bad "no trace" "$TMP/none" -i "$TMP/none" -o "$TMP/x.iot"
+bad "unwritable output" "$TMP/nodir/x.iot" -i "$TMP/lost.iot" -o "$TMP/nodir/x.iot"
+exit $FAILED
