@@ -19,36 +19,37 @@ ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,m
 	--io_size=32M --output=/dev/null 2>"$TMP/err" || not_ok "record async" "$(cat "$TMP/err")"
 
 # --- the evaluation ------------------------------------------------------------------
+# Per rate, every method must beat estimating nothing. Against the k-NN, a
+# rate's 1% is 80 estimates whose mean moves by a third between seeds on
+# this device (more under load): the default is compared over five seeds
+# and the three rates together.
 for w in sync async; do
 	for b in "" --burst; do
-		"$IOTRAIL" repair --evaluate 1%,10%,20% $b -i "$TMP/$w.iot" -f json \
-			>"$TMP/ev.json" 2>"$TMP/err"
-		rc=$?
-		python3 - "$TMP/ev.json" <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+		rc=0
+		for seed in 1 2 3 4 5; do
+			"$IOTRAIL" repair --evaluate 1%,10%,20% $b --seed $seed -i "$TMP/$w.iot" \
+				-f json >"$TMP/ev.$seed.json" 2>"$TMP/err" || rc=1
+		done
+		python3 - "$TMP"/ev.?.json <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
 import json, sys
-res = json.load(open(sys.argv[1]))["results"]
-by = {(r["method"], r["rate"]): r for r in res}
-rates = sorted({r["rate"] for r in res})
-assert rates == [0.01, 0.1, 0.2], rates
-line = []
-tot_e = tot_k = 0
-for rate in rates:
-    z, k, e = (by[(m, rate)] for m in ("zero", "knn", "evidence"))
-    for m in ("mean", "knn", "evidence"):
-        r = by[(m, rate)]
-        assert r["refused"] == 0 and r["estimated"] == r["hidden"] > 0, r
-        assert r["mae_ns"] < z["mae_ns"], (m, rate, r["mae_ns"], z["mae_ns"])
-    # 1% of these 8,192 requests is 80 estimates: on this device their mean
-    # moves by a fifth between seeds, so one rate may come out over; over
-    # the three rates the default must not be behind
-    assert e["mae_ns"] <= 1.25 * k["mae_ns"], ("evidence", rate, e["mae_ns"], k["mae_ns"])
-    tot_e += e["mae_ns"]
-    tot_k += k["mae_ns"]
-    line.append("%g%%: evidence %.2f us, knn %.2f us" % (rate * 100, e["mae_ns"] / 1e3,
-                                                        k["mae_ns"] / 1e3))
+tot = {"knn": 0, "evidence": 0}
+for path in sys.argv[1:]:
+    res = json.load(open(path))["results"]
+    by = {(r["method"], r["rate"]): r for r in res}
+    rates = sorted({r["rate"] for r in res})
+    assert rates == [0.01, 0.1, 0.2], rates
+    for rate in rates:
+        z = by[("zero", rate)]
+        for m in ("mean", "knn", "evidence"):
+            r = by[(m, rate)]
+            assert r["refused"] == 0 and r["estimated"] == r["hidden"] > 0, r
+            assert r["mae_ns"] < z["mae_ns"], (path, m, rate, r["mae_ns"], z["mae_ns"])
+        for m in tot:
+            tot[m] += by[(m, rate)]["mae_ns"]
 # in bursts at depth 8 it mostly chooses the k-NN itself: ties, give or take
-assert tot_e <= 1.05 * tot_k, (tot_e, tot_k)
-print("; ".join(line))
+assert tot["evidence"] <= 1.05 * tot["knn"], tot
+print("5 seeds x 3 rates: evidence %.2f us, knn %.2f us on average"
+      % (tot["evidence"] / 15e3, tot["knn"] / 15e3))
 PY
 		ok "evaluate $w ${b:-uniform}: $(cat "$TMP/out")" ||
 			not_ok "evaluate $w ${b:-uniform}" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"

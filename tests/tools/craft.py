@@ -5,7 +5,7 @@ iotrail's own writer, so a writer bug cannot hide a reader bug).
 
 usage: craft.py KIND OUT
 kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time,
-       arch-aarch64, arch-sparc, driver-disorder
+       arch-aarch64, arch-sparc, driver-disorder, repair-bad
 """
 import struct
 import sys
@@ -113,6 +113,12 @@ def main():
         ev += rec(31, T0 + 2950, 0xffff3000, 0, 2048, 2, seq=14)
         ev += rec(C, T0 + 3000, 0xffff3000, 8 << 32, 2048, 8, seq=15)
         data = h + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
+    elif kind == "repair-bad":
+        # a request, then a REPAIR chunk (type 14) whose size is no whole
+        # number of records: the reader stops there and says where
+        ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        est = rec(C, T0 + 900, 0xffff1000, 8 << 32, 2048, 8, flags=1 << 31)
+        data = h + devs + tasks + chunk(1, ev) + chunk(14, est + b"\0" * 36) + end(T0 + 10**6)
     elif kind.startswith("arch-"):
         # a pread64 (aarch64: 67, x86_64: 17) and a read (63 / 0) recorded
         # on another architecture: META arch= says which numbers they are
