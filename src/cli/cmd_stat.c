@@ -169,7 +169,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c;
+	int c, ret;
 
 	o->diskstats = "/proc/diskstats";
 	while ((c = getopt_long(argc, argv, "xyd:o:h", longopts, NULL)) != -1) {
@@ -208,26 +208,9 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		uint64_t n;
-
-		/* iostat's interval is seconds; 500ms and 2s are taken too */
-		if (!parse_count(argv[optind], &n) && n)
-			o->interval_ns = n * 1000000000ull;
-		else if (parse_time(argv[optind], &o->interval_ns) || !o->interval_ns)
-			return usage_error(
-			    "interval %s: not a positive time (1, 500ms, 2s)",
-			    argv[optind]);
-		optind++;
-	}
-	if (optind < argc) {
-		if (parse_count(argv[optind], &o->count) || !o->count)
-			return usage_error("count %s: not a positive count",
-					   argv[optind]);
-		optind++;
-	}
-	if (optind < argc)
-		return usage_error("%s: unexpected argument", argv[optind]);
+	ret = parse_interval_count(argc, argv, &o->interval_ns, &o->count);
+	if (ret)
+		return ret;
 	if (o->trace && strcmp(o->diskstats, "/proc/diskstats"))
 		return usage_error("--trace traces this machine: it takes no "
 				   "--diskstats");

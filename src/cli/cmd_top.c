@@ -471,24 +471,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		if (!parse_count(argv[optind], &v) && v)
-			o->interval_ns = v * 1000000000ull;
-		else if (parse_time(argv[optind], &o->interval_ns) || !o->interval_ns)
-			return usage_error(
-			    "interval %s: not a positive time (1, 500ms, 2s)",
-			    argv[optind]);
-		optind++;
-	}
-	if (optind < argc) {
-		if (parse_count(argv[optind], &o->count) || !o->count)
-			return usage_error("count %s: not a positive count",
-					   argv[optind]);
-		optind++;
-	}
-	if (optind < argc)
-		return usage_error("%s: unexpected argument", argv[optind]);
-	return 0;
+	return parse_interval_count(argc, argv, &o->interval_ns, &o->count);
 }
 
 /* curses: wait until the deadline, taking keys; true when q was pressed or

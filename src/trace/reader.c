@@ -193,28 +193,18 @@ static int index_chunks(struct trace_reader *r)
 			}
 			r->nr_records += c.size / IOT_REC_SIZE;
 			break;
-		case IOT_CHUNK_MARKS: /* the last stream, after the CPUs' */
+		case IOT_CHUNK_MARKS:  /* a stream after the CPUs' */
+		case IOT_CHUNK_REPAIR: /* and the last, after the markers' */
 			if (c.size % IOT_REC_SIZE) {
 				snprintf(r->warning, sizeof(r->warning),
-					 "%s: offset %llu: malformed markers chunk (%llu "
+					 "%s: offset %llu: malformed %s chunk (%llu "
 					 "bytes); stopped there",
 					 r->path, (unsigned long long)off,
+					 c.type == IOT_CHUNK_MARKS ? "markers" : "repair",
 					 (unsigned long long)c.size);
 				return 0;
 			}
-			rc.cpu = r->hdr.nr_cpus;
-			r->nr_records += c.size / IOT_REC_SIZE;
-			break;
-		case IOT_CHUNK_REPAIR: /* the last stream, after the markers' */
-			if (c.size % IOT_REC_SIZE) {
-				snprintf(r->warning, sizeof(r->warning),
-					 "%s: offset %llu: malformed repair chunk (%llu "
-					 "bytes); stopped there",
-					 r->path, (unsigned long long)off,
-					 (unsigned long long)c.size);
-				return 0;
-			}
-			rc.cpu = r->hdr.nr_cpus + 1;
+			rc.cpu = r->hdr.nr_cpus + (c.type == IOT_CHUNK_REPAIR);
 			r->nr_records += c.size / IOT_REC_SIZE;
 			break;
 		case IOT_CHUNK_DEVICES: {

@@ -120,8 +120,9 @@ for s in st:
         assert 0 < t["util"] <= 100 * t["dev-qd"] + 0.2, t
         checked += 1
     assert t["dev-qd"] <= t["aqu-sz"] + 0.01, t
-    # fio keeps 4 reads, 1 write and a flush in flight at most
-    assert 1 <= t["max-qd"] <= 6, t["max-qd"]
+    # fio keeps 4 reads, 1 write and a flush in flight at most (and a
+    # request whose completion went unseen counts until it is used again)
+    assert 1 <= t["max-qd"] <= 6 + t["missed"] + nxt["missed"], t
     assert t["unstamped"] == 0, t
 assert missed <= 0.01 * sum(s["disk"][0]["trace"]["r/s"] for s in st), missed
 assert checked >= 1, "every interval had an unseen completion"
