@@ -680,6 +680,11 @@ static void choose(const struct repair_set *s, size_t lo, size_t hi, struct choi
 					ch->best[k][g] = (enum cand)c;
 				}
 			}
+			/* the seed's method unless another is clearly better: a
+			 * sample's few percent are noise on a jittery device */
+			if (n[k][g][CAND_KNN] * 10 >= tried[k] * 9 &&
+			    err[k][g][CAND_KNN] / (double)n[k][g][CAND_KNN] <= 1.05 * b)
+				ch->best[k][g] = CAND_KNN;
 		}
 	}
 }
