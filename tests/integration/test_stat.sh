@@ -75,21 +75,23 @@ PY
 	ok "steady load: $(cat "$TMP/out")" || not_ok "steady load" "$(tail -3 "$TMP/out")"
 
 # --- --trace: the trace's figures beside iostat's ------------------------------------
-# reads at depth 4 and writes with an fsync every 8 (flush requests), steady
-fio --filename="$L" --direct=1 --size=128M --time_based --runtime=7 \
+# reads at depth 4 and writes with an fsync every 8 (flush requests),
+# steady; six intervals, as about one completion in 4,000 never reaches the
+# programs and each such one leaves two intervals' %util unchecked
+fio --filename="$L" --direct=1 --size=128M --time_based --runtime=9 \
 	--output=/dev/null --name=r --rw=randread --bs=4k --ioengine=libaio \
-	--iodepth=4 --rate_iops=2000 --name=w --rw=randwrite --bs=4k --fsync=8 \
+	--iodepth=4 --rate_iops=1000 --name=w --rw=randwrite --bs=4k --fsync=8 \
 	--rate_iops=200 &
 FIO=$!
 sleep 1
-"$IOTRAIL" stat -x --trace -o JSON -d "$B" 1 4 >"$TMP/t.json" 2>"$TMP/t.err"
+"$IOTRAIL" stat -x --trace -o JSON -d "$B" 1 6 >"$TMP/t.json" 2>"$TMP/t.err"
 rc=$?
 "$IOTRAIL" stat --trace -d "$B" 1 1 >"$TMP/t.txt" 2>>"$TMP/t.err"
 wait $FIO
 python3 - "$TMP/t.json" <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
 import json, sys
 st = json.load(open(sys.argv[1]))["sysstat"]["hosts"][0]["statistics"]
-assert len(st) == 4, len(st)  # intervals only: nothing was traced since boot
+assert len(st) == 6, len(st)  # intervals only: nothing was traced since boot
 worst = {}
 missed = checked = 0
 def near(k, a, b, rel, absol):
@@ -109,7 +111,7 @@ for s in st:
         assert abs(t[k + "_sched"] + t[k + "_dev"] - t[k + "_await"]) < 0.002, t
         assert t[k + "_dev"] <= t[k + "_await"] + 1e-9, t
     near("aqu-sz", t["aqu-sz"], i["aqu-sz"], 0.15, 0.05)
-    assert 1500 <= t["r/s"] <= 2500 and t["f/s"] > 5, t
+    assert 800 <= t["r/s"] <= 1200 and t["f/s"] > 5, t
     # the time with a request at the driver is at most the sum of their
     # times there, unless a completion went unseen: the request then counts
     # until it is issued again (under this load, within milliseconds), which
@@ -126,7 +128,7 @@ for s in st:
     assert t["unstamped"] == 0, t
 assert missed <= 0.01 * sum(s["disk"][0]["trace"]["r/s"] for s in st), missed
 assert checked >= 1, "every interval had an unseen completion"
-print("4 traced intervals, %d completions unseen, %%util checked in %d; "
+print("6 traced intervals, %d completions unseen, %%util checked in %d; "
       "largest differences: " % (missed, checked) +
       ", ".join("%s %.3f" % kv for kv in worst.items()))
 PY
