@@ -57,7 +57,7 @@ $(OUT)/iotrail_%.skel.h: $(OUT)/iotrail_%.bpf.o
 # one: callers (any tracepoint), sched, devlat (stat --trace), top
 SMALL_BPF := callers sched devlat top
 $(patsubst %,$(OUT)/%.bpf.o,$(SMALL_BPF)): $(OUT)/%.bpf.o: src/bpf/%.bpf.c $(OUT)/vmlinux.h \
-		$(wildcard src/bpf/*_abi.h)
+		$(wildcard src/bpf/*_abi.h src/bpf/*.bpf.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/$*.tmp.bpf.o
 	$(BPFTOOL) gen object $@ $(OUT)/$*.tmp.bpf.o
 $(patsubst %,$(OUT)/%.skel.h,$(SMALL_BPF)): $(OUT)/%.skel.h: $(OUT)/%.bpf.o

@@ -27,35 +27,6 @@ __u64 agg_next_slot = 1; /* .bss: slot 0 is "no device" (64-bit: see iot_stop) *
 const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
 #define AGG_PER_CPU (cfg_agg_devs * IOT_AGG_PER_DEV)
 
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r = 0;
-
-	if (v >> 32) {
-		v >>= 32;
-		r += 32;
-	}
-	if (v >> 16) {
-		v >>= 16;
-		r += 16;
-	}
-	if (v >> 8) {
-		v >>= 8;
-		r += 8;
-	}
-	if (v >> 4) {
-		v >>= 4;
-		r += 4;
-	}
-	if (v >> 2) {
-		v >>= 2;
-		r += 2;
-	}
-	if (v >> 1)
-		r += 1;
-	return r;
-}
-
 /* The histogram slot of a disk, handed out at first sight; ~0 if full. */
 static __always_inline __u32 agg_dev_slot(__u32 dev)
 {

@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "devlat_abi.h"
+#include "shims.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -51,11 +52,6 @@ static __always_inline struct devlat_dev *dev_of(__u32 dev)
 		return d;
 	bpf_map_update_elem(&devs, &dev, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&devs, &dev);
-}
-
-static __always_inline __u32 devt(__u32 major, __u32 minor)
-{
-	return major << 20 | minor;
 }
 
 /* a request reached the driver: one more in flight */
@@ -142,14 +138,12 @@ static __always_inline __u32 part_devt(struct request *rq, __u32 disk)
 SEC("raw_tp/block_rq_issue")
 int BPF_PROG(devlat_issue, struct request *rq)
 {
-	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
 	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
-	struct issued v = {.d_ns = now};
+	struct issued v = {.d_ns = now, .disk = rq_devt(rq)};
 	__u32 zero = 0;
 
-	if (!disk)
+	if (!v.disk)
 		return 0;
-	v.disk = devt(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
 	v.part = part_devt(rq, v.disk);
 	v.start_ns = BPF_CORE_READ(rq, start_time_ns);
 	if (bpf_map_update_elem(&issued, &key, &v, BPF_NOEXIST)) {
@@ -204,18 +198,15 @@ static __always_inline void end(struct request *rq, bool done)
 		v = NULL;
 	}
 	if (!v) {
-		struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
-
 		/* Completed without an issue we saw: a request the flush
 		 * machinery ended itself (an empty PREFLUSH write: diskstats
 		 * counts it as a write), or one issued before we were
 		 * attached. All its time was before the driver. */
-		if (!done || !disk)
+		never.disk = rq_devt(rq);
+		if (!done || !never.disk)
 			return;
 		never.d_ns = now;
 		never.start_ns = start;
-		never.disk =
-		    devt(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
 		never.part = part_devt(rq, never.disk);
 		v = &never;
 		if (!dev_of(v->disk) || (v->part != v->disk && !dev_of(v->part)))

@@ -25,6 +25,7 @@
 #include "emit.bpf.h"
 #include "config.bpf.h"
 #include "record.bpf.h"
+#include "log2.bpf.h"
 #include "aggregate.bpf.h"
 #include "inflight.bpf.h"
 #include "speculate.bpf.h"

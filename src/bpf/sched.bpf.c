@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "log2.bpf.h"
 #include "sched_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -109,13 +110,9 @@ int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 
 static __always_inline __u32 log2_slot(__u64 v)
 {
-	__u32 s = 0;
+	__u32 s = log2_u64(v);
 
-	for (int i = 0; i < SCHED_HIST - 1 && v > 1; i++) {
-		v >>= 1;
-		s++;
-	}
-	return s;
+	return s < SCHED_HIST ? s : SCHED_HIST - 1;
 }
 
 SEC("tp_btf/sched_switch")

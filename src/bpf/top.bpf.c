@@ -11,6 +11,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "log2.bpf.h"
+#include "shims.bpf.h"
 #include "top_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -59,21 +61,11 @@ static __always_inline struct top_lost *lost_of(void)
 	return bpf_map_lookup_elem(&lost, &zero);
 }
 
-static __always_inline __u32 disk_of(struct request *rq)
-{
-	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
-
-	if (!disk)
-		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
-	       BPF_CORE_READ(disk, first_minor);
-}
-
 /* a request seen for the first time, in the task that submits or issues it */
 static __always_inline struct pending *track(struct request *rq)
 {
 	__u64 key = (__u64)rq, id = bpf_get_current_pid_tgid();
-	struct pending v = {.tgid = id >> 32, .disk = disk_of(rq)};
+	struct pending v = {.tgid = id >> 32, .disk = rq_devt(rq)};
 	struct pending *p = bpf_map_lookup_elem(&pending, &key);
 	struct top_proc_key pk;
 	struct top_lost *l = lost_of();
@@ -124,29 +116,6 @@ int BPF_PROG(top_issue, struct request *rq)
 	return 0;
 }
 
-static __always_inline __u32 log2_bucket(__u64 v)
-{
-	__u32 r = 0, shift;
-
-	shift = (v > 0xffffffff) << 5;
-	v >>= shift;
-	r = shift;
-	shift = (v > 0xffff) << 4;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xff) << 3;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xf) << 2;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0x3) << 1;
-	v >>= shift;
-	r |= shift;
-	r |= (v >> 1);
-	return r < TOP_HIST ? r : TOP_HIST - 1;
-}
-
 static __always_inline void add(struct top_stats *s, int op, __u64 bytes, const __u64 *t,
 				const bool *has)
 {
@@ -156,7 +125,7 @@ static __always_inline void add(struct top_stats *s, int op, __u64 bytes, const 
 		if (!has[k])
 			continue;
 		__sync_fetch_and_add(&s->sum_ns[k], t[k]);
-		__sync_fetch_and_add(&s->hist[k][log2_bucket(t[k])], 1);
+		__sync_fetch_and_add(&s->hist[k][log2_u64(t[k])], 1);
 	}
 }
 

@@ -237,11 +237,17 @@ static void link_syscalls(struct scan *sc)
 	}
 }
 
-static int cmp_u64_scan(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+static uint64_t median(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* how long before the end an unfinished request counts as lost */
@@ -255,8 +261,7 @@ static uint64_t in_flight_window(const struct repair_set *s)
 			v[n++] = s->r[i].c_ns - s->r[i].d_ns;
 	if (!n)
 		return 1000000000ull; /* nothing to go by: a second */
-	qsort(v, n, sizeof(*v), cmp_u64_scan);
-	med = v[n / 2];
+	med = median(v, n);
 	return med * 100 > 10000000ull ? med * 100 : 10000000ull;
 }
 
@@ -414,19 +419,6 @@ static const struct rreq *known_side(const struct repair_set *s, size_t i, int d
 		(*between)++;
 	}
 	return NULL;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static uint64_t median(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* the mean D2C of each device and operation, over its known requests */
