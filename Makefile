@@ -18,7 +18,7 @@ COMPILE     = $(CC) $(CFLAGS) $(SAN) $(IOT_CFLAGS)
 LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson -lncurses
 
 APP_SRCS   := $(wildcard src/cli/*.c)
-LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c src/devstat/*.c src/stacks/*.c src/repair/*.c)
+LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c src/devstat/*.c src/stacks/*.c src/repair/*.c src/export/*.c)
 REC_SRCS   := $(wildcard src/record/*.c)
 LIB_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 REC_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(REC_SRCS))
@@ -93,7 +93,7 @@ $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(OUT)/obj/tests
-	$(COMPILE) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $^ -lcmocka -lm
+	$(COMPILE) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $^ -lcmocka -ljansson -lm
 
 # the user markers' library (include/iotrail/marker.h), static and shared
 MARKER_CFLAGS = $(CFLAGS) $(SAN) $(IOT_CFLAGS) -Iinclude -fPIC -fvisibility=hidden \

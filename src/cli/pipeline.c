@@ -76,13 +76,9 @@ static void add_agg(void *ctx, const struct iot_agg_entry *e)
 	analysis_add_agg(ctx, e);
 }
 
-int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
-		 struct analysis_env *env)
+int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *env)
 {
 	char errbuf[512], arch[32];
-	const struct iot_rec *rec;
-	struct join_sink sink;
-	int err;
 
 	memset(p, 0, sizeof(*p));
 	if (trace_reader_open(&p->rd, input, errbuf, sizeof(errbuf))) {
@@ -101,6 +97,7 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 			input, arch);
 		env->syscall_nr = unknown_arch_nr;
 	}
+	p->syscall_nr = env->syscall_nr;
 	env->t0_ns = p->rd.hdr.start_mono_ns;
 	/* a recording cut short ended within a switch period (5 s at most,
 	 * as --switchrate allows) of its last drain */
@@ -115,6 +112,49 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	env->task_entry = task_entry;
 	env->cgroup_path = cgroup_path;
 	env->file_path = file_path;
+	return 0;
+}
+
+int pipeline_join(struct pipeline *p, const char *input, const struct join_sink *sink,
+		  int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
+{
+	const struct iot_rec *rec;
+	int err;
+
+	if (join_init(&p->jn, sink, is_bio_based, p)) {
+		fprintf(stderr, "iotrail: out of memory\n");
+		return 1;
+	}
+	p->jn.syscall_nr = p->syscall_nr;
+	p->jn.bi_elided = p->rd.hdr.version_major == 1 && p->rd.hdr.version_minor >= 4;
+	p->joining = true;
+	while ((err = trace_reader_next(&p->rd, &rec)) == 1) {
+		if (rec->type == IOT_EV_EXEC)
+			trace_reader_exec(&p->rd, rec);
+		if (record && record(ctx, rec))
+			return 1;
+		if (join_feed(&p->jn, rec)) {
+			err = -1;
+			break;
+		}
+	}
+	if (err < 0) {
+		fprintf(stderr, "iotrail: %s: out of memory\n", input);
+		return 1;
+	}
+	join_end(&p->jn);
+	return 0;
+}
+
+int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
+		 struct analysis_env *env)
+{
+	struct join_sink sink;
+	int err;
+
+	err = pipeline_open(p, input, env);
+	if (err)
+		return err;
 	p->analyzing = true;
 	err = analysis_init(&p->an, set, env);
 	if (err) {
@@ -123,26 +163,12 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 		return err == -ENOMEM ? 1 : 2; /* else an option that does not fit */
 	}
 	sink = analysis_sink(&p->an);
-	if (join_init(&p->jn, &sink, is_bio_based, p)) {
-		fprintf(stderr, "iotrail: out of memory\n");
-		return 1;
-	}
-	p->jn.syscall_nr = env->syscall_nr;
-	p->jn.bi_elided = p->rd.hdr.version_major == 1 && p->rd.hdr.version_minor >= 4;
-	p->joining = true;
-	while ((err = trace_reader_next(&p->rd, &rec)) == 1) {
-		if (rec->type == IOT_EV_EXEC)
-			trace_reader_exec(&p->rd, rec);
-		if (join_feed(&p->jn, rec)) {
-			err = -1;
-			break;
-		}
-	}
-	if (err >= 0)
-		join_end(&p->jn);
+	err = pipeline_join(p, input, &sink, NULL, NULL);
+	if (err)
+		return err;
 	/* --aggregate recordings: the kernel's histograms */
 	trace_reader_aggs(&p->rd, add_agg, &p->an);
-	if (err < 0 || analysis_finish(&p->an)) {
+	if (analysis_finish(&p->an)) {
 		fprintf(stderr, "iotrail: %s: %s\n", input,
 			p->an.errmsg[0] ? p->an.errmsg : "out of memory");
 		return 1;

@@ -17,6 +17,7 @@ struct pipeline {
 	struct join jn;
 	char buf[32];	   /* a device name not in the trace's table */
 	char drivers[160]; /* META drivers= */
+	const uint32_t *syscall_nr;
 	bool opened, analyzing, joining;
 };
 
@@ -26,6 +27,14 @@ struct pipeline {
  * them. 0, or the exit status after saying why on stderr (1). */
 int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 		 struct analysis_env *env);
+/* The first half of pipeline_run: opens input and fills env's facts
+ * about the trace; 0 or 1 (said on stderr). */
+int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *env);
+/* The second half's loop: every record through the join into sink, and
+ * first, when not NULL, to record (a non-zero return stops it: 1). 0, or
+ * 1 after saying why. */
+int pipeline_join(struct pipeline *p, const char *input, const struct join_sink *sink,
+		  int (*record)(void *ctx, const struct iot_rec *r), void *ctx);
 /* A task's name from the trace's task table (ctx: the pipeline). */
 const char *pipeline_comm(void *ctx, uint32_t tid);
 void pipeline_release(struct pipeline *p);

@@ -120,25 +120,12 @@ void render_csv(FILE *f, const struct report_info *ri, const struct analysis *a,
 	for (size_t i = 0; i < a->nr_out; i++)
 		output_tables(f, &a->out[i], &first);
 	if (ro->requests) {
-		fprintf(f, "\nc_time_s,device,rwbs,sector,nr_sectors,pid,tid,comm,q_ns,g_"
-			   "ns,i_ns,d_ns,c_ns,nr_bios,error,start_ns\n");
-		for (size_t i = 0; i < a->nr_reqs; i++) {
-			const struct join_request *r = &a->reqs[i];
-			const char *name = analysis_dev_name(a, r->dev);
-			char rwbs[8];
+		struct row_names nm = render_report_names(ri, a);
 
-			render_rwbs(r->flags, rwbs);
-			fprintf(f, "%.9f,", (int64_t)(r->c_ns - ri->t0_ns) / 1e9);
-			csv_field(f, name);
-			fprintf(f, ",%s,%" PRIu64 ",%u,%u,%u,", rwbs, r->sector,
-				r->nr_sectors, r->pid, r->tid);
-			csv_field(f, ri->comm ? ri->comm(ri->comm_ctx, r->tid) : "");
-			fprintf(f,
-				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%u,%d,%" PRIu64 "\n",
-				r->q_ns, r->g_ns, r->i_ns, r->d_ns, r->c_ns, r->nr_bios,
-				r->error, r->start_ns);
-		}
+		fputc('\n', f);
+		render_request_head(f);
+		for (size_t i = 0; i < a->nr_reqs; i++)
+			render_request_csv(f, &a->reqs[i], &nm);
 	}
 }
 

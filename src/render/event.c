@@ -27,7 +27,52 @@ static const char *const actions[IOT_EV_MAX] = {
     [IOT_EV_WAKEUP] = "W",	  [IOT_EV_FAULT] = "PF",
     [IOT_EV_URING_SUBMIT] = "US", [IOT_EV_URING_COMPLETE] = "UC",
     [IOT_EV_URING_WORK] = "UW",	  [IOT_EV_MARK] = "MK",
+    [IOT_EV_DRV_SUBMIT] = "NS",	  [IOT_EV_DRV_CQE] = "NQ",
+    [IOT_EV_DRV_DONE] = "NC",
 };
+
+static const char *const names[IOT_EV_MAX] = {
+    [IOT_EV_BIO_QUEUE] = "block_bio_queue",
+    [IOT_EV_GETRQ] = "block_getrq",
+    [IOT_EV_RQ_INSERT] = "block_rq_insert",
+    [IOT_EV_RQ_ISSUE] = "block_rq_issue",
+    [IOT_EV_RQ_COMPLETE] = "block_rq_complete",
+    [IOT_EV_BIO_COMPLETE] = "block_bio_complete",
+    [IOT_EV_BIO_BACKMERGE] = "block_bio_backmerge",
+    [IOT_EV_BIO_FRONTMERGE] = "block_bio_frontmerge",
+    [IOT_EV_RQ_MERGE] = "block_rq_merge",
+    [IOT_EV_SPLIT] = "block_split",
+    [IOT_EV_BIO_REMAP] = "block_bio_remap",
+    [IOT_EV_RQ_REMAP] = "block_rq_remap",
+    [IOT_EV_RQ_REQUEUE] = "block_rq_requeue",
+    [IOT_EV_PLUG] = "block_plug",
+    [IOT_EV_UNPLUG] = "block_unplug",
+    [IOT_EV_IO_START] = "block_io_start",
+    [IOT_EV_IO_DONE] = "block_io_done",
+    [IOT_EV_RQ_INFO] = "rq_info",
+    [IOT_EV_BIO_INFO] = "bio_info",
+    [IOT_EV_DIRTY] = "dirty",
+    [IOT_EV_EXEC] = "exec",
+    [IOT_EV_COMMIT] = "jbd2_commit",
+    [IOT_EV_WAKEUP] = "wakeup",
+    [IOT_EV_FAULT] = "fault",
+    [IOT_EV_URING_SUBMIT] = "io_uring_submit",
+    [IOT_EV_URING_COMPLETE] = "io_uring_complete",
+    [IOT_EV_URING_WORK] = "io_uring_work",
+    [IOT_EV_MARK] = "mark",
+    [IOT_EV_DRV_SUBMIT] = "nvme_setup_cmd",
+    [IOT_EV_DRV_CQE] = "nvme_sq",
+    [IOT_EV_DRV_DONE] = "nvme_complete_rq",
+    [IOT_EV_SYS_ENTER] = "sys_enter",
+    [IOT_EV_SYS_EXIT] = "sys_exit",
+    [IOT_EV_SUMMARY] = "summary",
+    [IOT_EV_STOP] = "stop",
+};
+
+const char *render_event_name(uint16_t type)
+{
+	return type < IOT_EV_MAX && names[type] ? names[type] : "unknown";
+}
 
 const char *render_action(uint16_t type)
 {

@@ -296,27 +296,12 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 		for (size_t k = 0; k < a->out[i].nr_tables; k++)
 			table(&w, a->out[i].tables[k]);
 	if (o->requests) {
+		struct row_names nm = render_report_names(ri, a);
+
 		jw_name(&w, "requests");
 		jw_start_array(&w);
-		for (size_t i = 0; i < a->nr_reqs; i++) {
-			const struct join_request *r = &a->reqs[i];
-			char rwbs[8];
-
-			render_rwbs(r->flags, rwbs);
-			jw_start_object(&w);
-			jw_uint_field(&w, "dev", r->dev);
-			jw_string_field(&w, "rwbs", rwbs);
-			jw_uint_field(&w, "sector", r->sector);
-			jw_uint_field(&w, "nr_sectors", r->nr_sectors);
-			jw_uint_field(&w, "tid", r->tid);
-			jw_uint_field(&w, "q_ns", r->q_ns);
-			jw_uint_field(&w, "g_ns", r->g_ns);
-			jw_uint_field(&w, "i_ns", r->i_ns);
-			jw_uint_field(&w, "d_ns", r->d_ns);
-			jw_uint_field(&w, "c_ns", r->c_ns);
-			jw_uint_field(&w, "start_ns", r->start_ns);
-			jw_end_object(&w);
-		}
+		for (size_t i = 0; i < a->nr_reqs; i++)
+			render_request_json(&w, &a->reqs[i], &nm);
 		jw_end_array(&w);
 	}
 	jw_end_object(&w);

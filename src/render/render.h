@@ -15,6 +15,7 @@
 
 #include "../analyze/analyzer.h"
 #include "../trace/format.h"
+#include "../util/json_writer.h"
 
 enum view { VIEW_STATS, VIEW_HIST, VIEW_SERIES };
 enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
@@ -80,4 +81,28 @@ const char *render_action(uint16_t type);
 /* One event as a text line (iotrail script). */
 void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *dev,
 		  const char *comm);
+/* stable names per event type (export rows, CTF event classes):
+ * "block_bio_queue", "sys_enter", ... (docs/FORMAT.md) */
+const char *render_event_name(uint16_t type);
+
+/* Rows for programs (rows.c, docs/FORMAT.md "Rows"): one per event, one
+ * per request; the names behind the numbers come from here */
+struct row_names {
+	uint64_t t0_ns;				      /* time_s counts from here */
+	const char *(*dev)(void *ctx, uint32_t dev);  /* NULL: "major:minor" */
+	const char *(*comm)(void *ctx, uint32_t tid); /* NULL: "" */
+	void *dev_ctx, *comm_ctx;
+};
+void render_event_head(FILE *f);
+void render_event_csv(FILE *f, const struct iot_rec *r, const struct row_names *nm);
+void render_event_json(struct json_writer *w, const struct iot_rec *r,
+		       const struct row_names *nm);
+/* a report's: its devices' and tasks' names */
+struct row_names render_report_names(const struct report_info *ri,
+				     const struct analysis *a);
+void render_request_head(FILE *f);
+void render_request_csv(FILE *f, const struct join_request *r,
+			const struct row_names *nm);
+void render_request_json(struct json_writer *w, const struct join_request *r,
+			 const struct row_names *nm);
 #endif

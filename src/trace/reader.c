@@ -428,7 +428,8 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	r->nr_streams = r->hdr.nr_cpus + 2;
 	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
 	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
-	if (!r->cpus || !r->next_seq) {
+	r->stream_gaps = calloc(r->nr_streams, sizeof(*r->stream_gaps));
+	if (!r->cpus || !r->next_seq || !r->stream_gaps) {
 		err = -ENOMEM;
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto cleanup;
@@ -452,8 +453,10 @@ void trace_reader_rewind(struct trace_reader *r)
 	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
-	if (!r->sorted) /* the sorted index counted them once and for all */
+	if (!r->sorted) { /* the sorted index counted them once and for all */
 		r->nr_gaps = 0;
+		memset(r->stream_gaps, 0, r->nr_streams * sizeof(*r->stream_gaps));
+	}
 	r->next_sorted = 0;
 }
 
@@ -486,8 +489,10 @@ static int build_sorted(struct trace_reader *r)
 		     k++) {
 			uint64_t *next = &r->next_seq[ch->cpu];
 
-			if (*next != UINT64_MAX && p[k].seq > *next)
+			if (*next != UINT64_MAX && p[k].seq > *next) {
 				gaps += p[k].seq - *next;
+				r->stream_gaps[ch->cpu] += p[k].seq - *next;
+			}
 			*next = p[k].seq + 1;
 			r->sorted[n++] = &p[k];
 		}
@@ -530,9 +535,10 @@ static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 
 		/* a gap before a CPU's first record is no loss: a ring
 		 * recording starts where the oldest kept record starts */
-		if (x->seq != r->next_seq[cpu] && r->next_seq[cpu] != UINT64_MAX)
-			r->nr_gaps +=
-			    x->seq > r->next_seq[cpu] ? x->seq - r->next_seq[cpu] : 0;
+		if (x->seq > r->next_seq[cpu] && r->next_seq[cpu] != UINT64_MAX) {
+			r->nr_gaps += x->seq - r->next_seq[cpu];
+			r->stream_gaps[cpu] += x->seq - r->next_seq[cpu];
+		}
 		r->next_seq[cpu] = x->seq + 1;
 		/* insertion from the back: nearly always zero steps */
 		while (i > 0) {
@@ -712,6 +718,7 @@ void trace_reader_release(struct trace_reader *r)
 			free(r->cpus[i].spans);
 	free(r->cpus);
 	free(r->next_seq);
+	free(r->stream_gaps);
 	free(r->chunks);
 	free(r->agg_list);
 	free(r->sorted);

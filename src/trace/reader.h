@@ -86,6 +86,10 @@ struct trace_reader {
 	size_t next_chunk;
 	uint64_t limit_ns, prev_mark_ns;
 	uint64_t *next_seq; /* per CPU, for gap counting */
+	/* nr_gaps per stream (the CPUs, the markers, the repair's), counted
+	 * as records enter the merge: up to READER_REORDER records of that
+	 * stream before the first one after the gap is returned */
+	uint64_t *stream_gaps;
 	/* a speculative trace (has_spec) is read through a sorted index */
 	const struct iot_rec **sorted;
 	uint64_t nr_sorted, next_sorted;

@@ -150,6 +150,34 @@ void jw_float(struct json_writer *w, double v)
 		fputs("null", w->f);
 }
 
+void jw_float9(struct json_writer *w, double v)
+{
+	sep(w);
+	if (isfinite(v))
+		fprintf(w->f, "%.9f", v);
+	else
+		fputs("null", w->f);
+}
+
+void jw_scaled(struct json_writer *w, uint64_t v, unsigned int decimals)
+{
+	uint64_t div = 1;
+
+	for (unsigned int i = 0; i < decimals; i++)
+		div *= 10;
+	sep(w);
+	if (decimals)
+		fprintf(w->f, "%" PRIu64 ".%0*" PRIu64, v / div, (int)decimals, v % div);
+	else
+		fprintf(w->f, "%" PRIu64, v);
+}
+
+void jw_null(struct json_writer *w)
+{
+	sep(w);
+	fputs("null", w->f);
+}
+
 void jw_bool(struct json_writer *w, bool v)
 {
 	sep(w);

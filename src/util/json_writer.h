@@ -30,6 +30,10 @@ void jw_string(struct json_writer *w, const char *s);
 void jw_uint(struct json_writer *w, uint64_t v);
 void jw_int(struct json_writer *w, int64_t v);
 void jw_float(struct json_writer *w, double v);
+void jw_float9(struct json_writer *w, double v); /* nine decimals: seconds */
+/* v / 10^decimals, exactly (ns as us: decimals 3) */
+void jw_scaled(struct json_writer *w, uint64_t v, unsigned int decimals);
+void jw_null(struct json_writer *w);
 void jw_bool(struct json_writer *w, bool v);
 /* name + value in one call */
 void jw_string_field(struct json_writer *w, const char *name, const char *s);

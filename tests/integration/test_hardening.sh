@@ -134,7 +134,7 @@ python3 - "$TMP/r.csv" <<'PY' && ok "CSV: a comma and a quote in names stay in t
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1], newline="")) if r]
 req = rows[rows.index(next(r for r in rows if r[0] == "c_time_s")) + 1]
-assert len(req) == 16, req  # 16: start_ns since 1.3
+assert len(req) == 30, req  # 16 since 1.3, 30 since export (docs/FORMAT.md)
 assert req[1] == 'x"><script>alert(1)</script>' and req[7] == '\x1b[2J,"evil', req
 PY
 "$IOTRAIL" report -i "$TMP/hostile-names.iot" -r >"$TMP/r.txt"
@@ -262,7 +262,7 @@ import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1], newline="")) if r]
 i = next(k for k, r in enumerate(rows) if r[0] == "c_time_s")
 names = {r[7] for r in rows[i + 1:]}
-assert '\x1b[31m,"evil' in names and all(len(r) == 16 for r in rows[i + 1:]), names
+assert '\x1b[31m,"evil' in names and all(len(r) == 30 for r in rows[i + 1:]), names
 PY
 
 # ---- the demo -------------------------------------------------------------------

@@ -5,7 +5,7 @@ iotrail's own writer, so a writer bug cannot hide a reader bug).
 
 usage: craft.py KIND OUT
 kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time,
-       arch-aarch64, arch-sparc, driver-disorder, repair-bad
+       arch-aarch64, arch-sparc, driver-disorder, repair-bad, gaps
 """
 import struct
 import sys
@@ -119,6 +119,22 @@ def main():
         ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
         est = rec(C, T0 + 900, 0xffff1000, 8 << 32, 2048, 8, flags=1 << 31)
         data = h + devs + tasks + chunk(1, ev) + chunk(14, est + b"\0" * 36) + end(T0 + 10**6)
+    elif kind == "gaps":
+        # two CPUs: on CPU 0 three sequence numbers missing between two
+        # requests, on CPU 1 five records the full buffer dropped (DROPS)
+        h = header(nr_cpus=2)
+        ev0 = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        ev0 += request(0xffff1000, 0xffff3000, T0 + 5000, 8, sector=4096)
+        ev1 = b"".join(
+            rec(t, T0 + 2000 + k * 10, rid, bio, 8192, 8, cpu=1, seq=k)
+            for k, (t, rid, bio) in enumerate(
+                [(Q, 0xffff5000, 0), (G, 0xffff5000, 0),
+                 (I, 0xffff4000, 0xffff5000), (D, 0xffff4000, 0xffff5000)]))
+        ev1 += rec(C, T0 + 3000, 0xffff4000, 8 << 32, 8192, 8, cpu=1, seq=4)
+        drops = struct.pack("<IIQQQQ", 0, 0, 10, 0, 0, 0)
+        drops += struct.pack("<IIQQQQ", 1, 0, 5, 5, 0, 0)
+        data = (h + devs + tasks + chunk(1, ev0) + chunk(1, ev1, cpu=1)
+                + chunk(6, drops) + end(T0 + 10**6))
     elif kind.startswith("arch-"):
         # a pread64 (aarch64: 67, x86_64: 17) and a read (63 / 0) recorded
         # on another architecture: META arch= says which numbers they are
