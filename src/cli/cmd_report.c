@@ -168,6 +168,7 @@ int cmd_report(int argc, char **argv)
 	FILE *out = stdout;
 	struct pipeline pl;
 	struct report_info ri;
+	char imported[32];
 	uint64_t window_ns = 0; /* 0 with windows: auto */
 	char errbuf[512], mode[32], kernel[128];
 	int c, ret = 1;
@@ -317,6 +318,9 @@ int cmd_report(int argc, char **argv)
 	ri.requests_estimated = pl.an.requests_estimated;
 	ri.requests_excluded = pl.an.requests_excluded;
 	ri.comm_ctx = &pl;
+	/* an imported capture's requests are linked by sector (docs/IMPORT.md) */
+	trace_reader_meta(&pl.rd, "import", imported, sizeof(imported));
+	ri.imported = imported[0] ? imported : NULL;
 	if (out_dir && write_out_dir(out_dir, &ri, &pl.an, &ro))
 		goto cleanup;
 	if (html) {

@@ -188,6 +188,11 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "events", ri->events);
 	jw_uint_field(&w, "gaps", ri->gaps);
 	jw_uint_field(&w, "kernel_misses", ri->kernel_misses);
+	/* how the requests were linked: by the kernel's addresses, or (an
+	 * imported blktrace capture) by device and sector */
+	jw_string_field(&w, "identity", ri->imported ? "sector" : "address");
+	if (ri->imported)
+		jw_string_field(&w, "imported", ri->imported);
 	if (ri->repair_method) {
 		jw_name(&w, "repair");
 		jw_start_object(&w);

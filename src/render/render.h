@@ -46,6 +46,9 @@ struct report_info {
 	uint64_t requests_estimated, requests_excluded;
 	const char *(*comm)(void *ctx, uint32_t tid);
 	void *comm_ctx;
+	/* "blktrace" for an imported capture: its requests were linked by
+	 * device and sector, not by kernel address; NULL for a recording */
+	const char *imported;
 };
 
 struct render_opts {

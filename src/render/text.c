@@ -65,6 +65,11 @@ static void header(FILE *f, const struct report_info *ri)
 	if (!ri->complete)
 		fprintf(f, "# the recording was cut short (no END chunk): its length and "
 			   "drops are unknown\n");
+	if (ri->imported)
+		fprintf(f,
+			"# imported from %s: its records hold no kernel addresses, so "
+			"requests were linked by device and sector (as btt does)\n",
+			ri->imported);
 	if (ri->repair_method)
 		fprintf(f,
 			"# repaired: %" PRIu64

@@ -8,7 +8,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-mkdir -p "$D/trace" "$D/layout" "$D/ext"
+mkdir -p "$D/trace" "$D/layout" "$D/ext" "$D/blktrace"
 for k in zero-ids cut-bad-cpu no-nul-names hostile-names big-time; do
 	python3 "$ROOT/tests/tools/craft.py" "$k" "$D/trace/$k.iot"
 done
@@ -40,3 +40,33 @@ for fs in ext2 ext3 ext4; do
 done
 printf '{"block_size": 4096, "files": [{"path": "./E/f00", "inode": 12, "map": [[0, 100, 8, 0], [8, 300, 8, 1]], "mapping_blocks": [50]}]}\n' \
 	>"$D/layout/small.json"
+# blktrace: a request with a split, a merge and a partial completion, a
+# process notify, an unplug; per-CPU (both byte orders) and ftrace's stream
+python3 - "$D/blktrace" <<'PY'
+import struct, sys
+Q, M, G, I, D, C, U, X = 1, 2, 4, 12, 7, 8, 10, 13
+R, W, QU, IS, CO, NO = 1, 2, 1 << 4, 1 << 6, 1 << 7, 1 << 10
+def rec(a, cat, t, sector, nbytes, pdu=b"", cpu=0, seq=1, o="<"):
+    return struct.pack(o + "IIQQIIIIIHH", 0x65617407, seq, t, sector, nbytes,
+                       (cat << 16) | a, 42, 7 << 20, cpu, 0, len(pdu)) + pdu
+def capture(o):
+    rs = [rec(0, NO, 100, 0, 0, b"dd\0", o=o),
+          rec(Q, R | QU, 1000, 2048, 65536, o=o),
+          rec(X, R, 1010, 2048, 32768, struct.pack(">Q", 2112), o=o),
+          rec(G, R | QU, 1020, 2048, 32768, o=o),
+          rec(Q, R | QU, 1030, 2112 + 64, 4096, o=o),
+          rec(M, R | QU, 1040, 2112 + 64, 4096, o=o),
+          rec(G, R | QU, 1045, 2112, 32768, o=o),
+          rec(I, R | QU, 1050, 2048, 32768, o=o),
+          rec(U, QU, 1055, 0, 0, struct.pack(">Q", 1), o=o),
+          rec(D, R | IS, 1060, 2048, 32768, o=o),
+          rec(C, R | CO, 2000, 2048, 16384, o=o),
+          rec(C, R | CO, 2100, 2080, 16384, o=o)]
+    return b"".join(r[:4] + struct.pack(o + "I", k + 1) + r[8:] for k, r in enumerate(rs))
+open(sys.argv[1] + "/le.blktrace.0", "wb").write(capture("<"))
+open(sys.argv[1] + "/be.blktrace.0", "wb").write(capture(">"))
+open(sys.argv[1] + "/ftrace.raw", "wb").write(b"".join(
+    struct.pack("<iiQ", 42, 0, 1000 + k) + rec(a, c, 1000 + k, s, n)
+    for k, (a, c, s, n) in enumerate([(Q, R | QU, 8, 4096), (G, R | QU, 8, 4096),
+                                      (D, R | IS, 8, 4096), (C, R | CO, 8, 4096)])))
+PY
