@@ -11,6 +11,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_frag(int argc, char **argv);
 int cmd_overlay(int argc, char **argv);
 int cmd_stat(int argc, char **argv);

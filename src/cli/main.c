@@ -17,6 +17,7 @@ static const struct {
     {"record", cmd_record, "trace I/O requests from syscall to device into a file"},
     {"report", cmd_report, "analyze a trace: latency by layer, histograms, windows"},
     {"script", cmd_script, "print every event of a trace in time order"},
+    {"serve", cmd_serve, "Prometheus / OpenMetrics endpoint: the kernel's histograms"},
     {"import", cmd_import, "a blktrace capture as an iotrail trace"},
     {"export", cmd_export, "a trace as CSV, JSON lines, Chrome trace JSON or CTF"},
     {"frag", cmd_frag, "file fragmentation and filesystem layout (FIEMAP, libext2fs)"},

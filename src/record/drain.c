@@ -202,6 +202,43 @@ static void reap_inflight(struct recorder *rc, uint64_t now)
 	}
 }
 
+/* which dev_t the kernel gave each histogram slot */
+static void slot_devs(int fd, uint32_t nr_slots, uint32_t slot_dev[IOT_AGG_DEVS])
+{
+	uint32_t key, next, *prev = NULL, slot;
+
+	memset(slot_dev, 0, IOT_AGG_DEVS * sizeof(*slot_dev));
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &slot) == 0 && slot < nr_slots)
+			slot_dev[slot] = key;
+	}
+}
+
+/* histogram hi (buckets, then the sum) summed over the CPUs */
+static void sum_hist(const uint64_t *agg, size_t per_cpu, uint32_t nr_cpus, size_t hi,
+		     uint64_t cur[IOT_AGG_HIST])
+{
+	memset(cur, 0, IOT_AGG_HIST * sizeof(*cur));
+	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
+		const uint64_t *src = agg + (size_t)cpu * per_cpu + hi * IOT_AGG_HIST;
+
+		for (size_t b = 0; b < IOT_AGG_HIST; b++)
+			cur[b] += __atomic_load_n(&src[b], __ATOMIC_RELAXED);
+	}
+}
+
+static void set_entry(struct iot_agg_entry *e, const uint32_t *slot_dev, size_t hi,
+		      const uint64_t cur[IOT_AGG_HIST])
+{
+	e->dev = slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)];
+	e->op = (hi / IOT_AGG_METRICS) % IOT_AGG_OPS;
+	e->metric = hi % IOT_AGG_METRICS;
+	e->sum = cur[IOT_AGG_BUCKETS];
+	memcpy(e->buckets, cur, sizeof(e->buckets));
+}
+
 /*
  * --aggregate: one AGG chunk with what each histogram gained since the last
  * one (summed over CPUs, read through the mmap), naming each device by the
@@ -211,30 +248,19 @@ static int write_agg(struct recorder *rc, uint64_t now)
 {
 	const size_t hists = (size_t)rc->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
 	struct iot_agg_header h = {.start_ns = rc->agg_last_ns, .end_ns = now};
-	uint32_t slot_dev[IOT_AGG_DEVS] = {0}, key, next, *prev = NULL, slot;
-	int fd = bpf_map__fd(rc->skel->maps.agg_devs), err;
+	uint32_t slot_dev[IOT_AGG_DEVS];
 	struct iot_agg_entry *e;
 	size_t n = 0;
+	int err;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &slot) == 0 && slot < rc->agg_devs)
-			slot_dev[slot] = key;
-	}
+	slot_devs(bpf_map__fd(rc->skel->maps.agg_devs), rc->agg_devs, slot_dev);
 	e = calloc(hists, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	for (size_t hi = 0; hi < hists; hi++) {
-		uint64_t cur[IOT_AGG_HIST] = {0}, count = 0;
+		uint64_t cur[IOT_AGG_HIST], count = 0;
 
-		for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
-			const uint64_t *src =
-			    rc->agg + (size_t)cpu * agg_per_cpu(rc) + hi * IOT_AGG_HIST;
-
-			for (size_t b = 0; b < IOT_AGG_HIST; b++)
-				cur[b] += __atomic_load_n(&src[b], __ATOMIC_RELAXED);
-		}
+		sum_hist(rc->agg, agg_per_cpu(rc), rc->nr_cpus, hi, cur);
 		for (size_t b = 0; b < IOT_AGG_HIST; b++) {
 			uint64_t d = cur[b] - rc->agg_prev[hi * IOT_AGG_HIST + b];
 
@@ -243,14 +269,8 @@ static int write_agg(struct recorder *rc, uint64_t now)
 			if (b < IOT_AGG_BUCKETS)
 				count += d;
 		}
-		if (!count)
-			continue;
-		e[n].dev = slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)];
-		e[n].op = (hi / IOT_AGG_METRICS) % IOT_AGG_OPS;
-		e[n].metric = hi % IOT_AGG_METRICS;
-		e[n].sum = cur[IOT_AGG_BUCKETS];
-		memcpy(e[n].buckets, cur, sizeof(e[n].buckets));
-		n++;
+		if (count)
+			set_entry(&e[n++], slot_dev, hi, cur);
 	}
 	h.nr_entries = n;
 	err = trace_writer_chunk(&rc->w, IOT_CHUNK_AGG, 0, &h, sizeof(h), e,
@@ -258,6 +278,35 @@ static int write_agg(struct recorder *rc, uint64_t now)
 	free(e);
 	rc->agg_last_ns = now;
 	return err;
+}
+
+int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, size_t *n,
+		     uint64_t *lost)
+{
+	const size_t hists = (size_t)lv->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
+	uint32_t slot_dev[IOT_AGG_DEVS];
+	struct iot_agg_entry *e;
+
+	slot_devs(lv->slot_fd, lv->agg_devs, slot_dev);
+	e = calloc(hists ? hists : 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	*n = 0;
+	for (size_t hi = 0; hi < hists; hi++) {
+		uint64_t cur[IOT_AGG_HIST], count = 0;
+
+		sum_hist(lv->agg, lv->per_cpu, lv->nr_cpus, hi, cur);
+		for (size_t b = 0; b < IOT_AGG_BUCKETS; b++)
+			count += cur[b];
+		/* a device slot the kernel has not handed out yet is empty */
+		if (count)
+			set_entry(&e[(*n)++], slot_dev, hi, cur);
+	}
+	*lost = 0;
+	for (uint32_t cpu = 0; cpu < lv->nr_cpus; cpu++)
+		*lost += __atomic_load_n(&lv->ctl[cpu].drops_nostate, __ATOMIC_RELAXED);
+	*out = e;
+	return 0;
 }
 
 static void progress(struct recorder *rc, bool final)

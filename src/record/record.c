@@ -164,7 +164,7 @@ int record_run(const struct record_opts *o)
 	struct recorder rc = {
 	    .o = o, .go_fd = -1, .exec_fd = -1, .reason = IOT_STOP_SIGNAL};
 	struct sigaction sa = {.sa_handler = on_signal};
-	bool opened = false;
+	bool opened = false, live = false;
 	int err = 0, ret;
 
 	if (file_table_init(&rc.files, &rc.devs)) {
@@ -216,6 +216,20 @@ int record_run(const struct record_opts *o)
 	sigaction(SIGPIPE, &sa, NULL);
 	rc.start_ns = now_ns(CLOCK_MONOTONIC);
 	ret = 0;
+	if (o->live_start) {
+		struct record_live lv = {
+		    .agg = rc.agg,
+		    .per_cpu = agg_per_cpu(&rc),
+		    .nr_cpus = rc.nr_cpus,
+		    .agg_devs = rc.agg_devs,
+		    .slot_fd = bpf_map__fd(rc.skel->maps.agg_devs),
+		    .ctl = rc.ctl,
+		    .start_ns = rc.start_ns,
+		};
+
+		o->live_start(o->live_ctx, &lv);
+		live = true;
+	}
 	if (o->argv && (err = release_child(&rc))) {
 		fprintf(stderr, "iotrail: %s: %s\n", o->argv[0], strerror(-err));
 		rc.reason = IOT_STOP_ERROR;
@@ -223,6 +237,9 @@ int record_run(const struct record_opts *o)
 	} else if ((err = record_loop(&rc))) {
 		ret = 1;
 	}
+	if (live) /* nothing read the mappings from here on */
+		o->live_stop(o->live_ctx);
+	live = false;
 	if (rc.reason != IOT_STOP_ERROR || !err) {
 		if (final_drain(&rc))
 			ret = 1;
@@ -237,6 +254,8 @@ int record_run(const struct record_opts *o)
 	say_drops(&rc);
 	ret = finish_child(&rc, ret);
 cleanup:
+	if (live)
+		o->live_stop(o->live_ctx);
 	if (err && ret == 0)
 		ret = 1;
 	kill_child(&rc);

@@ -9,6 +9,25 @@
 
 #include "../bpf/events.h"
 
+/* A live view of --aggregate's histograms (`iotrail serve`): what another
+ * thread may read while the recording runs, from record_opts.live_start
+ * until live_stop returns. Reading it never blocks the recorder. */
+struct record_live {
+	const uint64_t *agg; /* the kernel's per-CPU histograms (mmap) */
+	size_t per_cpu;	     /* u64 per CPU */
+	uint32_t nr_cpus, agg_devs;
+	int slot_fd;		   /* the "agg_devs" map: dev_t -> slot */
+	const struct iot_ctl *ctl; /* per CPU: drops_nostate */
+	uint64_t start_ns;	   /* CLOCK_MONOTONIC at the attach */
+};
+
+struct iot_agg_entry;
+/* Every histogram that counted something, summed over the CPUs since the
+ * start, its device named by dev_t (0: system calls); *out is malloc'd.
+ * *lost: requests the in-flight table had no room for. 0 or -ENOMEM. */
+int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, size_t *n,
+		     uint64_t *lost);
+
 struct record_opts {
 	const char *output; /* trace file path */
 	const char **devs;  /* -d arguments */
@@ -33,7 +52,12 @@ struct record_opts {
 	uint32_t nspec;	       /* speculation buffers */
 	int nice;	       /* the recorder's own priority (the command's stays) */
 	char **argv;	       /* COMMAND, NULL-terminated, or NULL */
-	const char *cmdline;   /* the options as typed, stored in META */
+	/* --aggregate read live (serve): live_start once attached, live_stop
+	 * when the recording ends, before anything is unmapped */
+	void (*live_start)(void *ctx, const struct record_live *lv);
+	void (*live_stop)(void *ctx);
+	void *live_ctx;
+	const char *cmdline; /* the options as typed, stored in META */
 };
 
 #define RECORD_DEFAULT_BUFSIZE (4ull << 20)

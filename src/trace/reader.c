@@ -381,8 +381,14 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		goto cleanup;
 	}
 	/* populated at once: the whole file is read anyway, and one batch of
-	 * mappings is cheaper than a page fault every few pages */
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	 * mappings is cheaper than a page fault every few pages; but not a
+	 * trace larger than READER_POPULATE_MAX, which may be larger than
+	 * memory: its pages are mapped as read and let go behind the merge
+	 * (release_behind) */
+	map = mmap(NULL, st.st_size, PROT_READ,
+		   MAP_PRIVATE |
+		       ((uint64_t)st.st_size <= READER_POPULATE_MAX ? MAP_POPULATE : 0),
+		   fd, 0);
 	if (map == MAP_FAILED) {
 		err = -errno;
 		snprintf(errbuf, errlen, "%s: mmap: %s", path, strerror(errno));
@@ -450,6 +456,7 @@ void trace_reader_rewind(struct trace_reader *r)
 		r->cpus[i].nr_spans = r->cpus[i].first_span = 0;
 		r->cpus[i].win_start = r->cpus[i].win_count = 0;
 	}
+	r->released = 0;
 	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
@@ -557,6 +564,45 @@ static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 	}
 }
 
+/* A trace larger than READER_POPULATE_MAX: the pages of the file behind
+ * every record still to be returned are let go (MADV_DONTNEED), so the
+ * process holds about two rounds of the file, whatever its size. A page
+ * let go is read again from the file if touched again (the tables, a
+ * pointer the caller kept): never wrong, only slower. */
+static void release_behind(struct trace_reader *r)
+{
+	const uint8_t *low = r->next_chunk < r->nr_chunks
+				 ? r->map + r->chunks[r->next_chunk].offset
+				 : r->map + r->size;
+	size_t page = 4096, upto;
+
+	if (r->size <= READER_POPULATE_MAX)
+		return;
+	for (uint32_t i = 0; i < r->nr_streams; i++) {
+		const struct reader_cpu *c = &r->cpus[i];
+
+		for (unsigned int k = 0; k < c->win_count; k++) {
+			const uint8_t *p =
+			    (const uint8_t *)c->win[(c->win_start + k) % READER_REORDER];
+
+			if (p >= r->map && p < low)
+				low = p;
+		}
+		if (c->first_span < c->nr_spans) {
+			const uint8_t *p = (const uint8_t *)c->spans[c->first_span].p;
+
+			if (p >= r->map && p < low)
+				low = p;
+		}
+	}
+	upto = (size_t)(low - r->map) / page * page;
+	if (upto >= r->released + READER_RELEASE_STEP) {
+		madvise((void *)(r->map + r->released), upto - r->released,
+			MADV_DONTNEED);
+		r->released = upto;
+	}
+}
+
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 {
 	if (r->has_spec) {
@@ -612,6 +658,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 				memcpy(&rd, r->map + ch->offset, sizeof(rd));
 				r->limit_ns = r->prev_mark_ns;
 				r->prev_mark_ns = rd.mark_ns;
+				release_behind(r);
 				break;
 			}
 		}

@@ -17,6 +17,10 @@
 #include "format.h"
 
 #define READER_REORDER 16 /* per-CPU reorder window: deeper than any nesting */
+/* a trace up to this size is mapped populated and kept; a larger one is
+ * let go behind the merge in steps of READER_RELEASE_STEP bytes */
+#define READER_POPULATE_MAX (256ull << 20)
+#define READER_RELEASE_STEP (32ull << 20)
 
 struct reader_chunk {
 	uint32_t type;
@@ -85,6 +89,7 @@ struct trace_reader {
 	uint32_t nr_streams;
 	size_t next_chunk;
 	uint64_t limit_ns, prev_mark_ns;
+	size_t released;    /* bytes of the map let go (release_behind) */
 	uint64_t *next_seq; /* per CPU, for gap counting */
 	/* nr_gaps per stream (the CPUs, the markers, the repair's), counted
 	 * as records enter the merge: up to READER_REORDER records of that

@@ -19,6 +19,10 @@ int trace_writer_open(struct trace_writer *w, const char *path,
 	int err;
 
 	memset(w, 0, sizeof(*w));
+	if (!path) { /* a writer that keeps nothing (trace_writer.h) */
+		w->discard = true;
+		return 0;
+	}
 	w->path = strdup(path);
 	w->iobuf = malloc(WRITER_BUF_BYTES);
 	if (!w->path || !w->iobuf) {
@@ -93,6 +97,10 @@ int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
 	struct iot_chunk c = {.type = type, .cpu = cpu, .size = n1 + n2};
 	int err;
 
+	if (w->discard) {
+		w->offset += sizeof(c) + n1 + n2;
+		return 0;
+	}
 	if (!w->f)
 		return -EBADF;
 	if (n1 + n2 >= WRITER_DIRECT_BYTES) {

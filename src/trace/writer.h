@@ -7,6 +7,7 @@
 #ifndef IOTRAIL_TRACE_WRITER_H
 #define IOTRAIL_TRACE_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,9 +19,11 @@ struct trace_writer {
 	char *path;
 	uint64_t offset; /* bytes written so far */
 	char *iobuf;
+	bool discard; /* opened with no path: chunks are counted, not kept */
 };
 
-/* Creates (truncates) path and writes the header. 0 or -errno. */
+/* Creates (truncates) path and writes the header. 0 or -errno. A NULL path
+ * opens a writer that keeps nothing (`iotrail serve` without -o). */
 int trace_writer_open(struct trace_writer *w, const char *path,
 		      const struct iot_file_header *hdr);
 /* One chunk whose payload is p1[0..n1) followed by p2[0..n2) (p2 may be

@@ -100,10 +100,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (nvme)
-		trace_writer_chunk(&w, IOT_CHUNK_META, 0, "mode=events\ndrivers=nvme\n",
-				   26, NULL, 0);
+		trace_writer_chunk(&w, IOT_CHUNK_META, 0,
+				   "mode=events\ndrivers=nvme\n\n\n\n\n\n\n", 32, NULL,
+				   0);
 	else
-		trace_writer_chunk(&w, IOT_CHUNK_META, 0, "mode=events\n", 12, NULL, 0);
+		/* padded to 8 bytes, as the recorder pads it: the records
+		 * after it stay aligned in the file (the reader maps them) */
+		trace_writer_chunk(&w, IOT_CHUNK_META, 0, "mode=events\n\n\n\n\n", 16,
+				   NULL, 0);
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t sc = i % ncpu, cc = (i + 1) % ncpu, tid = 1000 + sc;
 		uint64_t bio = 0xffff000000000000ull | ((i % 64) << 8);

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The HTTP server of `iotrail serve` (http.h). */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_TIMEOUT_NS	 (10ull * 1000000000ull)
+#define WRITE_TIMEOUT_NS (30ull * 1000000000ull)
+
+struct http_conn {
+	int fd;
+	char in[HTTP_MAX_HEADER + 1];
+	size_t in_len;
+	char *out; /* the whole response, headers first */
+	size_t out_len, out_off;
+	uint64_t deadline_ns;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[128];
+	const char *colon, *port_s;
+	char *end;
+	long port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (addr[0] == '[') {
+		const char *rb = strchr(addr, ']');
+
+		if (!rb || rb[1] != ':' || (size_t)(rb - addr - 1) >= sizeof(host))
+			return -1;
+		snprintf(host, sizeof(host), "%.*s", (int)(rb - addr - 1), addr + 1);
+		port_s = rb + 2;
+	} else {
+		colon = strrchr(addr, ':');
+		if (!colon || (size_t)(colon - addr) >= sizeof(host))
+			return -1;
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+		port_s = colon + 1;
+	}
+	errno = 0;
+	port = strtol(port_s, &end, 10);
+	if (!*port_s || *end || errno || port < 1 || port > 65535)
+		return -1;
+	if (!host[0] ||
+	    inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		if (!host[0])
+			in->sin_addr.s_addr = htonl(INADDR_ANY);
+		*len = sizeof(*in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	return -1;
+}
+
+int http_listen(struct http_server *s, const char *addr, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = s->wake[0] = s->wake[1] = -1;
+	if (parse_addr(addr, &ss, &len)) {
+		snprintf(err, errlen,
+			 "--listen '%s': not an address and port (127.0.0.1:9464, "
+			 "[::1]:9464, :9464)",
+			 addr);
+		return 2;
+	}
+	s->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0 || setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(s->fd, (struct sockaddr *)&ss, len) || listen(s->fd, 256)) {
+		snprintf(err, errlen, "--listen %s: %s", addr, strerror(errno));
+		if (s->fd >= 0)
+			close(s->fd);
+		s->fd = -1;
+		return -1;
+	}
+	if (pipe2(s->wake, O_NONBLOCK | O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		close(s->fd);
+		s->fd = -1;
+		return -1;
+	}
+	s->conns = calloc(HTTP_MAX_CONNS, sizeof(*s->conns));
+	if (!s->conns) {
+		snprintf(err, errlen, "out of memory");
+		http_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+static void drop(struct http_server *s, size_t i)
+{
+	close(s->conns[i].fd);
+	free(s->conns[i].out);
+	/* the last one takes its place: the array stays dense */
+	s->conns[i] = s->conns[--s->nr_conns];
+	s->conns[s->nr_conns].out = NULL;
+}
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 200:
+		return "OK";
+	case 400:
+		return "Bad Request";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 500:
+		return "Internal Server Error";
+	case 503:
+		return "Service Unavailable";
+	default:
+		return "Error";
+	}
+}
+
+/* the whole response into c->out; a body of NULL is a short text */
+static void respond(struct http_conn *c, int status, const char *type, char *body,
+		    size_t len, bool head)
+{
+	char hdr[256], text[64];
+	int n;
+
+	if (!body) {
+		len = (size_t)snprintf(text, sizeof(text), "%d %s\n", status,
+				       reason(status));
+		type = "text/plain; charset=utf-8";
+	}
+	n = snprintf(hdr, sizeof(hdr),
+		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+		     "Connection: close\r\n\r\n",
+		     status, reason(status), type, len);
+	c->out = malloc((size_t)n + (head ? 0 : len));
+	if (c->out) {
+		memcpy(c->out, hdr, (size_t)n);
+		if (!head)
+			memcpy(c->out + n, body ? body : text, len);
+		c->out_len = (size_t)n + (head ? 0 : len);
+	}
+	c->out_off = 0;
+	free(body);
+	c->deadline_ns = mono_ns() + WRITE_TIMEOUT_NS;
+}
+
+/* a complete request head in c->in: answer it */
+static void answer(struct http_server *s, struct http_conn *c)
+{
+	char method[8], path[512], version[16], accept[256] = "";
+	const char *a, *p;
+	struct http_response r = {0};
+
+	c->in[c->in_len] = 0;
+	for (size_t i = 0; i < c->in_len; i++)
+		if (!c->in[i] || (!isprint((unsigned char)c->in[i]) &&
+				  !isspace((unsigned char)c->in[i]))) {
+			s->bad_requests++;
+			respond(c, 400, NULL, NULL, 0, false);
+			return;
+		}
+	if (sscanf(c->in, "%7s %511s %15s", method, path, version) != 3 ||
+	    strncmp(version, "HTTP/1.", 7) || path[0] != '/') {
+		s->bad_requests++;
+		respond(c, 400, NULL, NULL, 0, false);
+		return;
+	}
+	s->requests++;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		respond(c, 405, NULL, NULL, 0, false);
+		return;
+	}
+	a = strcasestr(c->in, "\nAccept:");
+	if (a) {
+		a += 8;
+		while (*a == ' ' || *a == '\t')
+			a++;
+		p = strpbrk(a, "\r\n");
+		snprintf(accept, sizeof(accept), "%.*s",
+			 (int)(p ? p - a : (long)strlen(a)), a);
+	}
+	if ((p = strchr(path, '?')))
+		*(char *)p = 0; /* the query is not ours to read */
+	s->handle(s->ctx, path, accept, &r);
+	if (!r.status)
+		r.status = 500;
+	respond(c, r.status, r.type ? r.type : "text/plain; charset=utf-8", r.body, r.len,
+		!strcmp(method, "HEAD"));
+}
+
+static void on_read(struct http_server *s, size_t i)
+{
+	struct http_conn *c = &s->conns[i];
+	ssize_t n;
+
+	n = recv(c->fd, c->in + c->in_len, HTTP_MAX_HEADER - c->in_len, MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		s->resets++;
+		drop(s, i);
+		return;
+	}
+	if (n < 0)
+		return;
+	c->in_len += (size_t)n;
+	c->in[c->in_len] = 0;
+	if (strstr(c->in, "\r\n\r\n") || strstr(c->in, "\n\n"))
+		answer(s, c);
+	else if (c->in_len == HTTP_MAX_HEADER) {
+		s->too_large++;
+		respond(c, 431, NULL, NULL, 0, false);
+	}
+}
+
+/* false when the connection is done (dropped) */
+static bool on_write(struct http_server *s, size_t i)
+{
+	struct http_conn *c = &s->conns[i];
+	ssize_t n;
+
+	if (!c->out) { /* out of memory for the response */
+		drop(s, i);
+		return false;
+	}
+	n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+		 MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n < 0) {
+		s->resets++;
+		drop(s, i);
+		return false;
+	}
+	c->out_off += (size_t)n;
+	if (c->out_off == c->out_len) {
+		/* what the client still sends is not read: close it now */
+		shutdown(c->fd, SHUT_WR);
+		drop(s, i);
+		return false;
+	}
+	return true;
+}
+
+static void on_accept(struct http_server *s)
+{
+	for (;;) {
+		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct http_conn *c;
+
+		if (fd < 0)
+			return;
+		if (s->nr_conns == HTTP_MAX_CONNS) {
+			static const char busy[] =
+			    "HTTP/1.1 503 Service Unavailable\r\n"
+			    "Content-Length: 0\r\nConnection: close\r\n\r\n";
+
+			s->refused++;
+			if (send(fd, busy, sizeof(busy) - 1,
+				 MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+				s->resets++;
+			close(fd);
+			continue;
+		}
+		c = &s->conns[s->nr_conns++];
+		memset(c, 0, offsetof(struct http_conn, in));
+		c->fd = fd;
+		c->in_len = 0;
+		c->out = NULL;
+		c->deadline_ns = mono_ns() + READ_TIMEOUT_NS;
+	}
+}
+
+void http_run(struct http_server *s)
+{
+	struct pollfd *pfd = calloc(HTTP_MAX_CONNS + 2, sizeof(*pfd));
+
+	if (!pfd)
+		return;
+	while (!s->stop) {
+		uint64_t now;
+		size_t n = s->nr_conns;
+		int r;
+
+		pfd[0] = (struct pollfd){.fd = s->fd, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
+		for (size_t i = 0; i < n; i++)
+			pfd[i + 2] =
+			    (struct pollfd){.fd = s->conns[i].fd,
+					    .events = s->conns[i].out ? POLLOUT : POLLIN};
+		r = poll(pfd, n + 2, 1000);
+		if (r < 0 && errno != EINTR)
+			break;
+		now = mono_ns();
+		/* from the last, so that a drop (the last takes the freed
+		 * place) never skips one */
+		for (size_t k = n; k-- > 0;) {
+			struct http_conn *c = &s->conns[k];
+			short ev = pfd[k + 2].revents;
+
+			if (ev & (POLLERR | POLLNVAL)) {
+				s->resets++;
+				drop(s, k);
+			} else if (c->out && (ev & (POLLOUT | POLLHUP))) {
+				on_write(s, k);
+			} else if (!c->out && (ev & (POLLIN | POLLHUP))) {
+				on_read(s, k);
+			} else if (now > c->deadline_ns) {
+				s->timeouts++;
+				drop(s, k);
+			}
+		}
+		if (pfd[0].revents & POLLIN)
+			on_accept(s);
+	}
+	free(pfd);
+}
+
+void http_stop(struct http_server *s)
+{
+	s->stop = 1;
+	if (s->wake[1] >= 0 && write(s->wake[1], "x", 1) < 0) {
+		/* full: it is awake already */
+	}
+}
+
+void http_close(struct http_server *s)
+{
+	while (s->nr_conns)
+		drop(s, s->nr_conns - 1);
+	free(s->conns);
+	s->conns = NULL;
+	if (s->fd >= 0)
+		close(s->fd);
+	for (int i = 0; i < 2; i++)
+		if (s->wake[i] >= 0)
+			close(s->wake[i]);
+	s->fd = s->wake[0] = s->wake[1] = -1;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small HTTP/1.1 server for `iotrail serve` (docs/FLEET.md): one thread,
+ * non-blocking sockets under poll(), GET and HEAD only, one response per
+ * connection (Connection: close). Bounded everywhere: request headers of
+ * 8 KiB (431 beyond), HTTP_MAX_CONNS connections (503 beyond), 10 s to send
+ * a request, 30 s to take a response; a client that sends garbage gets a
+ * 400, one that goes away is forgotten, and no write raises SIGPIPE.
+ */
+#ifndef IOTRAIL_SERVE_HTTP_H
+#define IOTRAIL_SERVE_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HTTP_MAX_HEADER 8192
+#define HTTP_MAX_CONNS	1024
+
+struct http_response {
+	int status;	  /* 200, 404, ... */
+	const char *type; /* Content-Type */
+	char *body;	  /* malloc'd; the server frees it */
+	size_t len;
+};
+
+/* path and the request's Accept header ("" when none); fills resp */
+typedef void (*http_handler)(void *ctx, const char *path, const char *accept,
+			     struct http_response *resp);
+
+struct http_conn;
+
+struct http_server {
+	int fd;
+	int wake[2]; /* a pipe: http_stop writes, the loop wakes */
+	http_handler handle;
+	void *ctx;
+	struct http_conn *conns;
+	size_t nr_conns;
+	volatile int stop;
+	/* what happened, for tests and /healthz */
+	uint64_t requests, bad_requests, too_large, refused, timeouts, resets;
+};
+
+/* Parses "HOST:PORT", "[V6]:PORT" or ":PORT" (every address) and listens
+ * there. 0; -1 with a message naming addr in err (2: addr is malformed). */
+int http_listen(struct http_server *s, const char *addr, char *err, size_t errlen);
+/* Serves until http_stop. */
+void http_run(struct http_server *s);
+/* From another thread or a signal handler. */
+void http_stop(struct http_server *s);
+void http_close(struct http_server *s);
+
+#endif

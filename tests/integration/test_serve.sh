@@ -1,0 +1,171 @@
+#!/bin/bash
+# iotrail serve (docs/FLEET.md) scraped by a real Prometheus server
+# (Debian's prometheus, started here on loopback): after a workload on a
+# loop device, Prometheus' query API returns a request count per device
+# equal to /proc/diskstats' delta and a histogram_quantile per stage;
+# then 200 concurrent scrapes, a client sending 1 MB of garbage and one
+# that goes away after its request line: serve keeps answering and the
+# counts stay exact. Bad addresses and a port in use are named.
+. "$(dirname "$0")/lib.sh"
+require_root
+L=$(make_loop 256M none)
+D=${L#/dev/}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+SP=$(free_port)
+PP=$(free_port)
+SERVE=""
+PROM=""
+stop_all() {
+	[ -n "$PROM" ] && kill "$PROM" 2>/dev/null && wait "$PROM" 2>/dev/null
+	[ -n "$SERVE" ] && kill "$SERVE" 2>/dev/null && wait "$SERVE" 2>/dev/null
+	PROM=""
+	SERVE=""
+}
+trap 'stop_all; cleanup' EXIT
+
+"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" 2>"$TMP/serve.err" &
+SERVE=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+check "serve answers /healthz" curl -sf "http://127.0.0.1:$SP/healthz"
+
+cat >"$TMP/prom.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: iotrail
+    static_configs:
+      - targets: ['127.0.0.1:$SP']
+EOF
+prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/prom" \
+	--web.listen-address="127.0.0.1:$PP" --enable-feature=exemplar-storage \
+	>"$TMP/prom.log" 2>&1 &
+PROM=$!
+
+# q EXPR: the query's value (sum of the vector), "none" when empty
+q() {
+	curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")'
+}
+up=none
+for _ in $(seq 60); do
+	up=$(q 'up{job="iotrail"}' 2>/dev/null)
+	[ "$up" = 1 ] && break
+	sleep 0.5
+done
+[ "$up" = 1 ] && ok "Prometheus scrapes serve (up = 1)" || not_ok "Prometheus up" "$up; $(tail -3 "$TMP/prom.log")"
+
+# counts: what Prometheus holds before and after a workload, against diskstats
+COUNT="sum(iotrail_requests_total{device=\"$D\",op=~\"read|write\"})"
+sleep 2
+c0=$(q "$COUNT")
+read -r r0 _ w0 _ < <(diskstats "$D")
+# a few seconds at a steady rate: several scrapes see it grow
+fio --filename="$L" --direct=1 --size=128M --name=w --rw=randrw --bs=4k --ioengine=libaio \
+	--iodepth=8 --io_size=16M --rate_iops=1500 --output=/dev/null
+read -r r1 _ w1 _ < <(diskstats "$D")
+sleep 3
+c1=$(q "$COUNT")
+want=$((r1 - r0 + w1 - w0))
+[ "${c0:-none}" = none ] && c0=0
+got=$(python3 -c "print(int(float('$c1') - float('$c0')))" 2>/dev/null)
+[ "$got" = "$want" ] && ok "Prometheus' request count for $D equals /proc/diskstats' delta ($got)" ||
+	not_ok "request count through Prometheus" "got $got ($c0 -> $c1), diskstats $want"
+for stage in q2g d2c q2c; do
+	p99=$(q "histogram_quantile(0.99, sum by (le) (rate(iotrail_request_latency_seconds_bucket{device=\"$D\",stage=\"$stage\"}[30s])))")
+	python3 -c "import sys, math; v = float('$p99'); sys.exit(0 if v > 0 and math.isfinite(v) and v < 10 else 1)" 2>/dev/null &&
+		ok "histogram_quantile(0.99) of $stage through PromQL: $p99 s" ||
+		not_ok "p99 $stage" "$p99"
+done
+# the buckets hold what _count says, and the mean lies in them
+curl -s "http://127.0.0.1:$SP/metrics" >"$TMP/m.txt"
+python3 - "$TMP/m.txt" "$D" <<'PY' >"$TMP/out" 2>&1 &&
+import re, sys
+text = open(sys.argv[1]).read()
+dev = sys.argv[2]
+inf = float(re.search(r'iotrail_request_latency_seconds_bucket\{device="%s",op="read",stage="d2c",le="\+Inf"\} (\d+)' % dev, text).group(1))
+cnt = float(re.search(r'iotrail_request_latency_seconds_count\{device="%s",op="read",stage="d2c"\} (\d+)' % dev, text).group(1))
+req = float(re.search(r'iotrail_requests_total\{device="%s",op="read"\} (\d+)' % dev, text).group(1))
+les = [float(x) for x in re.findall(r'iotrail_request_latency_seconds_bucket\{device="%s",op="read",stage="d2c",le="([0-9.e+-]+)"\}' % dev, text)]
+vals = [float(x) for x in re.findall(r'iotrail_request_latency_seconds_bucket\{device="%s",op="read",stage="d2c",le="[0-9.e+-]+"\} (\d+)' % dev, text)]
+assert inf == cnt == req > 0, (inf, cnt, req)
+assert les == sorted(les) and vals == sorted(vals) and vals[-1] <= inf, (les, vals)
+assert "# EOF" not in text  # Prometheus text unless OpenMetrics is asked for
+print(int(cnt), "reads,", len(les), "buckets")
+PY
+	ok "/metrics: cumulative buckets, +Inf = _count = requests ($(cat "$TMP/out"))" ||
+	not_ok "/metrics shape" "$(tail -3 "$TMP/out")"
+curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' "http://127.0.0.1:$SP/metrics" >"$TMP/om.txt"
+tail -1 "$TMP/om.txt" | grep -qx "# EOF" && grep -q "^# TYPE iotrail_requests counter" "$TMP/om.txt" &&
+	ok "OpenMetrics when asked: counter families without _total, # EOF" ||
+	not_ok "OpenMetrics" "$(tail -2 "$TMP/om.txt")"
+
+# --- abuse: concurrent scrapes, garbage, a client that goes away -------------------
+read -r r0 _ w0 _ < <(diskstats "$D")
+l0=$(curl -s "http://127.0.0.1:$SP/metrics" | awk '/^iotrail_requests_total\{device="'"$D"'",op="(read|write)"\}/ {s += $2} END {print s + 0}')
+fio --filename="$L" --direct=1 --size=128M --name=w --rw=randread --bs=4k --ioengine=libaio \
+	--iodepth=8 --io_size=32M --output=/dev/null &
+FIO=$!
+python3 - "$SP" <<'PY' >"$TMP/abuse" 2>&1
+import socket, sys, threading, time, urllib.request
+port = int(sys.argv[1])
+ok = []
+def scrape():
+    try:
+        b = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30).read()
+        ok.append(b"iotrail_requests_total" in b)
+    except Exception as e:
+        ok.append(False)
+def garbage():
+    s = socket.create_connection(("127.0.0.1", port))
+    try:
+        for _ in range(256):
+            s.sendall(bytes(range(256)) * 16)  # 1 MB in all
+    except OSError:
+        pass  # answered (431) and closed while we sent: expected
+    s.close()
+def goes_away():
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /metrics HTTP/1.1\r\n")
+    s.close()
+def reads_half():
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.recv(100)
+    s.close()  # the rest of the response goes nowhere
+ts = [threading.Thread(target=scrape) for _ in range(200)]
+ts += [threading.Thread(target=garbage), threading.Thread(target=goes_away)]
+ts += [threading.Thread(target=reads_half) for _ in range(20)]
+for t in ts: t.start()
+for t in ts: t.join()
+print(sum(ok), "of", len(ok), "scrapes answered")
+PY
+wait $FIO
+read -r r1 _ w1 _ < <(diskstats "$D")
+sleep 0.5
+l1=$(curl -s "http://127.0.0.1:$SP/metrics" | awk '/^iotrail_requests_total\{device="'"$D"'",op="(read|write)"\}/ {s += $2} END {print s + 0}')
+grep -q "^200 of 200 scrapes answered" "$TMP/abuse" && ok "200 concurrent scrapes answered, beside garbage and clients that left" ||
+	not_ok "concurrent scrapes" "$(tail -3 "$TMP/abuse")"
+kill -0 "$SERVE" 2>/dev/null && curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null &&
+	ok "serve still answers /healthz" || not_ok "serve after abuse" "$(tail -3 "$TMP/serve.err")"
+[ $((l1 - l0)) = $((r1 - r0 + w1 - w0)) ] &&
+	[ "$(curl -s "http://127.0.0.1:$SP/metrics" | awk '/^iotrail_lost_requests_total/ {print $2}')" = 0 ] &&
+	ok "meanwhile the recorder counted every request ($((l1 - l0)), as /proc/diskstats) and lost none" ||
+	not_ok "counts under abuse" "serve $((l1 - l0)), diskstats $((r1 - r0 + w1 - w0))"
+curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$SP/nothing" | grep -q 404 &&
+	curl -s -o /dev/null -w "%{http_code}" -X POST "http://127.0.0.1:$SP/metrics" | grep -q 405 &&
+	ok "an unknown path: 404; POST: 405" || not_ok "404/405" "$(curl -s "http://127.0.0.1:$SP/nothing")"
+
+# --- bad input -------------------------------------------------------------------------
+"$IOTRAIL" serve --listen "127.0.0.1:$SP" 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] && grep -q "127.0.0.1:$SP: Address already in use" "$TMP/err" &&
+	ok "a port in use: exit 1, naming it" || not_ok "port in use" "rc $rc, $(cat "$TMP/err")"
+for a in "localhost" "1.2.3.4:99999" "300.1.1.1:80" "[::1:80" ":"; do
+	"$IOTRAIL" serve --listen "$a" 2>"$TMP/err"
+	rc=$?
+	[ $rc = 2 ] && grep -qF -- "--listen '$a'" "$TMP/err" && ok "--listen '$a': exit 2, naming it" ||
+		not_ok "--listen '$a'" "rc $rc, $(cat "$TMP/err")"
+done
+stop_all
+finish
