@@ -7,18 +7,18 @@
  * babeltrace2 and Trace Compass.
  *
  * A file given with -o is written beside itself and renamed into place
- * at the end, so a failed export leaves what was there before.
+ * at the end, so a failed export leaves what was there before
+ * (util/outfile.h; a device such as /dev/null is written in place).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../export/export.h"
 #include "../render/render.h"
+#include "../util/outfile.h"
 #include "../util/progress.h"
 #include "cli.h"
 #include "pipeline.h"
@@ -217,7 +217,8 @@ int cmd_export(int argc, char **argv)
 	struct analysis_env env = {0};
 	struct pipeline *pl;
 	struct export x = {0};
-	char tmp[4096], host[128], kernel[128];
+	struct outfile out = {0};
+	char host[128], kernel[128];
 	int c, ret = 0;
 
 	optind = 1;
@@ -277,25 +278,16 @@ int cmd_export(int argc, char **argv)
 	    (struct row_names){pl->rd.hdr.start_mono_ns, dev_name, pipeline_comm, pl, pl};
 	x.f = stdout;
 	if (output && x.to != TO_CTF) {
-		int fd;
+		int err = outfile_open(&out, output);
 
-		snprintf(tmp, sizeof(tmp), "%s.XXXXXX", output);
-		fd = mkstemp(tmp);
-		if (fd >= 0) {
-			mode_t mask = umask(0);
-
-			umask(mask);
-			fchmod(fd, 0666 & ~mask);
-		}
-		if (fd < 0 || !(x.f = fdopen(fd, "w"))) {
+		if (err) {
 			fprintf(stderr, "iotrail: %s: cannot write: %s\n", output,
-				strerror(errno));
-			if (fd >= 0)
-				close(fd), unlink(tmp);
+				strerror(-err));
 			pipeline_release(pl);
 			free(pl);
 			return 1;
 		}
+		x.f = out.f;
 	}
 	if (x.to == TO_CTF) {
 		x.next_seq = malloc((pl->rd.hdr.nr_cpus + 1) * sizeof(*x.next_seq));
@@ -408,23 +400,17 @@ out:
 			fprintf(stderr, "iotrail: %s\n", x.ctf.err);
 			ret = 1;
 		}
+	} else if (output) {
+		int err = outfile_commit(&out, !ret);
+
+		if (err) {
+			fprintf(stderr, "iotrail: %s: %s\n", output, strerror(-err));
+			ret = 1;
+		}
 	} else if (fflush(x.f) || ferror(x.f)) {
-		fprintf(stderr, "iotrail: %s: %s\n", output ? output : "standard output",
+		fprintf(stderr, "iotrail: standard output: %s\n",
 			strerror(errno ? errno : EIO));
 		ret = 1;
-	}
-	if (output && x.to != TO_CTF) {
-		if (fclose(x.f) && !ret) {
-			fprintf(stderr, "iotrail: %s: %s\n", output, strerror(errno));
-			ret = 1;
-		}
-		if (ret)
-			unlink(tmp);
-		else if (rename(tmp, output)) {
-			fprintf(stderr, "iotrail: %s: %s\n", output, strerror(errno));
-			unlink(tmp);
-			ret = 1;
-		}
 	}
 	if (!ret && pl->rd.warning[0])
 		fprintf(stderr, "iotrail: warning: %s\n", pl->rd.warning);

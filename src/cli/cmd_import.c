@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../import/blktrace.h"
+#include "../util/outfile.h"
 #include "cli.h"
 
 static int usage(FILE *f)
@@ -96,8 +97,9 @@ int cmd_import(int argc, char **argv)
 	const char *output = "iotrail.iot";
 	struct bt_import im;
 	bool damaged = false;
-	char tmp[4096], source[256] = "";
-	int c, fd;
+	struct outfile out;
+	char source[256] = "";
+	int c, err;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -138,30 +140,22 @@ int cmd_import(int argc, char **argv)
 		return 1;
 	}
 
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", output);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	err = outfile_reserve(&out, output);
+	if (err) {
 		fprintf(stderr, "iotrail: %s: cannot write: %s\n", output,
-			strerror(errno));
+			err == -EINVAL ? "not a regular file" : strerror(-err));
 		bt_import_release(&im);
 		return 1;
 	}
-	close(fd);
-	if (bt_import_write(&im, tmp, source)) {
+	if (bt_import_write(&im, out.tmp, source)) {
 		fprintf(stderr, "iotrail: %s\n", im.err);
-		unlink(tmp);
+		outfile_commit(&out, false);
 		bt_import_release(&im);
 		return 1;
 	}
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		chmod(tmp, 0666 & ~mask);
-	}
-	if (rename(tmp, output)) {
-		fprintf(stderr, "iotrail: %s: %s\n", output, strerror(errno));
-		unlink(tmp);
+	err = outfile_commit(&out, true);
+	if (err) {
+		fprintf(stderr, "iotrail: %s: %s\n", output, strerror(-err));
 		bt_import_release(&im);
 		return 1;
 	}

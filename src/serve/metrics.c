@@ -76,7 +76,7 @@ static void histogram(FILE *f, const struct metrics_info *mi, const char *name,
 			cum += e->buckets[k];
 		fprintf(f, "%s_bucket", name);
 		labels(f, mi, e, extra_name, extra);
-		fprintf(f, ",le=\"%.10g\"} %" PRIu64 "\n", (double)(1ull << j) * scale,
+		fprintf(f, ",le=\"%.12g\"} %" PRIu64 "\n", (double)(1ull << j) * scale,
 			cum);
 	}
 	fprintf(f, "%s_bucket", name);

@@ -48,8 +48,18 @@ static void put_string(FILE *f, const char *str)
 	fputc('"', f);
 	while (*s) {
 		unsigned char c = *s;
-		size_t n = utf8_seq(s);
+		size_t n, run = 0;
 
+		/* printable ASCII but the quote and the backslash: as it is,
+		 * in one write */
+		while (s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run) {
+			fwrite(s, 1, run, f);
+			s += run;
+			continue;
+		}
+		n = utf8_seq(s);
 		if (!n || c == '\\') {
 			fprintf(f, "\\\\x%02x", c);
 			s++;

@@ -238,6 +238,17 @@ rc=$?
 	[ "$(babeltrace2 "$TMP/ctf" 2>/dev/null | wc -l)" = "$(wc -l <"$TMP/bt.txt")" ] &&
 	ok "ctf into a directory holding a CTF trace: exit 1 naming it, that trace intact" ||
 	not_ok "ctf over a trace" "rc $rc, $(cat "$TMP/err")"
+# a device or a FIFO at -o is written in place, never renamed over
+"$IOTRAIL" export -i "$T" --to csv -o /dev/null 2>"$TMP/err"
+rc=$?
+mkfifo "$TMP/fifo"
+wc -l <"$TMP/fifo" >"$TMP/fifo.n" &
+"$IOTRAIL" export -i "$T" --to csv -o "$TMP/fifo" 2>>"$TMP/err"
+wait
+[ $rc = 0 ] && [ -c /dev/null ] && [ "$(cat "$TMP/fifo.n")" = "$(wc -l <"$TMP/ev.csv")" ] &&
+	ok "-o /dev/null and -o FIFO: written in place, /dev/null still the device" ||
+	not_ok "-o a device" "rc $rc, $(ls -l /dev/null), $(cat "$TMP/err")"
+
 # root writes anywhere: a directory under a file cannot be made
 touch "$TMP/file"
 "$IOTRAIL" export -i "$T" --to ctf -o "$TMP/file/sub" 2>"$TMP/err"

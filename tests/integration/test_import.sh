@@ -217,6 +217,11 @@ rc=$?
 [ $rc = 3 ] && grep -q "offset $off: bad magic" "$TMP/err" && [ "$("$IOTRAIL" script -i "$TMP/mid.iot" | wc -l)" = 5 ] &&
 	ok "a bad magic at offset $off: exit 3 naming it, the five records before it imported" ||
 	not_ok "bad magic mid-file" "rc $rc, $(cat "$TMP/err")"
+"$IOTRAIL" import blktrace "$TMP/a.raw" -o /dev/null 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] && [ -c /dev/null ] && grep -q "/dev/null: cannot write: not a regular file" "$TMP/err" &&
+	ok "-o /dev/null: exit 1, not a regular file, /dev/null still the device" ||
+	not_ok "-o /dev/null" "rc $rc, $(ls -l /dev/null), $(cat "$TMP/err")"
 "$IOTRAIL" import blktrace "$TMP/none" -o "$TMP/x.iot" 2>"$TMP/err"
 [ $? = 1 ] && grep -q "$TMP/none" "$TMP/err" && ok "a missing file: exit 1, naming it" || not_ok "missing file" "$(cat "$TMP/err")"
 "$IOTRAIL" import perf "$TMP/a.raw" 2>"$TMP/err"
