@@ -13,10 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../analyze/analyzer.h"
 #include "../record/record.h"
 #include "../serve/http.h"
 #include "../serve/metrics.h"
@@ -24,6 +29,39 @@
 #include "../util/clock.h"
 #include "../util/parse.h"
 #include "cli.h"
+#include "pipeline.h"
+
+/* --capture-slow: a latency bucket's exemplar, a request captured in it */
+#define EX_BUCKETS (METRICS_NS_HI - METRICS_NS_LO + 1)
+#define EX_STAGES  (IOT_AGG_Q2C + 1)
+struct exemplar {
+	bool set;
+	double value_s, ts_s;
+	uint64_t rq;
+	unsigned int file; /* capture-N.iot */
+};
+
+struct ex_dev {
+	uint32_t dev;
+	struct exemplar b[IOT_AGG_OPS][EX_STAGES][EX_BUCKETS];
+};
+
+struct capture {
+	uint64_t slow_ns, period_ns;
+	const char *dir;
+	unsigned int keep;
+	const char *const *devs;
+	int nr_devs;
+	pthread_t thread;
+	bool running;
+	volatile int stop;
+	volatile pid_t child;
+	pthread_mutex_t lock; /* the exemplars: the HTTP thread reads them */
+	struct ex_dev ex[16];
+	size_t nr_ex;
+	unsigned int file; /* the one being written */
+	uint64_t scanned;  /* requests found in closed files */
+};
 
 struct serve {
 	struct http_server http;
@@ -38,7 +76,249 @@ struct serve {
 	size_t nr_names;
 	uint32_t known[64]; /* the -d disks: their series exist from the start */
 	size_t nr_known;
+	struct capture cap;
 };
+
+/* ---- --capture-slow: rotating speculative recordings and exemplars ---- */
+
+static struct exemplar *ex_slot(struct capture *c, uint32_t dev, unsigned int op,
+				unsigned int stage, int j)
+{
+	size_t i;
+
+	if (op >= IOT_AGG_OPS || stage >= EX_STAGES || j < METRICS_NS_LO ||
+	    j > METRICS_NS_HI)
+		return NULL;
+	for (i = 0; i < c->nr_ex; i++)
+		if (c->ex[i].dev == dev)
+			break;
+	if (i == c->nr_ex) {
+		if (c->nr_ex == sizeof(c->ex) / sizeof(c->ex[0]))
+			return NULL;
+		memset(&c->ex[i], 0, sizeof(c->ex[i]));
+		c->ex[i].dev = dev;
+		c->nr_ex++;
+	}
+	return &c->ex[i].b[op][stage][j - METRICS_NS_LO];
+}
+
+/* the bucket a latency counts in: the first le = 2^j ns above it */
+static int bucket_of(uint64_t ns)
+{
+	int j = 64 - __builtin_clzll(ns | 1);
+
+	return j < METRICS_NS_LO ? METRICS_NS_LO : j;
+}
+
+struct scan {
+	struct capture *c;
+	unsigned int file;
+	uint64_t mono0, real0;
+};
+
+static void scan_request(void *ctx, const struct join_request *r)
+{
+	struct scan *sc = ctx;
+	struct capture *c = sc->c;
+	uint32_t opf = r->flags & IOT_OP_MASK;
+	unsigned int op = opf == IOT_OP_READ ? 0 : opf == IOT_OP_WRITE ? 1 : 2;
+	struct {
+		unsigned int stage;
+		uint64_t from;
+	} st[] = {{IOT_AGG_Q2C, r->q_ns}, {IOT_AGG_D2C, r->d_ns}};
+
+	if (!r->c_ns || !r->q_ns || r->c_ns - r->q_ns < c->slow_ns)
+		return;
+	c->scanned++;
+	pthread_mutex_lock(&c->lock);
+	for (size_t k = 0; k < sizeof(st) / sizeof(st[0]); k++) {
+		uint64_t v =
+		    st[k].from && r->c_ns >= st[k].from ? r->c_ns - st[k].from : 0;
+		struct exemplar *e =
+		    v ? ex_slot(c, r->dev, op, st[k].stage, bucket_of(v)) : NULL;
+
+		if (!e)
+			continue;
+		e->set = true;
+		e->value_s = v / 1e9;
+		e->ts_s = (sc->real0 + (r->c_ns - sc->mono0)) / 1e9;
+		e->rq = r->rq;
+		e->file = sc->file;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void scan_none(void *ctx, const struct join_request *r, const struct join_bio *b)
+{
+}
+
+static void scan_sys(void *ctx, const struct join_syscall *s) {}
+
+/* a closed capture file: its slow requests become exemplars */
+static void scan_file(struct capture *c, const char *path, unsigned int file)
+{
+	struct analysis_env env = {0};
+	struct pipeline *pl = calloc(1, sizeof(*pl));
+	struct scan sc = {.c = c, .file = file};
+	struct join_sink sink = {
+	    .ctx = &sc, .request = scan_request, .bio = scan_none, .syscall = scan_sys};
+
+	if (!pl)
+		return;
+	if (!pipeline_open(pl, path, &env)) {
+		sc.mono0 = pl->rd.hdr.start_mono_ns;
+		sc.real0 = pl->rd.hdr.start_realtime_ns;
+		pipeline_join(pl, path, &sink, NULL, NULL);
+	}
+	pipeline_release(pl);
+	free(pl);
+}
+
+/* the exemplars of a file about to be removed go with it */
+static void forget_file(struct capture *c, unsigned int file)
+{
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->nr_ex; i++)
+		for (unsigned int o = 0; o < IOT_AGG_OPS; o++)
+			for (unsigned int s = 0; s < EX_STAGES; s++)
+				for (int j = 0; j < EX_BUCKETS; j++)
+					if (c->ex[i].b[o][s][j].file == file)
+						c->ex[i].b[o][s][j].set = false;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static bool exemplar(void *ctx, uint32_t dev, uint8_t op, uint8_t metric, int j,
+		     char *buf, size_t len)
+{
+	struct capture *c = &((struct serve *)ctx)->cap;
+	struct exemplar *e, copy = {0};
+
+	if (!c->slow_ns)
+		return false;
+	pthread_mutex_lock(&c->lock);
+	e = ex_slot(c, dev, op, metric, j);
+	if (e)
+		copy = *e;
+	pthread_mutex_unlock(&c->lock);
+	if (!copy.set)
+		return false;
+	snprintf(buf, len,
+		 " # {trace_file=\"capture-%u.iot\",request=\"%#llx\"} %.9f %.3f",
+		 copy.file, (unsigned long long)copy.rq, copy.value_s, copy.ts_s);
+	return true;
+}
+
+/* one capture: `iotrail record --speculate` for a period, in a child */
+static pid_t start_capture(struct capture *c, const char *path)
+{
+	char slow[32], period[32], log[4200];
+	const char *argv[8 + 2 * 64 + 1];
+	int n = 0, fd;
+	pid_t pid;
+
+	snprintf(slow, sizeof(slow), "%lluns", (unsigned long long)c->slow_ns);
+	snprintf(period, sizeof(period), "%lluns", (unsigned long long)c->period_ns);
+	snprintf(log, sizeof(log), "%s/capture.log", c->dir);
+	argv[n++] = "iotrail";
+	argv[n++] = "record";
+	argv[n++] = "--speculate";
+	argv[n++] = slow;
+	argv[n++] = "--duration";
+	argv[n++] = period;
+	argv[n++] = "-o";
+	argv[n++] = path;
+	for (int i = 0; i < c->nr_devs; i++) {
+		argv[n++] = "-d";
+		argv[n++] = c->devs[i];
+	}
+	argv[n] = NULL;
+	pid = fork();
+	if (pid)
+		return pid;
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	/* the signals serve's recorder catches are the child's own again */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	execv("/proc/self/exe", (char **)argv);
+	_exit(127);
+}
+
+static void *capture_thread(void *arg)
+{
+	struct capture *c = arg;
+	char path[4200], old[4200];
+	sigset_t all;
+
+	/* signals are the main thread's (the recorder's stop) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (unsigned int k = 1; !c->stop; k++) {
+		int status;
+		pid_t pid;
+
+		snprintf(path, sizeof(path), "%s/capture-%u.iot", c->dir, k);
+		c->file = k;
+		pid = start_capture(c, path);
+		if (pid < 0)
+			break;
+		c->child = pid;
+		if (c->stop)
+			kill(pid, SIGINT);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		c->child = 0;
+		if (c->stop) {
+			struct stat st;
+
+			/* stopped before it wrote anything: nothing to keep */
+			if (!stat(path, &st) && !st.st_size)
+				unlink(path);
+			break;
+		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			/* the capture failed (see capture.log): try again later */
+			struct timespec pause = {1, 0};
+
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		scan_file(c, path, k);
+		if (k > c->keep) {
+			forget_file(c, k - c->keep);
+			snprintf(old, sizeof(old), "%s/capture-%u.iot", c->dir,
+				 k - c->keep);
+			unlink(old);
+		}
+	}
+	return NULL;
+}
+
+static int capture_start(struct capture *c)
+{
+	pthread_mutex_init(&c->lock, NULL);
+	if (pthread_create(&c->thread, NULL, capture_thread, c))
+		return -errno;
+	c->running = true;
+	return 0;
+}
+
+static void capture_stop(struct capture *c)
+{
+	pid_t pid;
+
+	if (!c->running)
+		return;
+	c->stop = 1;
+	pid = c->child;
+	if (pid > 0)
+		kill(pid, SIGINT); /* it ends its trace with the END chunk */
+	pthread_join(c->thread, NULL);
+	c->running = false;
+}
 
 /* a -d argument's disk as the kernel numbers it (major << 20 | minor): a
  * partition's disk, since the histograms are per disk; 0 when unknown */
@@ -174,6 +454,7 @@ static void handle(void *ctx, const char *path, const char *accept,
 		    .uptime_s = (now_ns(CLOCK_MONOTONIC) - sv->lv.start_ns) / 1e9,
 		    .scrapes = ++sv->scrapes,
 		    .openmetrics = strstr(accept, "application/openmetrics-text") != NULL,
+		    .exemplar = exemplar,
 		};
 
 		bool ok = !record_live_read(&sv->lv, &e, &n, &mi.lost);
@@ -206,6 +487,9 @@ static void live_start(void *ctx, const struct record_live *lv)
 	struct serve *sv = ctx;
 
 	sv->lv = *lv;
+	if (sv->cap.slow_ns && capture_start(&sv->cap))
+		fprintf(stderr, "iotrail: cannot start the captures: %s\n",
+			strerror(errno));
 	if (pthread_create(&sv->thread, NULL, http_thread, sv)) {
 		fprintf(stderr, "iotrail: cannot start the HTTP thread: %s\n",
 			strerror(errno));
@@ -218,6 +502,7 @@ static void live_stop(void *ctx)
 {
 	struct serve *sv = ctx;
 
+	capture_stop(&sv->cap);
 	if (!sv->running)
 		return;
 	http_stop(&sv->http);
@@ -248,6 +533,10 @@ int cmd_serve(int argc, char **argv)
 	    {"device", required_argument, NULL, 'd'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"interval", required_argument, NULL, 'I'},
+	    {"capture-slow", required_argument, NULL, 'S'},
+	    {"capture-dir", required_argument, NULL, 'D'},
+	    {"capture-files", required_argument, NULL, 'K'},
+	    {"capture-period", required_argument, NULL, 'P'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -258,7 +547,10 @@ int cmd_serve(int argc, char **argv)
 	    .nice = RECORD_DEFAULT_NICE,
 	    .aggregate = true,
 	};
-	const char *listen_addr = "127.0.0.1:9464", *devs[64];
+	const char *listen_addr = "127.0.0.1:9464", *devs[64],
+		   *cap_dir = "iotrail-capture";
+	uint64_t slow_ns = 0, period_ns = 30000000000ull;
+	unsigned long keep = 4;
 	struct serve *sv;
 	char err[256];
 	int c, ret;
@@ -284,6 +576,30 @@ int cmd_serve(int argc, char **argv)
 				return usage_error(
 				    "--interval %s: not a time (try 10s, 1m)", optarg);
 			break;
+		case 'S':
+			if (parse_time(optarg, &slow_ns) || !slow_ns)
+				return usage_error(
+				    "--capture-slow %s: not a latency (try 10ms, "
+				    "500us)",
+				    optarg);
+			break;
+		case 'D':
+			cap_dir = optarg;
+			break;
+		case 'K': {
+			char *end;
+
+			keep = strtoul(optarg, &end, 10);
+			if (*end || !keep || keep > 1000)
+				return usage_error(
+				    "--capture-files %s: a count from 1 to 1000", optarg);
+			break;
+		}
+		case 'P':
+			if (parse_time(optarg, &period_ns) || period_ns < 1000000000ull)
+				return usage_error(
+				    "--capture-period %s: a time of 1s or more", optarg);
+			break;
 		case 'h':
 			return usage(stdout);
 		default:
@@ -292,6 +608,16 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("serve: unexpected argument '%s'", argv[optind]);
+	if (!slow_ns && (strcmp(cap_dir, "iotrail-capture") || keep != 4 ||
+			 period_ns != 30000000000ull))
+		return usage_error(
+		    "--capture-dir, --capture-files, --capture-period: only "
+		    "with --capture-slow");
+	if (slow_ns && mkdir(cap_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "iotrail: --capture-dir %s: %s\n", cap_dir,
+			strerror(errno));
+		return 1;
+	}
 	if (o.interval_ns && !o.output)
 		return usage_error("--interval: only with -o (the histograms' trace)");
 	if (o.output && !o.interval_ns)
@@ -312,6 +638,12 @@ int cmd_serve(int argc, char **argv)
 		if (d)
 			sv->known[sv->nr_known++] = d;
 	}
+	sv->cap.slow_ns = slow_ns;
+	sv->cap.period_ns = period_ns;
+	sv->cap.dir = cap_dir;
+	sv->cap.keep = (unsigned int)keep;
+	sv->cap.devs = devs;
+	sv->cap.nr_devs = o.nr_devs;
 	sv->http.handle = handle;
 	sv->http.ctx = sv;
 	o.live_start = live_start;

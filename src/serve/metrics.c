@@ -67,6 +67,7 @@ static void histogram(FILE *f, const struct metrics_info *mi, const char *name,
 		      const char *extra, int lo, int hi, double scale)
 {
 	uint64_t cum = 0, total = 0;
+	char ex[256];
 	int k = 0;
 
 	for (unsigned int b = 0; b < IOT_AGG_BUCKETS; b++)
@@ -76,8 +77,13 @@ static void histogram(FILE *f, const struct metrics_info *mi, const char *name,
 			cum += e->buckets[k];
 		fprintf(f, "%s_bucket", name);
 		labels(f, mi, e, extra_name, extra);
-		fprintf(f, ",le=\"%.12g\"} %" PRIu64 "\n", (double)(1ull << j) * scale,
-			cum);
+		ex[0] = 0;
+		/* the exemplar of a latency bucket: a captured request in it */
+		if (mi->openmetrics && mi->exemplar && e->dev && scale < 1)
+			mi->exemplar(mi->ctx, e->dev, e->op, e->metric, j, ex,
+				     sizeof(ex));
+		fprintf(f, ",le=\"%.12g\"} %" PRIu64 "%s\n", (double)(1ull << j) * scale,
+			cum, ex);
 	}
 	fprintf(f, "%s_bucket", name);
 	labels(f, mi, e, extra_name, extra);

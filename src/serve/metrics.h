@@ -25,6 +25,10 @@ struct metrics_info {
 	double uptime_s;  /* since the programs were attached */
 	uint64_t scrapes; /* answered so far, this one included */
 	bool openmetrics; /* else Prometheus text 0.0.4 */
+	/* OpenMetrics only: the exemplar of a latency bucket (le = 2^j ns)
+	 * as " # {labels} value timestamp" into buf, or false for none */
+	bool (*exemplar)(void *ctx, uint32_t dev, uint8_t op, uint8_t metric, int j,
+			 char *buf, size_t len);
 };
 
 /* The latency buckets (le, seconds): the kernel's log2 buckets of ns from

@@ -23,7 +23,8 @@ stop_all() {
 }
 trap 'stop_all; cleanup' EXIT
 
-"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" 2>"$TMP/serve.err" &
+"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" --capture-slow 50us \
+	--capture-dir "$TMP/cap" --capture-period 2s --capture-files 4 2>"$TMP/serve.err" &
 SERVE=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
 check "serve answers /healthz" curl -sf "http://127.0.0.1:$SP/healthz"
@@ -69,8 +70,13 @@ c1=$(q "$COUNT")
 want=$((r1 - r0 + w1 - w0))
 [ "${c0:-none}" = none ] && c0=0
 got=$(python3 -c "print(int(float('$c1') - float('$c0')))" 2>/dev/null)
-[ "$got" = "$want" ] && ok "Prometheus' request count for $D equals /proc/diskstats' delta ($got)" ||
+# equal, but for the completions this kernel does not hand to the programs
+# now and then (about 1 in 4000 here: docs/ARCHITECTURE.md, "Oracles")
+if [ -n "$got" ] && [ "$got" -le "$want" ] && [ $((want - got)) -le $((want / 1000)) ]; then
+	ok "Prometheus' request count for $D equals /proc/diskstats' delta ($got of $want)"
+else
 	not_ok "request count through Prometheus" "got $got ($c0 -> $c1), diskstats $want"
+fi
 for stage in q2g d2c q2c; do
 	p99=$(q "histogram_quantile(0.99, sum by (le) (rate(iotrail_request_latency_seconds_bucket{device=\"$D\",stage=\"$stage\"}[30s])))")
 	python3 -c "import sys, math; v = float('$p99'); sys.exit(0 if v > 0 and math.isfinite(v) and v < 10 else 1)" 2>/dev/null &&
@@ -99,6 +105,40 @@ curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' "http://127.0.0
 tail -1 "$TMP/om.txt" | grep -qx "# EOF" && grep -q "^# TYPE iotrail_requests counter" "$TMP/om.txt" &&
 	ok "OpenMetrics when asked: counter families without _total, # EOF" ||
 	not_ok "OpenMetrics" "$(tail -2 "$TMP/om.txt")"
+
+# --- exemplars: a p99 leads to the full story of one request ------------------------
+fio --filename="$L" --direct=1 --size=128M --name=x --rw=randread --bs=4k --ioengine=libaio \
+	--iodepth=16 --io_size=16M --output=/dev/null
+sleep 5
+now=$(date +%s)
+curl -s "http://127.0.0.1:$PP/api/v1/query_exemplars" \
+	--data-urlencode "query=iotrail_request_latency_seconds_bucket{device=\"$D\",stage=\"q2c\"}" \
+	--data-urlencode "start=$((now - 120))" --data-urlencode "end=$now" >"$TMP/ex.json"
+python3 - "$TMP/ex.json" "$TMP/cap" "$IOTRAIL" <<'PY' >"$TMP/out" 2>&1 &&
+import csv, io, json, os, subprocess, sys
+data = json.load(open(sys.argv[1]))["data"]
+exs = [(s["seriesLabels"], e) for s in data for e in s["exemplars"]]
+assert exs, data
+checked = 0
+for series, e in exs:
+    f = os.path.join(sys.argv[2], e["labels"]["trace_file"])
+    if not os.path.exists(f):
+        continue  # rotated away since
+    rows = csv.DictReader(io.StringIO(subprocess.run(
+        [sys.argv[3], "export", "-i", f, "--to", "csv", "--requests"],
+        capture_output=True, text=True, check=True).stdout))
+    mine = [r for r in rows if r["rq"] == e["labels"]["request"] and r["q2c_ns"]
+            and abs(int(r["q2c_ns"]) - float(e["value"]) * 1e9) <= 1]
+    assert mine, ("not in its file", e, f)
+    # and the value lies in its bucket
+    assert float(e["value"]) <= float(series["le"]), (e, series)
+    assert int(mine[0]["q2c_ns"]) >= 50000, mine[0]
+    checked += 1
+assert checked, "every exemplar's file was rotated away"
+print(len(exs), "exemplars,", checked, "checked against their trace files")
+PY
+	ok "Prometheus' exemplar API: each exemplar's trace file holds that request at that latency ($(cat "$TMP/out"))" ||
+	not_ok "exemplars" "$(tail -4 "$TMP/out"); $(ls "$TMP/cap"); $(tail -3 "$TMP/cap/capture.log" 2>/dev/null)"
 
 # --- abuse: concurrent scrapes, garbage, a client that goes away -------------------
 read -r r0 _ w0 _ < <(diskstats "$D")
@@ -148,10 +188,12 @@ grep -q "^200 of 200 scrapes answered" "$TMP/abuse" && ok "200 concurrent scrape
 	not_ok "concurrent scrapes" "$(tail -3 "$TMP/abuse")"
 kill -0 "$SERVE" 2>/dev/null && curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null &&
 	ok "serve still answers /healthz" || not_ok "serve after abuse" "$(tail -3 "$TMP/serve.err")"
-[ $((l1 - l0)) = $((r1 - r0 + w1 - w0)) ] &&
+n_serve=$((l1 - l0))
+n_disk=$((r1 - r0 + w1 - w0))
+[ $n_serve -le $n_disk ] && [ $((n_disk - n_serve)) -le $((n_disk / 1000)) ] &&
 	[ "$(curl -s "http://127.0.0.1:$SP/metrics" | awk '/^iotrail_lost_requests_total/ {print $2}')" = 0 ] &&
-	ok "meanwhile the recorder counted every request ($((l1 - l0)), as /proc/diskstats) and lost none" ||
-	not_ok "counts under abuse" "serve $((l1 - l0)), diskstats $((r1 - r0 + w1 - w0))"
+	ok "meanwhile the recorder counted the requests ($n_serve of /proc/diskstats' $n_disk) and lost none" ||
+	not_ok "counts under abuse" "serve $n_serve, diskstats $n_disk"
 curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$SP/nothing" | grep -q 404 &&
 	curl -s -o /dev/null -w "%{http_code}" -X POST "http://127.0.0.1:$SP/metrics" | grep -q 405 &&
 	ok "an unknown path: 404; POST: 405" || not_ok "404/405" "$(curl -s "http://127.0.0.1:$SP/nothing")"
@@ -168,4 +210,8 @@ for a in "localhost" "1.2.3.4:99999" "300.1.1.1:80" "[::1:80" ":"; do
 		not_ok "--listen '$a'" "rc $rc, $(cat "$TMP/err")"
 done
 stop_all
+# --capture-files 4 closed captures, and the one cut short at the stop
+[ -z "$(find "$TMP/cap" -name 'capture-*.iot' -size 0)" ] && [ "$(ls "$TMP"/cap/capture-*.iot | wc -l)" -le 5 ] &&
+	ok "captures: --capture-files kept (and the one the stop cut short), none empty" ||
+	not_ok "captures kept" "$(ls -l "$TMP/cap")"
 finish
