@@ -430,6 +430,11 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		goto cleanup;
 	}
+	/* the walk over the chunks' headers mapped a few pages around each
+	 * (fault-around): a large trace lets them go until the merge needs
+	 * them, so what stays mapped is what release_behind leaves */
+	if (r->size > READER_POPULATE_MAX)
+		madvise((void *)r->map, r->size, MADV_DONTNEED);
 	/* the CPUs, then the markers, then the repair's estimates */
 	r->nr_streams = r->hdr.nr_cpus + 2;
 	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
