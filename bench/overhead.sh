@@ -9,7 +9,8 @@
 #   bench/overhead.sh [REPS] [SECONDS] [DEVICES: "zram loop"]
 # Environment: IOTRAIL_OLD=PATH adds the variant iotrail-old (another build,
 # e.g. before a change, recorded the same way); VARIANTS="untraced iotrail
-# ..." picks variants (untraced first: the ratios' base); ENGINE=io_uring
+# ..." picks variants (untraced first: the ratios' base: iotrail-serve is
+# `iotrail serve` scraped every second); ENGINE=io_uring
 # or ENGINE=libaio (depth 16 per job) instead of psync.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -37,6 +38,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 mountpoint -q $T || mount -t tracefs nodev $T
+SERVE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 echo 1 >/sys/block/zram0/reset
 echo 1G >/sys/block/zram0/disksize
@@ -64,6 +66,13 @@ run() { # VARIANT DEV -> IOPS
 	iotrail-old) $IOTRAIL_OLD record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.old ;;
 	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.summary ;;
 	iotrail-aggregate) $IOTRAIL record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
+	iotrail-serve)
+		# the fleet endpoint, scraped every second (a busy Prometheus)
+		$IOTRAIL serve --listen 127.0.0.1:$SERVE_PORT -d $d 2>/dev/null & pid=$!
+		for _ in $(seq 100); do curl -sf http://127.0.0.1:$SERVE_PORT/healthz >/dev/null && break; sleep 0.1; done
+		(while sleep 1; do curl -s -o /dev/null http://127.0.0.1:$SERVE_PORT/metrics; done) & local sp=$!
+		$(fio_cmd $dev)
+		kill $sp; kill -INT $pid; wait $pid 2>/dev/null ;;
 	ftrace-blk)
 		echo blk >$T/current_tracer; echo bin >$T/trace_options; echo >$T/trace
 		cat $T/trace_pipe >$W/blk.raw & pid=$!
@@ -89,7 +98,7 @@ run() { # VARIANT DEV -> IOPS
 if [ -n "${VARIANTS:-}" ]; then
 	read -r -a VARIANTS <<<"$VARIANTS"
 else
-	VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
+	VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate iotrail-serve ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
 	[ -n "${IOTRAIL_OLD:-}" ] && VARIANTS+=(iotrail-old)
 fi
 printf "# fio randread 4k direct %s depth %s, 2 jobs, %ss per run, %s alternating repetitions, %s\n" \

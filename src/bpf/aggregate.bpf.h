@@ -18,7 +18,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, IOT_AGG_DEVS);
-	__type(key, __u32);
+	__type(key, __u64); /* disk dev_t | cgroup << 32 (cfg_agg_cgroup), else 0 */
 	__type(value, __u32);
 } agg_devs SEC(".maps");
 
@@ -27,18 +27,20 @@ __u64 agg_next_slot = 1; /* .bss: slot 0 is "no device" (64-bit: see iot_stop) *
 const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
 #define AGG_PER_CPU (cfg_agg_devs * IOT_AGG_PER_DEV)
 
-/* The histogram slot of a disk, handed out at first sight; ~0 if full. */
-static __always_inline __u32 agg_dev_slot(__u32 dev)
+/* The histogram slot of a disk (and cgroup), handed out at first sight;
+ * ~0 if full. */
+static __always_inline __u32 agg_dev_slot(__u32 dev, __u32 cgroup)
 {
-	__u32 *v = bpf_map_lookup_elem(&agg_devs, &dev), slot;
+	__u64 key = (__u64)dev | (__u64)cgroup << 32;
+	__u32 *v = bpf_map_lookup_elem(&agg_devs, &key), slot;
 
 	if (v)
 		return *v;
 	slot = (__u32)__sync_fetch_and_add(&agg_next_slot, 1);
 	if (slot >= cfg_agg_devs)
 		return ~0u;
-	if (bpf_map_update_elem(&agg_devs, &dev, &slot, BPF_NOEXIST)) {
-		v = bpf_map_lookup_elem(&agg_devs, &dev); /* another CPU won */
+	if (bpf_map_update_elem(&agg_devs, &key, &slot, BPF_NOEXIST)) {
+		v = bpf_map_lookup_elem(&agg_devs, &key); /* another CPU won */
 		return v ? *v : ~0u;
 	}
 	return slot;
@@ -73,7 +75,8 @@ static __always_inline __u32 agg_op(__u32 flags)
 /* A completed request into the stage and size histograms. */
 static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64 g_ns)
 {
-	__u32 slot = agg_dev_slot(sl->dev), op = agg_op(sl->flags);
+	__u32 slot = agg_dev_slot(sl->dev, cfg_agg_cgroup ? sl->tid : 0),
+	      op = agg_op(sl->flags);
 	__u64 now = bpf_ktime_get_ns(), q = sl->q_ns;
 	__u64 i = sl->i_delta_ns ? q + sl->i_delta_ns : 0;
 	__u64 d = sl->d_delta_ns ? q + sl->d_delta_ns : 0;

@@ -201,15 +201,7 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 		if (page)
 			kind = page_host(page, &ino, &index);
 	}
-	if (bpf_core_field_exists(bio->bi_blkg)) {
-		struct blkcg_gq *blkg = KREAD1(bio, bi_blkg);
-
-		struct blkcg *bc = blkg ? KREAD1(blkg, blkcg) : NULL;
-		struct cgroup *cg = bc ? KREAD1(bc, css.cgroup) : NULL;
-		struct kernfs_node *kn = cg ? KREAD1(cg, kn) : NULL;
-
-		cgroup = kn ? (__u32)KREAD1(kn, id) : 0;
-	}
+	cgroup = bio_cgroup(bio);
 	task = bpf_get_current_task_btf();
 	/* writeback works and commits run in kernel threads: a user task's
 	 * bio needs no look at its context */

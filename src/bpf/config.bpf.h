@@ -14,7 +14,10 @@ const volatile __u64 cfg_trigger_ns = 0;
 const volatile bool cfg_trigger_error = false;
 #define TRIGGER_ON (cfg_trigger_ns || cfg_trigger_error)
 const volatile bool cfg_aggregate = false; /* histograms in the kernel only */
-const volatile bool cfg_uring = false;	   /* --uring: io_uring requests */
+/* --aggregate per (disk, cgroup) (`iotrail serve --by cgroup`): the bio's
+ * blkcg is kept in the in-flight slot, in place of the task */
+const volatile bool cfg_agg_cgroup = false;
+const volatile bool cfg_uring = false; /* --uring: io_uring requests */
 /* the in-flight slot table serves --summary, --aggregate and --trigger */
 #define STATE_ON (cfg_summary || cfg_aggregate)
 /* --speculate: a request's records wait in a speculation buffer until its

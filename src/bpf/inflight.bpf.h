@@ -93,7 +93,8 @@ static __always_inline struct iot_sum_slot *sum_bio_queue(struct bio *bio)
 	sl->d_delta_ns = 0;
 	sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
 	sl->dev = dev;
-	sl->tid = (__u32)bpf_get_current_pid_tgid();
+	/* --aggregate per cgroup: the bio's cgroup where the task would be */
+	sl->tid = cfg_agg_cgroup ? bio_cgroup(bio) : (__u32)bpf_get_current_pid_tgid();
 	sl->flags = iot_opf(KREAD1(bio, bi_opf));
 	return sl;
 }

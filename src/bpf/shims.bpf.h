@@ -50,4 +50,20 @@ static __always_inline __u32 rq_devt(struct request *rq)
 	return disk_devt(KREAD2(rq, q, disk));
 }
 
+/* The cgroup a bio is charged to, as the kernel's blk-cgroup charges it:
+ * bio->bi_blkg -> blkcg -> cgroup -> kernfs node id (the low 32 bits of
+ * the cgroup's id, the inode of its directory); 0 unknown */
+static __always_inline __u32 bio_cgroup(struct bio *bio)
+{
+	if (bpf_core_field_exists(bio->bi_blkg)) {
+		struct blkcg_gq *blkg = KREAD1(bio, bi_blkg);
+		struct blkcg *bc = blkg ? KREAD1(blkg, blkcg) : NULL;
+		struct cgroup *cg = bc ? KREAD1(bc, css.cgroup) : NULL;
+		struct kernfs_node *kn = cg ? KREAD1(cg, kn) : NULL;
+
+		return kn ? (__u32)KREAD1(kn, id) : 0;
+	}
+	return 0;
+}
+
 #endif /* IOTRAIL_SHIMS_BPF_H */

@@ -77,7 +77,71 @@ struct serve {
 	uint32_t known[64]; /* the -d disks: their series exist from the start */
 	size_t nr_known;
 	struct capture cap;
+	bool by_cgroup;
+	struct {
+		uint32_t id;
+		char path[96]; /* "" when no cgroup has that id (yet) */
+	} cgroups[256];	       /* the HTTP thread's cache */
+	size_t nr_cgroups;
 };
+
+/* the directory under root whose inode (low 32 bits) is id: its path
+ * from root into out */
+static bool find_cgroup(const char *root, const char *rel, uint32_t id, char *out,
+			size_t len, int depth)
+{
+	char dir[4096];
+	struct dirent *de;
+	struct stat st;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s%s", root, rel);
+	if (depth > 32 || stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return false;
+	if ((uint32_t)st.st_ino == id) {
+		snprintf(out, len, "%s", rel[0] ? rel : "/");
+		return true;
+	}
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		char sub[4096];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name);
+		found = find_cgroup(root, sub, id, out, len, depth + 1);
+	}
+	closedir(d);
+	return found;
+}
+
+/* a blkcg's path in its hierarchy: cgroup v1's blkio one where mounted,
+ * else v2's; cached, misses too (a cgroup made later is looked for again
+ * once the cache is full and starts over) */
+static const char *cgroup_name(void *ctx, uint32_t id)
+{
+	static const char *const roots[] = {"/sys/fs/cgroup/blkio",
+					    "/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
+	struct serve *sv = ctx;
+	size_t i;
+
+	for (i = 0; i < sv->nr_cgroups; i++)
+		if (sv->cgroups[i].id == id)
+			return sv->cgroups[i].path[0] ? sv->cgroups[i].path : NULL;
+	if (sv->nr_cgroups == sizeof(sv->cgroups) / sizeof(sv->cgroups[0]))
+		sv->nr_cgroups = 0;
+	i = sv->nr_cgroups++;
+	sv->cgroups[i].id = id;
+	sv->cgroups[i].path[0] = 0;
+	for (size_t r = 0; r < sizeof(roots) / sizeof(roots[0]); r++)
+		if (find_cgroup(roots[r], "", id, sv->cgroups[i].path,
+				sizeof(sv->cgroups[i].path), 0))
+			break;
+	return sv->cgroups[i].path[0] ? sv->cgroups[i].path : NULL;
+}
 
 /* ---- --capture-slow: rotating speculative recordings and exemplars ---- */
 
@@ -457,13 +521,19 @@ static void handle(void *ctx, const char *path, const char *accept,
 		    .exemplar = exemplar,
 		};
 
-		bool ok = !record_live_read(&sv->lv, &e, &n, &mi.lost);
+		uint32_t *cg = NULL;
+		bool ok = !record_live_read(&sv->lv, &e, &n, sv->by_cgroup ? &cg : NULL,
+					    &mi.lost);
 
 		if (ok) {
-			e = with_known(sv, e, &n);
+			if (!sv->by_cgroup)
+				e = with_known(sv, e, &n);
+			mi.cgroups = cg;
+			mi.cgroup_name = cgroup_name;
 			metrics_write(f, e, n, &mi);
 		}
 		free(e);
+		free(cg);
 		if (fclose(f) || !ok) {
 			free(buf);
 			r->status = 500;
@@ -533,6 +603,7 @@ int cmd_serve(int argc, char **argv)
 	    {"device", required_argument, NULL, 'd'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"interval", required_argument, NULL, 'I'},
+	    {"by", required_argument, NULL, 'B'},
 	    {"capture-slow", required_argument, NULL, 'S'},
 	    {"capture-dir", required_argument, NULL, 'D'},
 	    {"capture-files", required_argument, NULL, 'K'},
@@ -576,6 +647,13 @@ int cmd_serve(int argc, char **argv)
 				return usage_error(
 				    "--interval %s: not a time (try 10s, 1m)", optarg);
 			break;
+		case 'B':
+			if (strcmp(optarg, "cgroup"))
+				return usage_error("--by %s: serve splits by cgroup only "
+						   "(--by cgroup)",
+						   optarg);
+			o.agg_by_cgroup = true;
+			break;
 		case 'S':
 			if (parse_time(optarg, &slow_ns) || !slow_ns)
 				return usage_error(
@@ -613,6 +691,9 @@ int cmd_serve(int argc, char **argv)
 		return usage_error(
 		    "--capture-dir, --capture-files, --capture-period: only "
 		    "with --capture-slow");
+	if (slow_ns && o.agg_by_cgroup)
+		return usage_error("--capture-slow and --by cgroup: not together yet (an "
+				   "exemplar names a disk's bucket, not a cgroup's)");
 	if (slow_ns && mkdir(cap_dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "iotrail: --capture-dir %s: %s\n", cap_dir,
 			strerror(errno));
@@ -638,6 +719,7 @@ int cmd_serve(int argc, char **argv)
 		if (d)
 			sv->known[sv->nr_known++] = d;
 	}
+	sv->by_cgroup = o.agg_by_cgroup;
 	sv->cap.slow_ns = slow_ns;
 	sv->cap.period_ns = period_ns;
 	sv->cap.dir = cap_dir;

@@ -202,10 +202,11 @@ static void reap_inflight(struct recorder *rc, uint64_t now)
 	}
 }
 
-/* which dev_t the kernel gave each histogram slot */
-static void slot_devs(int fd, uint32_t nr_slots, uint32_t slot_dev[IOT_AGG_DEVS])
+/* which dev_t (and cgroup, in the high half) the kernel gave each slot */
+static void slot_devs(int fd, uint32_t nr_slots, uint64_t slot_dev[IOT_AGG_DEVS])
 {
-	uint32_t key, next, *prev = NULL, slot;
+	uint64_t key, next, *prev = NULL;
+	uint32_t slot;
 
 	memset(slot_dev, 0, IOT_AGG_DEVS * sizeof(*slot_dev));
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -229,10 +230,10 @@ static void sum_hist(const uint64_t *agg, size_t per_cpu, uint32_t nr_cpus, size
 	}
 }
 
-static void set_entry(struct iot_agg_entry *e, const uint32_t *slot_dev, size_t hi,
+static void set_entry(struct iot_agg_entry *e, const uint64_t *slot_dev, size_t hi,
 		      const uint64_t cur[IOT_AGG_HIST])
 {
-	e->dev = slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)];
+	e->dev = (uint32_t)slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)];
 	e->op = (hi / IOT_AGG_METRICS) % IOT_AGG_OPS;
 	e->metric = hi % IOT_AGG_METRICS;
 	e->sum = cur[IOT_AGG_BUCKETS];
@@ -248,7 +249,7 @@ static int write_agg(struct recorder *rc, uint64_t now)
 {
 	const size_t hists = (size_t)rc->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
 	struct iot_agg_header h = {.start_ns = rc->agg_last_ns, .end_ns = now};
-	uint32_t slot_dev[IOT_AGG_DEVS];
+	uint64_t slot_dev[IOT_AGG_DEVS];
 	struct iot_agg_entry *e;
 	size_t n = 0;
 	int err;
@@ -281,16 +282,22 @@ static int write_agg(struct recorder *rc, uint64_t now)
 }
 
 int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, size_t *n,
-		     uint64_t *lost)
+		     uint32_t **cgroups, uint64_t *lost)
 {
 	const size_t hists = (size_t)lv->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
-	uint32_t slot_dev[IOT_AGG_DEVS];
+	uint64_t slot_dev[IOT_AGG_DEVS];
 	struct iot_agg_entry *e;
+	uint32_t *cg = NULL;
 
 	slot_devs(lv->slot_fd, lv->agg_devs, slot_dev);
 	e = calloc(hists ? hists : 1, sizeof(*e));
-	if (!e)
+	if (cgroups)
+		cg = calloc(hists ? hists : 1, sizeof(*cg));
+	if (!e || (cgroups && !cg)) {
+		free(e);
+		free(cg);
 		return -ENOMEM;
+	}
 	*n = 0;
 	for (size_t hi = 0; hi < hists; hi++) {
 		uint64_t cur[IOT_AGG_HIST], count = 0;
@@ -299,13 +306,20 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 		for (size_t b = 0; b < IOT_AGG_BUCKETS; b++)
 			count += cur[b];
 		/* a device slot the kernel has not handed out yet is empty */
-		if (count)
-			set_entry(&e[(*n)++], slot_dev, hi, cur);
+		if (!count)
+			continue;
+		if (cg)
+			cg[*n] =
+			    (uint32_t)(slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)] >>
+				       32);
+		set_entry(&e[(*n)++], slot_dev, hi, cur);
 	}
 	*lost = 0;
 	for (uint32_t cpu = 0; cpu < lv->nr_cpus; cpu++)
 		*lost += __atomic_load_n(&lv->ctl[cpu].drops_nostate, __ATOMIC_RELAXED);
 	*out = e;
+	if (cgroups)
+		*cgroups = cg;
 	return 0;
 }
 

@@ -60,9 +60,12 @@ static int check_and_size(struct recorder *rc)
 		return 1;
 	}
 	rc->nr_cpus = ncpu;
-	rc->agg_devs = IOT_AGG_DEVS;
-	if (o->aggsize && o->aggsize / RECORD_AGG_DEV_BYTES < IOT_AGG_DEVS)
-		rc->agg_devs = (uint32_t)(o->aggsize / RECORD_AGG_DEV_BYTES);
+	/* 15 disks, or (per cgroup) 63 (disk, cgroup) pairs, and slot 0 */
+	rc->agg_devs = o->agg_by_cgroup ? IOT_AGG_DEVS : RECORD_AGG_DEVS;
+	if (o->aggsize)
+		rc->agg_devs = o->aggsize / RECORD_AGG_DEV_BYTES < IOT_AGG_DEVS
+				   ? (uint32_t)(o->aggsize / RECORD_AGG_DEV_BYTES)
+				   : IOT_AGG_DEVS;
 	rc->spec_nrec = (uint32_t)(o->specsize / IOT_REC_SIZE);
 	ret = size_buffers(rc);
 	if (ret)

@@ -23,10 +23,12 @@ struct record_live {
 
 struct iot_agg_entry;
 /* Every histogram that counted something, summed over the CPUs since the
- * start, its device named by dev_t (0: system calls); *out is malloc'd.
- * *lost: requests the in-flight table had no room for. 0 or -ENOMEM. */
+ * start, its device named by dev_t (0: system calls); *out is malloc'd,
+ * and so is *cgroups (when not NULL): each entry's cgroup (--by cgroup,
+ * else 0). *lost: requests the in-flight table had no room for. 0 or
+ * -ENOMEM. */
 int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, size_t *n,
-		     uint64_t *lost);
+		     uint32_t **cgroups, uint64_t *lost);
 
 struct record_opts {
 	const char *output; /* trace file path */
@@ -47,6 +49,7 @@ struct record_opts {
 	bool aggregate;	       /* histograms in the kernel instead of records */
 	uint64_t interval_ns;  /* --aggregate: write them out this often, 0 = end */
 	uint64_t aggsize;      /* --aggregate: histogram bytes per CPU, 0 = default */
+	bool agg_by_cgroup;    /* --aggregate per (disk, cgroup): serve --by cgroup */
 	uint64_t speculate_ns; /* --speculate: commit requests with Q2C >= it */
 	uint64_t specsize;     /* bytes per speculation buffer */
 	uint32_t nspec;	       /* speculation buffers */
@@ -70,6 +73,8 @@ struct record_opts {
  * requeues; 4096 buffers cover the deepest queues seen here (4 MB) */
 #define RECORD_DEFAULT_SPECSIZE (16u * IOT_REC_SIZE)
 #define RECORD_DEFAULT_NSPEC	4096u
+/* --aggregate: device slots by default (slot 0 is system calls) */
+#define RECORD_AGG_DEVS 16u
 /* --aggregate: one device slot's histograms (3 ops x 16 metrics) */
 #define RECORD_AGG_DEV_BYTES ((uint64_t)IOT_AGG_PER_DEV * sizeof(uint64_t))
 

@@ -38,9 +38,22 @@ static void family(FILE *f, const struct metrics_info *mi, const char *name,
 }
 
 static void labels(FILE *f, const struct metrics_info *mi, const struct iot_agg_entry *e,
-		   const char *extra_name, const char *extra)
+		   uint32_t cg, const char *extra_name, const char *extra)
 {
 	fputc('{', f);
+	if (mi->cgroups && e->dev) {
+		const char *p =
+		    cg && mi->cgroup_name ? mi->cgroup_name(mi->ctx, cg) : NULL;
+		char id[24];
+
+		if (!p) {
+			snprintf(id, sizeof(id), "%u", cg);
+			p = cg ? id : "";
+		}
+		fputs("cgroup=\"", f);
+		label(f, p);
+		fputs("\",", f);
+	}
 	if (e->dev) {
 		const char *d = mi->dev_name ? mi->dev_name(mi->ctx, e->dev) : NULL;
 		char mm[24];
@@ -63,7 +76,7 @@ static void labels(FILE *f, const struct metrics_info *mi, const struct iot_agg_
 /* a classic histogram from log2 buckets: le = 2^j units for j in lo..hi,
  * each counting the buckets below j; scale turns units into the metric's */
 static void histogram(FILE *f, const struct metrics_info *mi, const char *name,
-		      const struct iot_agg_entry *e, const char *extra_name,
+		      const struct iot_agg_entry *e, uint32_t cg, const char *extra_name,
 		      const char *extra, int lo, int hi, double scale)
 {
 	uint64_t cum = 0, total = 0;
@@ -76,22 +89,23 @@ static void histogram(FILE *f, const struct metrics_info *mi, const char *name,
 		for (; k < j; k++)
 			cum += e->buckets[k];
 		fprintf(f, "%s_bucket", name);
-		labels(f, mi, e, extra_name, extra);
+		labels(f, mi, e, cg, extra_name, extra);
 		ex[0] = 0;
 		/* the exemplar of a latency bucket: a captured request in it */
-		if (mi->openmetrics && mi->exemplar && e->dev && scale < 1)
+		if (mi->openmetrics && mi->exemplar && e->dev && scale < 1 &&
+		    !mi->cgroups)
 			mi->exemplar(mi->ctx, e->dev, e->op, e->metric, j, ex,
 				     sizeof(ex));
 		fprintf(f, ",le=\"%.12g\"} %" PRIu64 "%s\n", (double)(1ull << j) * scale,
 			cum, ex);
 	}
 	fprintf(f, "%s_bucket", name);
-	labels(f, mi, e, extra_name, extra);
+	labels(f, mi, e, cg, extra_name, extra);
 	fprintf(f, ",le=\"+Inf\"} %" PRIu64 "\n", total);
 	fprintf(f, "%s_count", name);
-	labels(f, mi, e, extra_name, extra);
+	labels(f, mi, e, cg, extra_name, extra);
 	fprintf(f, "} %" PRIu64 "\n%s_sum", total, name);
-	labels(f, mi, e, extra_name, extra);
+	labels(f, mi, e, cg, extra_name, extra);
 	fprintf(f, "} %.9f\n", (double)e->sum * scale);
 }
 
@@ -104,6 +118,8 @@ static uint64_t count_of(const struct iot_agg_entry *e)
 	return n;
 }
 
+#define CG(i) (mi->cgroups ? mi->cgroups[i] : 0)
+
 void metrics_write(FILE *f, const struct iot_agg_entry *e, size_t n,
 		   const struct metrics_info *mi)
 {
@@ -112,22 +128,22 @@ void metrics_write(FILE *f, const struct iot_agg_entry *e, size_t n,
 	       "q2c (whole), per device and op, as the kernel's log2 buckets");
 	for (size_t i = 0; i < n; i++)
 		if (e[i].dev && e[i].metric <= IOT_AGG_Q2C)
-			histogram(f, mi, "iotrail_request_latency_seconds", &e[i],
+			histogram(f, mi, "iotrail_request_latency_seconds", &e[i], CG(i),
 				  "stage", stages[e[i].metric], METRICS_NS_LO,
 				  METRICS_NS_HI, 1e-9);
 	family(f, mi, "iotrail_request_size_bytes", "histogram",
 	       "Completed block requests' size per device and op");
 	for (size_t i = 0; i < n; i++)
 		if (e[i].dev && e[i].metric == IOT_AGG_SIZE)
-			histogram(f, mi, "iotrail_request_size_bytes", &e[i], NULL, NULL,
-				  METRICS_B_LO, METRICS_B_HI, 1.0);
+			histogram(f, mi, "iotrail_request_size_bytes", &e[i], CG(i), NULL,
+				  NULL, METRICS_B_LO, METRICS_B_HI, 1.0);
 	family(f, mi, "iotrail_requests_total", "counter",
 	       "Completed block requests per device and op (/proc/diskstats counts "
 	       "the same reads and writes)");
 	for (size_t i = 0; i < n; i++)
 		if (e[i].dev && e[i].metric == IOT_AGG_Q2C) {
 			fputs("iotrail_requests_total", f);
-			labels(f, mi, &e[i], NULL, NULL);
+			labels(f, mi, &e[i], CG(i), NULL, NULL);
 			fprintf(f, "} %" PRIu64 "\n", count_of(&e[i]));
 		}
 	family(f, mi, "iotrail_bytes_total", "counter",
@@ -135,7 +151,7 @@ void metrics_write(FILE *f, const struct iot_agg_entry *e, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (e[i].dev && e[i].metric == IOT_AGG_SIZE) {
 			fputs("iotrail_bytes_total", f);
-			labels(f, mi, &e[i], NULL, NULL);
+			labels(f, mi, &e[i], CG(i), NULL, NULL);
 			fprintf(f, "} %" PRIu64 "\n", e[i].sum);
 		}
 	family(f, mi, "iotrail_syscall_latency_seconds", "histogram",
@@ -145,7 +161,7 @@ void metrics_write(FILE *f, const struct iot_agg_entry *e, size_t n,
 
 		if (!e[i].dev && e[i].metric >= IOT_AGG_SYSCALL &&
 		    k < mi->nr_syscall_names)
-			histogram(f, mi, "iotrail_syscall_latency_seconds", &e[i],
+			histogram(f, mi, "iotrail_syscall_latency_seconds", &e[i], 0,
 				  "syscall", mi->syscall_names[k], METRICS_NS_LO,
 				  METRICS_NS_HI, 1e-9);
 	}

@@ -20,6 +20,9 @@ struct metrics_info {
 	const char *(*dev_name)(void *ctx, uint32_t dev); /* "sda" */
 	void *ctx;
 	const char *const *syscall_names; /* by kind (IOT_AGG_SYSCALL + kind) */
+	/* --by cgroup: each entry's cgroup id (NULL: none) and its path */
+	const uint32_t *cgroups;
+	const char *(*cgroup_name)(void *ctx, uint32_t id);
 	size_t nr_syscall_names;
 	uint64_t lost;	  /* requests the in-flight table had no room for */
 	double uptime_s;  /* since the programs were attached */
