@@ -125,13 +125,23 @@ static int cmp_file(const void *x, const void *y)
 
 static int index_chunks(struct trace_reader *r)
 {
-	uint64_t off = r->hdr.header_size;
+	uint64_t off = r->hdr.header_size, let_go = 0;
 	size_t cap = 0;
 	int err;
 
 	while (off < r->size) {
 		struct iot_chunk c;
 		struct reader_chunk rc = {0};
+
+		/* a large trace: the pages each header's fault mapped around
+		 * it go as the walk passes them (release_behind's rule) */
+		if (r->size > READER_POPULATE_MAX &&
+		    off >= let_go + READER_RELEASE_STEP) {
+			uint64_t upto = off / 4096 * 4096;
+
+			madvise((void *)(r->map + let_go), upto - let_go, MADV_DONTNEED);
+			let_go = upto;
+		}
 
 		if (r->size - off < sizeof(c)) {
 			snprintf(
