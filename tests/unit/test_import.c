@@ -39,7 +39,8 @@ static size_t put_rec(uint8_t *p, bool be, uint32_t seq, uint64_t t, uint64_t se
 	PUT(v16[0], 2);
 	PUT(v16[1], 2);
 #undef PUT
-	memcpy(p + o, pdu, pdu_len);
+	if (pdu_len)
+		memcpy(p + o, pdu, pdu_len);
 	return o + pdu_len;
 }
 
