@@ -320,7 +320,8 @@ int cmd_export(int argc, char **argv)
 	}
 	progress_init(&x.prog, "export", pl->rd.nr_records);
 
-	if ((x.to == TO_CSV || x.to == TO_JSONL) && !x.requests) {
+	if (x.to == TO_CTF ||
+	    (x.to != TO_CHROME && !x.requests)) { /* events, one by one */
 		const struct iot_rec *r;
 		int err;
 
@@ -338,32 +339,17 @@ int cmd_export(int argc, char **argv)
 			fprintf(stderr, "iotrail: %s: out of memory\n", input);
 			ret = 1;
 		}
-	} else if (x.to == TO_CTF) {
-		const struct iot_rec *r;
-		int err;
-
-		while ((err = trace_reader_next(&pl->rd, &r)) == 1) {
-			if (r->type == IOT_EV_EXEC)
-				trace_reader_exec(&pl->rd, r);
-			if (on_record(&x, r)) {
-				ret = 1;
-				break;
-			}
-		}
-		if (err < 0) {
-			fprintf(stderr, "iotrail: %s: out of memory\n", input);
-			ret = 1;
-		}
-		/* gaps not yet said, then what the buffers dropped: at the
-		 * end, the recorder knowing no time for it */
-		for (uint32_t k = 0; k <= pl->rd.hdr.nr_cpus && !ret; k++) {
+		/* ctf: gaps not yet said, then what the buffers dropped: at
+		 * the end, the recorder knowing no time for it */
+		for (uint32_t k = 0; x.to == TO_CTF && k <= pl->rd.hdr.nr_cpus && !ret;
+		     k++) {
 			uint64_t counted = stream_gaps(&pl->rd, k);
 
 			if (counted > x.said[k] &&
 			    ctf_discarded(&x.ctf, k, counted - x.said[k]))
 				ret = 1;
 		}
-		for (size_t i = 0; i < pl->rd.nr_drops && !ret; i++) {
+		for (size_t i = 0; x.to == TO_CTF && i < pl->rd.nr_drops && !ret; i++) {
 			uint64_t n =
 			    pl->rd.drops[i].drops_full + pl->rd.drops[i].drops_nostate;
 
