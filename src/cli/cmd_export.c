@@ -41,14 +41,6 @@ struct export
 	int err;
 };
 
-static const char *dev_name(void *ctx, uint32_t dev)
-{
-	const struct iot_dev_entry *d =
-	    trace_reader_dev(&((struct pipeline *)ctx)->rd, dev);
-
-	return d ? d->name : NULL;
-}
-
 static void progress(struct export *x)
 {
 	if ((++x->n & 0xffff) == 0)
@@ -111,16 +103,10 @@ static int on_record(void *ctx, const struct iot_rec *r)
 		uint32_t dev = r->type == IOT_EV_SUMMARY
 				   ? ((const struct iot_summary *)r)->dev
 				   : r->dev;
-		const char *name = dev_name(x->pl, dev);
-		char mm[24];
-
 		if (gaps(x, r))
 			return 1;
-		if (!name) {
-			snprintf(mm, sizeof(mm), "%u:%u", dev >> 20, dev & 0xfffff);
-			name = mm;
-		}
-		if (ctf_event(&x->ctf, r, pipeline_comm(x->pl, tid), name))
+		if (ctf_event(&x->ctf, r, pipeline_comm(x->pl, tid),
+			      x->nm.dev(x->pl, dev)))
 			return 1;
 		break;
 	}
@@ -274,8 +260,8 @@ int cmd_export(int argc, char **argv)
 		return 1;
 	}
 	x.pl = pl;
-	x.nm =
-	    (struct row_names){pl->rd.hdr.start_mono_ns, dev_name, pipeline_comm, pl, pl};
+	x.nm = (struct row_names){pl->rd.hdr.start_mono_ns, env.dev_name, pipeline_comm,
+				  pl, pl};
 	x.f = stdout;
 	if (output && x.to != TO_CTF) {
 		int err = outfile_open(&out, output);

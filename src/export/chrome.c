@@ -40,8 +40,10 @@ static void ts_field(struct json_writer *w, const char *name, uint64_t ns)
 	jw_scaled(w, ns, 3);
 }
 
+/* a metadata event ("M") whose args hold one field: a name or a
+ * sort_index */
 static void meta(struct chrome *c, const char *what, uint32_t pid, uint32_t tid,
-		 bool thread, const char *name)
+		 bool thread, const char *name, int64_t idx)
 {
 	jw_start_object(&c->w);
 	jw_string_field(&c->w, "ph", "M");
@@ -51,23 +53,10 @@ static void meta(struct chrome *c, const char *what, uint32_t pid, uint32_t tid,
 		jw_uint_field(&c->w, "tid", tid);
 	jw_name(&c->w, "args");
 	jw_start_object(&c->w);
-	jw_string_field(&c->w, "name", name);
-	jw_end_object(&c->w);
-	jw_end_object(&c->w);
-}
-
-static void sort_index(struct chrome *c, const char *what, uint32_t pid, uint32_t tid,
-		       bool thread, int64_t idx)
-{
-	jw_start_object(&c->w);
-	jw_string_field(&c->w, "ph", "M");
-	jw_string_field(&c->w, "name", what);
-	jw_uint_field(&c->w, "pid", pid);
-	if (thread)
-		jw_uint_field(&c->w, "tid", tid);
-	jw_name(&c->w, "args");
-	jw_start_object(&c->w);
-	jw_int_field(&c->w, "sort_index", idx);
+	if (name)
+		jw_string_field(&c->w, "name", name);
+	else
+		jw_int_field(&c->w, "sort_index", idx);
 	jw_end_object(&c->w);
 	jw_end_object(&c->w);
 }
@@ -105,8 +94,8 @@ static struct chrome_dev *dev_of(struct chrome *c, uint32_t dev)
 	d->pid = DEV_PID0 + (uint32_t)c->nr_devs++;
 	snprintf(name, sizeof(name), "%s",
 		 c->nm.dev ? c->nm.dev(c->nm.dev_ctx, dev) : "?");
-	meta(c, "process_name", d->pid, 0, false, name);
-	sort_index(c, "process_sort_index", d->pid, 0, false, (int64_t)c->nr_devs - 1);
+	meta(c, "process_name", d->pid, 0, false, name, 0);
+	meta(c, "process_sort_index", d->pid, 0, false, NULL, (int64_t)c->nr_devs - 1);
 	return d;
 }
 
@@ -131,9 +120,9 @@ static uint32_t lane(struct chrome *c, struct chrome_dev *d, bool device, uint64
 		(*nr)++;
 		snprintf(name, sizeof(name), "%s %zu", device ? "device" : "request",
 			 i + 1);
-		meta(c, "thread_name", d->pid, base + (uint32_t)i, true, name);
-		sort_index(c, "thread_sort_index", d->pid, base + (uint32_t)i, true,
-			   (device ? 1000000 : 0) + (int64_t)i);
+		meta(c, "thread_name", d->pid, base + (uint32_t)i, true, name, 0);
+		meta(c, "thread_sort_index", d->pid, base + (uint32_t)i, true, NULL,
+		     (device ? 1000000 : 0) + (int64_t)i);
 	}
 	(*ends)[i] = end;
 	return base + (uint32_t)i;
@@ -236,10 +225,10 @@ static void name_task(struct chrome *c, uint32_t pid, uint32_t tid)
 	    !u64map_put(&c->named, NAMED_PROCESS | pid, 1)) {
 		const char *pcomm = c->nm.comm ? c->nm.comm(c->nm.comm_ctx, pid) : "";
 
-		meta(c, "process_name", pid, 0, false, pcomm);
+		meta(c, "process_name", pid, 0, false, pcomm, 0);
 	}
 	if (!u64map_get(&c->named, tid) && !u64map_put(&c->named, tid, 1))
-		meta(c, "thread_name", pid, tid, true, comm);
+		meta(c, "thread_name", pid, tid, true, comm, 0);
 }
 
 int chrome_syscall(struct chrome *c, const struct join_syscall *s)

@@ -299,6 +299,8 @@ int ctf_open(struct ctf *c, const char *dir, uint32_t nr_cpus, uint64_t realtime
 	put(c->uuid + 8, mono_ns ^ 0x696f747261696cull, 8);
 	c->uuid[6] = (c->uuid[6] & 0x0f) | 0x40; /* a version 4 layout */
 	c->uuid[8] = (c->uuid[8] & 0x3f) | 0x80;
+	for (size_t i = 0; i < NR_CLASSES; i++)
+		c->class_of[classes[i].type] = (uint8_t)(i + 1);
 	c->nr_streams = nr_cpus + 1;
 	c->streams = calloc(c->nr_streams, sizeof(*c->streams));
 	if (!c->streams)
@@ -453,17 +455,14 @@ int ctf_event(struct ctf *c, const struct iot_rec *r, const char *comm,
 {
 	uint32_t i = r->cpu < c->nr_streams - 1 ? r->cpu : c->nr_streams - 1;
 	struct ctf_stream *s = &c->streams[i];
-	const struct class *cl = NULL;
+	const struct class *cl;
 	uint8_t *p;
 	size_t k;
 
-	for (k = 0; k < NR_CLASSES; k++)
-		if (classes[k].type == r->type) {
-			cl = &classes[k];
-			break;
-		}
-	if (!cl)
+	if (r->type >= IOT_EV_MAX || !c->class_of[r->type])
 		return 0; /* a type this iotrail does not know: as script skips it */
+	k = c->class_of[r->type] - 1u;
+	cl = &classes[k];
 	if (!s->f && open_stream(c, s, i))
 		return -1;
 	if (s->used + MAX_EVENT > PACKET_SIZE && flush_packet(c, s))

@@ -56,6 +56,7 @@ struct ctf {
 	uint32_t nr_streams;
 	uint64_t events;
 	bool made_dir;
+	uint8_t class_of[IOT_EV_MAX]; /* event type -> its class + 1, 0 none */
 	uint8_t uuid[16]; /* from the trace's start times: the same each time */
 	char err[256];	  /* what failed, naming the file */
 };

@@ -123,9 +123,21 @@ static int cmp_file(const void *x, const void *y)
 	return (a->dev > b->dev) - (a->dev < b->dev);
 }
 
+/* A large trace's pages below upto (rounded down to a page) go, in steps
+ * of READER_RELEASE_STEP from *from: read again from the file if touched */
+static void let_go(const struct trace_reader *r, size_t *from, uint64_t upto)
+{
+	upto = upto / 4096 * 4096;
+	if (r->size > READER_POPULATE_MAX && upto >= *from + READER_RELEASE_STEP) {
+		madvise((void *)(r->map + *from), upto - *from, MADV_DONTNEED);
+		*from = upto;
+	}
+}
+
 static int index_chunks(struct trace_reader *r)
 {
-	uint64_t off = r->hdr.header_size, let_go = 0;
+	uint64_t off = r->hdr.header_size;
+	size_t walked = 0;
 	size_t cap = 0;
 	int err;
 
@@ -133,15 +145,9 @@ static int index_chunks(struct trace_reader *r)
 		struct iot_chunk c;
 		struct reader_chunk rc = {0};
 
-		/* a large trace: the pages each header's fault mapped around
-		 * it go as the walk passes them (release_behind's rule) */
-		if (r->size > READER_POPULATE_MAX &&
-		    off >= let_go + READER_RELEASE_STEP) {
-			uint64_t upto = off / 4096 * 4096;
-
-			madvise((void *)(r->map + let_go), upto - let_go, MADV_DONTNEED);
-			let_go = upto;
-		}
+		/* the pages each header's fault mapped around it go as the
+		 * walk passes them */
+		let_go(r, &walked, off);
 
 		if (r->size - off < sizeof(c)) {
 			snprintf(
@@ -589,8 +595,6 @@ static void release_behind(struct trace_reader *r)
 	const uint8_t *low = r->next_chunk < r->nr_chunks
 				 ? r->map + r->chunks[r->next_chunk].offset
 				 : r->map + r->size;
-	size_t page = 4096, upto;
-
 	if (r->size <= READER_POPULATE_MAX)
 		return;
 	for (uint32_t i = 0; i < r->nr_streams; i++) {
@@ -610,12 +614,7 @@ static void release_behind(struct trace_reader *r)
 				low = p;
 		}
 	}
-	upto = (size_t)(low - r->map) / page * page;
-	if (upto >= r->released + READER_RELEASE_STEP) {
-		madvise((void *)(r->map + r->released), upto - r->released,
-			MADV_DONTNEED);
-		r->released = upto;
-	}
+	let_go(r, &r->released, (uint64_t)(low - r->map));
 }
 
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
