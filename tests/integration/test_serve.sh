@@ -255,6 +255,24 @@ print(", ".join(out))
 PY
 	ok "--by cgroup: requests and bytes per cgroup equal blkio.throttle's ($(cat "$TMP/out"))" ||
 	not_ok "--by cgroup" "$(tail -4 "$TMP/out"); $(grep -m3 'iotrail_requests_total{' "$TMP/cg.txt")"
+# -o: the histograms kept in a trace every --interval, which report reads
+stop_all
+"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" -o "$TMP/h.iot" --interval 1s 2>"$TMP/serve3.err" &
+SERVE=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+read -r r0 _ w0 _ < <(diskstats "$D")
+dd if="$L" of=/dev/null bs=4k count=500 iflag=direct status=none
+read -r r1 _ w1 _ < <(diskstats "$D")
+sleep 1.5
+stop_all
+n=$("$IOTRAIL" report -i "$TMP/h.iot" -f json 2>/dev/null |
+	python3 -c 'import json,sys; j=json.load(sys.stdin); print(sum(d["read"]["requests"] for d in j["devices"] if d["name"] == sys.argv[1]))' "$D")
+[ -n "$n" ] && [ "$n" -le $((r1 - r0)) ] && [ $((r1 - r0 - n)) -le 1 ] &&
+	ok "-o: the histograms' trace, read by report ($n reads of /proc/diskstats' $((r1 - r0)))" ||
+	not_ok "serve -o" "report $n, diskstats $((r1 - r0)); $(tail -2 "$TMP/serve3.err")"
+"$IOTRAIL" serve --interval 1s 2>"$TMP/err"
+[ $? = 2 ] && grep -q -- "--interval: only with -o" "$TMP/err" && ok "--interval without -o: exit 2" ||
+	not_ok "--interval without -o" "$(cat "$TMP/err")"
 "$IOTRAIL" serve --by task 2>"$TMP/err"
 [ $? = 2 ] && grep -q -- "--by task" "$TMP/err" && ok "--by task: exit 2, naming it" || not_ok "--by task" "$(cat "$TMP/err")"
 stop_all
