@@ -288,6 +288,11 @@ int bt_import_file(struct bt_import *im, const char *path)
 			close(fd);
 		return -1;
 	}
+	/* blktrace leaves an empty file for a CPU that saw no I/O */
+	if (S_ISREG(st.st_mode) && st.st_size == 0) {
+		close(fd);
+		return 0;
+	}
 	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)BT_SIZE) {
 		close(fd);
 		return fail(im, path, 0,

@@ -6,7 +6,9 @@
  * Each record in trace_pipe is a 16-byte ftrace header {int pid; int cpu;
  * u64 ts} followed by a struct blk_io_trace (48 bytes) and pdu_len bytes of
  * payload. We write the blk_io_trace records to BASE.blktrace.CPU, with a
- * per-CPU sequence number (ftrace leaves it 0).
+ * per-CPU sequence number (ftrace leaves it 0). Every CPU below the highest
+ * one seen gets a file, empty if it had no record, as blktrace writes them:
+ * blkparse stops at the first CPU without a file.
  *
  * usage: blksplit RAW BASE     prints the number of records per CPU
  */
@@ -31,6 +33,7 @@ int main(int argc, char **argv)
 	unsigned char hdr[16], pdu[65536];
 	struct blk_io_trace t;
 	uint64_t offset = 0;
+	int ncpu = 0;
 	FILE *in;
 
 	if (argc != 3) {
@@ -57,12 +60,12 @@ int main(int argc, char **argv)
 			return 1;
 		if (t.cpu >= MAX_CPUS)
 			return 1;
-		if (!out[t.cpu]) {
+		for (; ncpu <= (int)t.cpu; ncpu++) {
 			char name[4096];
 
-			snprintf(name, sizeof(name), "%s.blktrace.%u", argv[2], t.cpu);
-			out[t.cpu] = fopen(name, "wb");
-			if (!out[t.cpu]) {
+			snprintf(name, sizeof(name), "%s.blktrace.%d", argv[2], ncpu);
+			out[ncpu] = fopen(name, "wb");
+			if (!out[ncpu]) {
 				perror(name);
 				return 1;
 			}
@@ -73,11 +76,9 @@ int main(int argc, char **argv)
 			fwrite(pdu, t.pdu_len, 1, out[t.cpu]);
 		offset += sizeof(hdr) + sizeof(t) + t.pdu_len;
 	}
-	for (int i = 0; i < MAX_CPUS; i++) {
-		if (out[i]) {
-			printf("cpu %d: %u records\n", i, seq[i]);
-			fclose(out[i]);
-		}
+	for (int i = 0; i < ncpu; i++) {
+		printf("cpu %d: %u records\n", i, seq[i]);
+		fclose(out[i]);
 	}
 	return 0;
 }
