@@ -182,6 +182,13 @@ static void on_syscall(void *ctx, const struct join_syscall *s)
 {
 	struct analysis *a = ctx;
 
+	if (s->estimated) {
+		a->syscalls_estimated++;
+		if (a->env.measured_only) {
+			a->syscalls_excluded++;
+			return;
+		}
+	}
 	a->syscalls_total++;
 	for (size_t i = 0; i < a->nr_on_syscall; i++)
 		a->on_syscall[i].fn(a, a->on_syscall[i].priv, s);

@@ -137,6 +137,8 @@ struct analysis {
 	/* requests with a time `iotrail repair` estimated: seen, and left out
 	 * by --measured-only */
 	uint64_t requests_estimated, requests_excluded;
+	/* system calls whose exit it estimated: seen, and left out */
+	uint64_t syscalls_estimated, syscalls_excluded;
 	int8_t syscall_kind[ANALYSIS_SYSCALL_NRS]; /* by number: kind or -1 */
 	int err; /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];

@@ -392,7 +392,10 @@ static int finish(struct analysis *a, struct an_output *o)
 		else
 			table_str(t, "-");
 		table_u64(t, c->ino);
-		table_i64(t, c->ret);
+		if (c->ret == IOT_RET_UNKNOWN) /* an estimated exit */
+			table_na(t);
+		else
+			table_i64(t, c->ret);
 		table_u64(t, total);
 		table_u64(t, c->part[FSYNC_DATA]);
 		table_u64(t, c->part[FSYNC_JOURNAL]);

@@ -121,6 +121,9 @@ enum iot_ev {
 /* a value `iotrail repair` estimated, never a measurement (docs/REPAIR.md):
  * set on the records of a REPAIR chunk */
 #define IOT_F_ESTIMATED (1u << 31)
+/* the return value of a system call exit `iotrail repair` estimated: its
+ * time is estimated, its value not known */
+#define IOT_RET_UNKNOWN (-0x7fffffffffffffffll - 1)
 
 /* IOT_EV_BIO_INFO: why a bio was queued. Stable numbers: append only. */
 enum iot_cause {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iotrail repair: estimates the completions a trace lost and writes them
- * beside the measured records as estimates (src/repair/, docs/REPAIR.md);
- * with --evaluate, hides completions of a complete trace and says how well
- * each method finds them again.
+ * iotrail repair: estimates the completions, issues and queueings a trace
+ * lost and writes them beside the measured records as estimates
+ * (src/repair/, docs/REPAIR.md); with --evaluate, hides events of a
+ * complete trace and says how well each method finds them again.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +23,7 @@
 struct repair_opts {
 	const char *input, *output;
 	enum repair_method method;
+	enum repair_event event; /* --evaluate's */
 	double rates[MAX_RATES];
 	size_t nr_rates;
 	bool burst, json;
@@ -36,11 +37,14 @@ static void repair_usage(FILE *f)
 	    "usage: iotrail repair -i TRACE -o REPAIRED [--method NAME]\n"
 	    "       iotrail repair --evaluate RATES -i COMPLETE_TRACE [--burst] [--seed "
 	    "N]\n"
-	    "                      [--event complete] [-f text|json]\n"
+	    "                      [--event complete|issue|queue|exit] [-f text|json]\n"
 	    "\n"
-	    "  finds the requests whose completion the trace lost (their struct\n"
-	    "  request issued again first, or never completed long before the end),\n"
-	    "  estimates each completion's time and writes the trace again with the\n"
+	    "  finds the requests whose completion, issue or first bio's queueing\n"
+	    "  the trace lost (a struct request issued again first, or never\n"
+	    "  completed long before the end; a completion of a request inserted or\n"
+	    "  allocated but never issued; a bio that allocated a request with no\n"
+	    "  queueing) and the system calls that lost their exit (the task entered\n"
+	    "  another first), estimates each time and writes the trace again with the\n"
 	    "  estimates as estimated records (every analyzer counts them; report\n"
 	    "  --measured-only leaves them out)\n"
 	    "\n"
@@ -48,15 +52,16 @@ static void repair_usage(FILE *f)
 	    "  -o, --output FILE     the repaired trace (not the input)\n"
 	    "  -m, --method NAME     evidence (default), knn (seed 003's k-NN moving\n"
 	    "                        average), mean, zero (the completion at the issue)\n"
-	    "      --evaluate RATES  hide these shares of the completions "
+	    "      --evaluate RATES  hide these shares of the events "
 	    "(1%%,10%%,20%%),\n"
 	    "                        estimate them with every method, print the mean\n"
 	    "                        and 99th percentile absolute error\n"
 	    "      --burst           hide them in runs of 16 requests, as full buffers "
 	    "do\n"
 	    "      --seed N          which ones (default 1): the same for every method\n"
-	    "      --event KIND      what to hide: complete (the one this version "
-	    "repairs)\n"
+	    "      --event KIND      what to hide: complete (default), issue (D),\n"
+	    "                        queue (the first bio's Q) or exit (a system\n"
+	    "                        call's)\n"
 	    "  -f, --format FMT      text (default) or json\n");
 }
 
@@ -87,13 +92,17 @@ static int parse_rates(const char *arg, struct repair_opts *o)
 
 static int evaluate(const struct repair_opts *o, struct repair_set *s)
 {
+	const char *ev = repair_event_names[o->event];
+	size_t known = repair_hideable(s, o->event);
 	struct json_writer w;
-	size_t known = 0;
 
-	for (size_t i = 0; i < s->n; i++)
-		known += s->r[i].c_ns && !s->r[i].missing;
 	if (!known) {
-		fprintf(stderr, "iotrail: %s: no completed request to hide\n", o->input);
+		fprintf(
+		    stderr,
+		    "iotrail: %s: no request has its %s event and a time around it to "
+		    "hide it between%s\n",
+		    o->input, ev,
+		    o->event == RE_ISSUE ? " (a bio-based device has no issue)" : "");
 		return 1;
 	}
 	if (o->json) {
@@ -102,10 +111,10 @@ static int evaluate(const struct repair_opts *o, struct repair_set *s)
 		jw_name(&w, "results");
 		jw_start_array(&w);
 	} else {
-		printf(
-		    "# %s: %zu completed requests; completions hidden %s (seed %llu)\n",
-		    o->input, known, o->burst ? "in runs of 16" : "uniformly",
-		    (unsigned long long)o->seed);
+		printf("# %s: %zu %s with their %s event; hidden %s (seed %llu)\n",
+		       o->input, known, o->event == RE_EXIT ? "system calls" : "requests",
+		       ev, o->burst ? "in runs of 16" : "uniformly",
+		       (unsigned long long)o->seed);
 		printf("%-10s %6s %8s %10s %8s %10s %10s\n", "METHOD", "RATE", "HIDDEN",
 		       "ESTIMATED", "REFUSED", "MAE_US", "P99_US");
 	}
@@ -113,7 +122,7 @@ static int evaluate(const struct repair_opts *o, struct repair_set *s)
 		for (int m = 0; m < NR_RM; m++) {
 			struct repair_eval e;
 
-			if (repair_evaluate(s, o->rates[k], o->burst, o->seed,
+			if (repair_evaluate(s, o->event, o->rates[k], o->burst, o->seed,
 					    (enum repair_method)m, &e)) {
 				fprintf(stderr, "iotrail: out of memory\n");
 				return 1;
@@ -121,6 +130,7 @@ static int evaluate(const struct repair_opts *o, struct repair_set *s)
 			if (o->json) {
 				jw_start_object(&w);
 				jw_string_field(&w, "method", repair_method_names[m]);
+				jw_string_field(&w, "event", ev);
 				jw_float_field(&w, "rate", e.rate);
 				jw_name(&w, "burst");
 				jw_bool(&w, e.burst);
@@ -219,12 +229,91 @@ static int write_repaired(const struct repair_opts *o, const struct trace_reader
 	return err ? 1 : 0;
 }
 
+/* the record that estimates event e of q at t */
+static void estimate_rec(const struct rreq *q, enum repair_event e, uint64_t t,
+			 struct iot_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = t;
+	r->sector = q->sector;
+	r->nr = q->nr;
+	r->dev = q->dev;
+	r->cpu = q->cpu;
+	r->flags = q->flags | IOT_F_ESTIMATED;
+	switch (e) {
+	case RE_COMPLETE:
+		r->type = q->bio_based ? IOT_EV_BIO_COMPLETE : IOT_EV_RQ_COMPLETE;
+		r->id = q->rq;
+		/* all of it, no error */
+		r->id2 = q->bio_based ? 0 : (uint64_t)q->nr << 32;
+		break;
+	case RE_ISSUE:
+		r->type = IOT_EV_RQ_ISSUE;
+		r->id = q->rq;
+		r->id2 = q->bio;
+		break;
+	default: /* the first bio: at the request's sector */
+		r->type = IOT_EV_BIO_QUEUE;
+		r->id = q->bio;
+		r->nr = q->bio_nr;
+		r->pid = q->pid;
+		r->tid = q->tid;
+		break;
+	}
+}
+
+/* the estimated exit of call y: its return value is not known */
+static void estimate_exit(const struct rsys *y, uint64_t t, struct iot_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = t;
+	r->type = IOT_EV_SYS_EXIT;
+	r->sector = (uint64_t)IOT_RET_UNKNOWN;
+	r->pid = y->pid;
+	r->tid = y->tid;
+	r->cpu = y->cpu;
+	r->flags = y->nr | IOT_F_ESTIMATED;
+}
+
+static bool lost_ev(const struct rreq *q, enum repair_event e)
+{
+	return e == RE_COMPLETE ? q->missing : e == RE_ISSUE ? q->miss_d : q->miss_q;
+}
+
+/* devices that lost e and have no such event left to estimate from */
+static void say_refused(const struct trace_reader *rd, const struct repair_set *s,
+			enum repair_event e)
+{
+	for (size_t i = 0; i < s->n;) {
+		size_t j = i, lost = 0, done = 0;
+
+		for (; j < s->n && s->r[j].dev == s->r[i].dev; j++) {
+			lost += lost_ev(&s->r[j], e);
+			done += e == RE_COMPLETE ? s->r[j].c_ns && !s->r[j].missing
+				: e == RE_ISSUE	 ? s->r[j].d_ns && !s->r[j].miss_d
+						 : s->r[j].q_ns && !s->r[j].miss_q;
+		}
+		if (lost && !done) {
+			const struct iot_dev_entry *d = trace_reader_dev(rd, s->r[i].dev);
+
+			fprintf(
+			    stderr,
+			    "iotrail: %s: no %s event of this device is in the trace: "
+			    "its %zu missing cannot be estimated, and are left missing\n",
+			    d ? d->name : "a device", repair_event_names[e], lost);
+		}
+		i = j;
+	}
+}
+
 static int repair(const struct repair_opts *o, struct trace_reader *rd,
 		  struct repair_set *s)
 {
-	uint64_t *est = malloc((s->n + 1) * sizeof(*est)), mae = 0;
-	struct iot_rec *e = calloc(s->lost + 1, sizeof(*e));
-	size_t ne = 0, refused, known = 0;
+	uint64_t lost[NR_RE] = {s->lost, s->lost_d, s->lost_q, s->lost_exit}, mae_sum = 0;
+	uint64_t all = s->lost + s->lost_d + s->lost_q + s->lost_exit;
+	uint64_t *est = malloc((s->n + s->nsys + 1) * sizeof(*est)), mae[NR_RE] = {0};
+	struct iot_rec *e = calloc(all + 1, sizeof(*e));
+	size_t ne = 0, refused = 0, made[NR_RE] = {0}, by_sector = 0;
 	int ret;
 
 	if (!est || !e) {
@@ -233,68 +322,67 @@ static int repair(const struct repair_opts *o, struct trace_reader *rd,
 		fprintf(stderr, "iotrail: out of memory\n");
 		return 1;
 	}
-	refused = repair_estimate(s, o->method, est);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct rreq *q = &s->r[i];
-		struct iot_rec *r;
+	for (int ev = 0; ev < NR_RE; ev++) {
+		size_t known;
 
-		known += q->c_ns && !q->missing;
-		if (!q->missing || !est[i] || ne > s->lost)
+		if (!lost[ev])
 			continue;
-		r = &e[ne++];
-		r->ts_ns = est[i];
-		r->type = q->bio ? IOT_EV_BIO_COMPLETE : IOT_EV_RQ_COMPLETE;
-		r->id = q->rq;
-		/* all of it, no error */
-		r->id2 = q->bio ? 0 : (uint64_t)q->nr << 32;
-		r->sector = q->sector;
-		r->nr = q->nr;
-		r->dev = q->dev;
-		r->cpu = q->cpu;
-		r->flags = q->flags | IOT_F_ESTIMATED;
+		repair_order(s, (enum repair_event)ev);
+		refused += repair_estimate(s, (enum repair_event)ev, o->method, est);
+		for (size_t i = 0; ev == RE_EXIT && i < s->nsys; i++) {
+			if (!s->sys[i].missing || !est[i] || ne >= all)
+				continue;
+			estimate_exit(&s->sys[i], est[i], &e[ne++]);
+			made[ev]++;
+		}
+		for (size_t i = 0; ev != RE_EXIT && i < s->n; i++) {
+			if (!lost_ev(&s->r[i], (enum repair_event)ev) || !est[i] ||
+			    ne >= all)
+				continue;
+			estimate_rec(&s->r[i], (enum repair_event)ev, est[i], &e[ne++]);
+			made[ev]++;
+			by_sector += ev == RE_ISSUE && s->r[i].by_sector;
+		}
+		if (ev != RE_EXIT)
+			say_refused(rd, s, (enum repair_event)ev);
+		/* the expected error: as many of this trace's own events hidden
+		 * as it lost, found again the same way */
+		known = repair_hideable(s, (enum repair_event)ev);
+		if (made[ev] && known >= 10) {
+			struct repair_eval x;
+			double rate = (double)lost[ev] / (double)(known + lost[ev]);
+
+			if (!repair_evaluate(s, (enum repair_event)ev,
+					     rate < 0.01 ? 0.01 : rate, false, 1,
+					     o->method, &x))
+				mae[ev] = (uint64_t)x.mae_ns;
+		}
+		mae_sum += mae[ev] * made[ev];
 	}
 	qsort(e, ne, sizeof(*e), cmp_rec);
 	for (size_t i = 0; i < ne; i++)
 		e[i].seq = i;
-	/* devices with losses and nothing to estimate them from */
-	for (size_t i = 0; i < s->n;) {
-		size_t j = i, lost = 0, done = 0;
-
-		for (; j < s->n && s->r[j].dev == s->r[i].dev; j++) {
-			lost += s->r[j].missing;
-			done += s->r[j].c_ns && !s->r[j].missing;
-		}
-		if (lost && !done) {
-			const struct iot_dev_entry *d = trace_reader_dev(rd, s->r[i].dev);
-
-			fprintf(
-			    stderr,
-			    "iotrail: %s: no completion of this device is in the trace: "
-			    "its %zu missing completions cannot be estimated, and are "
-			    "left missing\n",
-			    d ? d->name : "a device", lost);
-		}
-		i = j;
-	}
-	/* the expected error: as many of this trace's own completions hidden
-	 * as it lost, found again the same way */
-	if (ne && known >= 10) {
-		struct repair_eval ev;
-		double rate = (double)s->lost / (double)(known + s->lost);
-
-		if (!repair_evaluate(s, rate < 0.01 ? 0.01 : rate, false, 1, o->method,
-				     &ev))
-			mae = (uint64_t)ev.mae_ns;
-	}
-	ret = write_repaired(o, rd, e, ne, mae);
+	ret = write_repaired(o, rd, e, ne, ne ? mae_sum / ne : 0);
+	if (!ret && by_sector)
+		fprintf(
+		    stderr,
+		    "iotrail: %s: %zu of the estimated issues have no I: their request "
+		    "was tied to its bio by device and sector alone\n",
+		    o->output, by_sector);
 	if (!ret)
 		fprintf(
 		    stderr,
-		    "iotrail: %s: %llu completions missing, %zu estimated (%s, expected "
-		    "error %.1f us), %zu refused; %llu requests in flight at the end, "
-		    "%llu completions of no issue (not repaired)\n",
-		    o->output, (unsigned long long)s->lost, ne,
-		    repair_method_names[o->method], mae / 1e3, refused,
+		    "iotrail: %s: %llu completions missing, %zu estimated (expected "
+		    "error %.2f us); %llu issues missing, %zu estimated (%.2f us); %llu "
+		    "queueings missing, %zu estimated (%.2f us); %llu system call exits "
+		    "missing, %zu estimated (%.2f us); method %s, %zu refused; "
+		    "%llu requests in flight at the end, %llu completions of nothing "
+		    "seen (not repaired)\n",
+		    o->output, (unsigned long long)s->lost, made[RE_COMPLETE],
+		    mae[RE_COMPLETE] / 1e3, (unsigned long long)s->lost_d, made[RE_ISSUE],
+		    mae[RE_ISSUE] / 1e3, (unsigned long long)s->lost_q, made[RE_QUEUE],
+		    mae[RE_QUEUE] / 1e3, (unsigned long long)s->lost_exit, made[RE_EXIT],
+		    mae[RE_EXIT] / 1e3, repair_method_names[o->method], refused,
 		    (unsigned long long)s->in_flight, (unsigned long long)s->orphan_c);
 	free(est);
 	free(e);
@@ -350,11 +438,11 @@ int cmd_repair(int argc, char **argv)
 				return usage_error("--seed %s: not a number", optarg);
 			break;
 		case 'e':
-			if (strcmp(optarg, "complete"))
-				return usage_error("--event %s: this version hides and "
-						   "repairs completions "
-						   "only (complete)",
-						   optarg);
+			m = repair_event_find(optarg);
+			if (m < 0)
+				return usage_error(
+				    "--event %s: complete, issue, queue or exit", optarg);
+			o.event = (enum repair_event)m;
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json"))

@@ -317,6 +317,8 @@ int cmd_report(int argc, char **argv)
 	}
 	ri.requests_estimated = pl.an.requests_estimated;
 	ri.requests_excluded = pl.an.requests_excluded;
+	ri.syscalls_estimated = pl.an.syscalls_estimated;
+	ri.syscalls_excluded = pl.an.syscalls_excluded;
 	ri.comm_ctx = &pl;
 	/* an imported capture's requests are linked by sector (docs/IMPORT.md) */
 	trace_reader_meta(&pl.rd, "import", imported, sizeof(imported));

@@ -251,7 +251,14 @@ int chrome_syscall(struct chrome *c, const struct join_syscall *s)
 	if (s->pos != ~0ull)
 		jw_uint_field(&c->w, "pos", s->pos);
 	jw_uint_field(&c->w, "count", s->count);
-	jw_int_field(&c->w, "ret", s->ret);
+	if (s->estimated) { /* `iotrail repair`'s exit: its value unknown */
+		jw_name(&c->w, "ret");
+		jw_null(&c->w);
+		jw_name(&c->w, "estimated");
+		jw_bool(&c->w, true);
+	} else {
+		jw_int_field(&c->w, "ret", s->ret);
+	}
 	jw_uint_field(&c->w, "bios", s->nr_bios);
 	jw_end_object(&c->w);
 	jw_end_object(&c->w);

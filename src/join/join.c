@@ -68,6 +68,7 @@ struct join_bio_st {
 	struct join_why why;
 	uint32_t uring; /* io_uring request index or NONE */
 	uint32_t uring_gen;
+	bool est_q; /* its Q is `iotrail repair`'s estimate */
 };
 
 enum rq_state {
@@ -103,12 +104,6 @@ struct join_uring_st {
 	uint32_t next_free;
 	bool open;
 };
-
-static uint64_t ds_key(uint32_t dev, uint64_t sector)
-{
-	return (sector + 1) | ((uint64_t)(dev >> 20 & 0xfff) << 52) |
-	       ((uint64_t)(dev & 0xfff) << 40);
-}
 
 /* ---- pools ---------------------------------------------------------------- */
 
@@ -152,7 +147,7 @@ static void bio_free(struct join *j, uint32_t b)
 	if (bs->req != NONE)
 		return;
 	{
-		uint64_t k = ds_key(bs->dev, bs->sector);
+		uint64_t k = u64map_dev_sector(bs->dev, bs->sector);
 
 		v = u64map_get(&j->bio_by_start, k);
 		if (v && *v == b)
@@ -188,8 +183,8 @@ static int req_remerge(struct join *j, uint32_t ri)
 	req_unmerge(j, rs, ri);
 	if (rs->state == RQ_ISSUED)
 		return 0;
-	rs->start_key = ds_key(rs->r.dev, rs->r.sector);
-	rs->end_key = ds_key(rs->r.dev, rs->r.sector + rs->r.nr_sectors);
+	rs->start_key = u64map_dev_sector(rs->r.dev, rs->r.sector);
+	rs->end_key = u64map_dev_sector(rs->r.dev, rs->r.sector + rs->r.nr_sectors);
 	if (u64map_put(&j->req_by_start, rs->start_key, ri) ||
 	    u64map_put(&j->req_by_end, rs->end_key, ri))
 		return -ENOMEM;
@@ -257,7 +252,9 @@ static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint3
 	bs->sector = r->sector;
 	bs->nr = r->nr;
 	bs->dev = r->dev;
-	bs->flags = r->flags;
+	bs->flags = r->flags & ~IOT_F_ESTIMATED;
+	bs->est_q = q_ns && (r->flags & IOT_F_ESTIMATED);
+	j->st.estimated_queues += bs->est_q;
 	bs->pid = r->pid;
 	bs->tid = r->tid;
 	bs->req = NONE;
@@ -277,7 +274,7 @@ static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint3
 			uring_link(j, bs, *sv, r->ts_ns);
 	}
 	if (u64map_put(&j->bio_by_ptr, r->id, b) ||
-	    u64map_put(&j->bio_by_start, ds_key(r->dev, r->sector), b))
+	    u64map_put(&j->bio_by_start, u64map_dev_sector(r->dev, r->sector), b))
 		return -ENOMEM;
 	*out = b;
 	return 0;
@@ -302,7 +299,7 @@ static int bio_find(struct join *j, const struct iot_rec *r, uint32_t *out)
 static void bio_take(struct join *j, uint32_t b)
 {
 	struct join_bio_st *bs = &j->bios[b];
-	uint64_t k = ds_key(bs->dev, bs->sector);
+	uint64_t k = u64map_dev_sector(bs->dev, bs->sector);
 	uint32_t *v = u64map_get(&j->bio_by_start, k);
 
 	if (v && *v == b)
@@ -318,6 +315,8 @@ static void req_append(struct join *j, uint32_t ri, uint32_t b, bool front)
 		return; /* already in a request: a damaged stream, keep lists sane */
 	bio_take(j, b);
 	bs->req = ri;
+	if (bs->est_q)
+		rs->r.estimated |= JOIN_EST_Q;
 	if (rs->head == NONE) {
 		rs->head = rs->tail = b;
 		bs->next = NONE;
@@ -381,7 +380,8 @@ static int on_bio_merge(struct join *j, const struct iot_rec *r, bool front)
 	err = bio_find(j, r, &b);
 	if (err)
 		return err;
-	key = front ? ds_key(r->dev, r->sector + r->nr) : ds_key(r->dev, r->sector);
+	key = front ? u64map_dev_sector(r->dev, r->sector + r->nr)
+		    : u64map_dev_sector(r->dev, r->sector);
 	v = u64map_get(front ? &j->req_by_start : &j->req_by_end, key);
 	if (!v) {
 		j->st.unmatched_merges++;
@@ -434,7 +434,7 @@ static int req_for_rq(struct join *j, const struct iot_rec *r, uint64_t head_bio
 			return err;
 		rs = &j->reqs[ri];
 		rs->r.dev = r->dev;
-		rs->r.flags = r->flags;
+		rs->r.flags = r->flags & ~IOT_F_ESTIMATED;
 		rs->r.sector = r->sector;
 		rs->r.nr_sectors = r->nr;
 	}
@@ -618,6 +618,8 @@ static int on_bio_complete(struct join *j, const struct iot_rec *r)
 		jr.estimated = JOIN_EST_C;
 		j->st.estimated_completions++;
 	}
+	if (bs->est_q)
+		jr.estimated |= JOIN_EST_Q;
 	{
 		/* reuse emit_request's per-bio and syscall accounting */
 		uint32_t ri, b = *v;
@@ -635,7 +637,7 @@ static int on_bio_complete(struct join *j, const struct iot_rec *r)
 
 static int on_split(struct join *j, const struct iot_rec *r)
 {
-	uint32_t *v = u64map_get(&j->bio_by_start, ds_key(r->dev, r->sector));
+	uint32_t *v = u64map_get(&j->bio_by_start, u64map_dev_sector(r->dev, r->sector));
 	uint32_t parent = 0, s;
 	uint64_t q_ns = 0;
 	int err;
@@ -675,10 +677,11 @@ static int on_split(struct join *j, const struct iot_rec *r)
 		 * consecutive pages of its file (mpage, iomap build them so) */
 		if (ps->why.host == IOT_HOST_REG && ps->why.ino)
 			ps->why.index += done / PAGE_SECTORS;
-		if (u64map_put(&j->bio_by_start, ds_key(ps->dev, ps->sector), parent))
+		if (u64map_put(&j->bio_by_start, u64map_dev_sector(ps->dev, ps->sector),
+			       parent))
 			return -ENOMEM;
 		/* the new front bio took the start key: restore it */
-		if (u64map_put(&j->bio_by_start, ds_key(r->dev, r->sector),
+		if (u64map_put(&j->bio_by_start, u64map_dev_sector(r->dev, r->sector),
 			       *u64map_get(&j->bio_by_ptr, r->id)))
 			return -ENOMEM;
 	}
@@ -705,10 +708,11 @@ static int on_rq_merge(struct join *j, const struct iot_rec *r)
 	}
 	rs = &j->reqs[ri];
 	/* its neighbour ends where it starts, or starts where it ends */
-	t = u64map_get(&j->req_by_end, ds_key(rs->r.dev, rs->r.sector));
+	t = u64map_get(&j->req_by_end, u64map_dev_sector(rs->r.dev, rs->r.sector));
 	if (!t || *t == ri)
-		t = u64map_get(&j->req_by_start,
-			       ds_key(rs->r.dev, rs->r.sector + rs->r.nr_sectors));
+		t = u64map_get(
+		    &j->req_by_start,
+		    u64map_dev_sector(rs->r.dev, rs->r.sector + rs->r.nr_sectors));
 	if (!t || *t == ri) {
 		req_free(j, ri);
 		return 0;
@@ -977,7 +981,12 @@ static void on_sys_exit(struct join *j, const struct iot_rec *r)
 	u64map_del(&j->sys_by_tid, r->tid);
 	ss->s.ret = (int64_t)r->sector;
 	ss->s.exit_ns = r->ts_ns;
-	if (j->sink.syscall && ss->s.nr == r->flags)
+	if (r->flags & IOT_F_ESTIMATED) {
+		ss->s.estimated = true;
+		ss->s.ret = IOT_RET_UNKNOWN;
+		j->st.estimated_exits++;
+	}
+	if (j->sink.syscall && ss->s.nr == (r->flags & ~IOT_F_ESTIMATED))
 		j->sink.syscall(j->sink.ctx, &ss->s);
 	ss->open = false;
 	ss->gen++;
@@ -1211,7 +1220,11 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		j->reqs[ri].r.d_ns = r->ts_ns;
 		j->reqs[ri].r.sector = r->sector;
 		j->reqs[ri].r.nr_sectors = r->nr;
-		j->reqs[ri].r.flags = r->flags;
+		j->reqs[ri].r.flags = r->flags & ~IOT_F_ESTIMATED;
+		if (r->flags & IOT_F_ESTIMATED) {
+			j->reqs[ri].r.estimated |= JOIN_EST_D;
+			j->st.estimated_issues++;
+		}
 		j->reqs[ri].state = RQ_ISSUED;
 		req_unmerge(j, &j->reqs[ri], ri);
 		break;
@@ -1283,7 +1296,8 @@ int join_feed(struct join *j, const struct iot_rec *r)
 			bio_take(j, *v);
 			j->bios[*v].dev = r->dev;
 			j->bios[*v].sector = r->sector;
-			err = u64map_put(&j->bio_by_start, ds_key(r->dev, r->sector), *v);
+			err = u64map_put(&j->bio_by_start,
+					 u64map_dev_sector(r->dev, r->sector), *v);
 		}
 		break;
 	}

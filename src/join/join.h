@@ -41,6 +41,8 @@ struct join_request {
 };
 
 #define JOIN_EST_C 1u /* c_ns (docs/REPAIR.md) */
+#define JOIN_EST_D 2u /* d_ns */
+#define JOIN_EST_Q 4u /* q_ns: its first bio's, or any bio's it carries */
 
 /* The flush machinery's own flush request (blk-flush.c's flush_rq): no
  * bio, op FLUSH. /proc/diskstats counts these as flushes, and their time
@@ -99,6 +101,8 @@ struct join_syscall {
 	uint64_t bio_q2c_sum_ns, bio_q2c_min_ns, bio_q2c_max_ns;
 	uint64_t i2d_sum_ns; /* scheduler time of those bios' requests */
 	uint32_t nr_i2d;
+	bool estimated; /* its exit is `iotrail repair`'s estimate: ret is
+			   IOT_RET_UNKNOWN */
 };
 
 /* One journal commit (jbd2_start_commit .. jbd2_end_commit), at its end. */
@@ -192,8 +196,10 @@ struct join_stats {
 	uint64_t uring_done, uring_unsubmitted, uring_lost;
 	/* NVMe driver events of no request in flight (its D not seen) */
 	uint64_t drv_unmatched;
-	/* completions `iotrail repair` estimated (IOT_F_ESTIMATED) */
-	uint64_t estimated_completions;
+	/* completions, issues, bio queueings and system call exits `iotrail
+	 * repair` estimated (IOT_F_ESTIMATED) */
+	uint64_t estimated_completions, estimated_issues, estimated_queues;
+	uint64_t estimated_exits;
 };
 
 struct join_bio_st;

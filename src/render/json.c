@@ -201,6 +201,8 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 		jw_uint_field(&w, "expected_mae_ns", ri->repair_mae_ns);
 		jw_uint_field(&w, "requests_estimated", ri->requests_estimated);
 		jw_uint_field(&w, "requests_excluded", ri->requests_excluded);
+		jw_uint_field(&w, "syscalls_estimated", ri->syscalls_estimated);
+		jw_uint_field(&w, "syscalls_excluded", ri->syscalls_excluded);
 		jw_end_object(&w);
 	}
 	jw_string_field(&w, "stop_reason", ri->stop_reason);
@@ -259,6 +261,9 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "uring_lost_completions", ri->join.uring_lost);
 	jw_uint_field(&w, "driver_unmatched", ri->join.drv_unmatched);
 	jw_uint_field(&w, "estimated_completions", ri->join.estimated_completions);
+	jw_uint_field(&w, "estimated_issues", ri->join.estimated_issues);
+	jw_uint_field(&w, "estimated_queues", ri->join.estimated_queues);
+	jw_uint_field(&w, "estimated_exits", ri->join.estimated_exits);
 	jw_end_object(&w);
 	jw_name(&w, "devices");
 	jw_start_array(&w);

@@ -44,6 +44,7 @@ struct report_info {
 	const char *repair_method;
 	uint64_t repair_estimated, repair_mae_ns;
 	uint64_t requests_estimated, requests_excluded;
+	uint64_t syscalls_estimated, syscalls_excluded;
 	const char *(*comm)(void *ctx, uint32_t tid);
 	void *comm_ctx;
 	/* "blktrace" for an imported capture: its requests were linked by

@@ -166,7 +166,7 @@ static size_t event_row(struct rv *v, const struct iot_rec *r, const struct row_
 	v[n++] = sum ? U(s->q_ns) : hex(ids[0], r->id);
 	v[n++] = sum ? U(s->d_delta_ns) : hex(ids[1], r->id2);
 	v[n++] = U(r->flags);
-	v[n++] = U(!sum && (r->flags & IOT_F_ESTIMATED) && has_rwbs(r->type));
+	v[n++] = U(!sum && iot_rec_estimated(r));
 	return n;
 }
 

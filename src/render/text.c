@@ -72,12 +72,18 @@ static void header(FILE *f, const struct report_info *ri)
 			ri->imported);
 	if (ri->repair_method)
 		fprintf(f,
-			"# repaired: %" PRIu64
-			" completions estimated (%s, expected error "
-			"%.1f us); %" PRIu64 " requests carry one, %" PRIu64
+			"# repaired: %" PRIu64 " times estimated, %" PRIu64
+			" completions, %" PRIu64 " issues, %" PRIu64
+			" queueings, %" PRIu64 " system call exits (%s, expected error "
+			"%.1f us); %" PRIu64 " requests and %" PRIu64
+			" calls carry one, %" PRIu64 " and %" PRIu64
 			" left out (--measured-only)\n",
-			ri->repair_estimated, ri->repair_method, ri->repair_mae_ns / 1e3,
-			ri->requests_estimated, ri->requests_excluded);
+			ri->repair_estimated, ri->join.estimated_completions,
+			ri->join.estimated_issues, ri->join.estimated_queues,
+			ri->join.estimated_exits, ri->repair_method,
+			ri->repair_mae_ns / 1e3, ri->requests_estimated,
+			ri->syscalls_estimated, ri->requests_excluded,
+			ri->syscalls_excluded);
 	for (size_t i = 0; i < ri->nr_drops; i++) {
 		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn +
 			     ri->drops[i].drops_nostate;

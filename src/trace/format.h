@@ -209,4 +209,21 @@ _Static_assert(__builtin_offsetof(struct iot_summary, type) ==
 		   __builtin_offsetof(struct iot_rec, type),
 	       "summary and event records share the type offset");
 
+/* whether r is an estimate `iotrail repair` wrote (a REPAIR chunk's): the
+ * flag counts only on the types it writes; on others (a system call's
+ * enter) those bits are an argument */
+static inline int iot_rec_estimated(const struct iot_rec *r)
+{
+	switch (r->type) {
+	case IOT_EV_BIO_QUEUE:
+	case IOT_EV_RQ_ISSUE:
+	case IOT_EV_RQ_COMPLETE:
+	case IOT_EV_BIO_COMPLETE:
+	case IOT_EV_SYS_EXIT:
+		return (r->flags & IOT_F_ESTIMATED) != 0;
+	default:
+		return 0;
+	}
+}
+
 #endif /* IOTRAIL_TRACE_FORMAT_H */

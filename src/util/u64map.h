@@ -31,6 +31,14 @@ static inline size_t u64map_hash(uint64_t k)
 	return (size_t)k;
 }
 
+/* the key of a device (dev_t as the records hold it) and a sector: 12 bits
+ * of major and of minor, 40 of sector, never 0 */
+static inline uint64_t u64map_dev_sector(uint32_t dev, uint64_t sector)
+{
+	return (sector + 1) | ((uint64_t)(dev >> 20 & 0xfff) << 52) |
+	       ((uint64_t)(dev & 0xfff) << 40);
+}
+
 static inline int u64map_init(struct u64map *m, size_t cap)
 {
 	size_t c = 16;

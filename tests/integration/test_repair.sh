@@ -1,19 +1,24 @@
 #!/bin/bash
-# iotrail repair (docs/REPAIR.md): the evaluation on real traces (every
-# method beats estimating nothing; the default beats seed 003's k-NN), a
-# complete trace returned as it was, completions removed from a real trace
-# estimated close to the truth and counted as estimates by the analyzers, a
-# device that lost everything refused, bad input named.
+# iotrail repair (docs/REPAIR.md): the evaluation on real traces, for
+# completions, issues and queueings (every method beats estimating nothing;
+# the default beats seed 003's k-NN), a complete trace returned as it was,
+# completions, issues and queueings removed from a real trace estimated
+# close to the truth and counted as estimates by the analyzers, a device
+# that lost everything refused, bad input named.
 . "$(dirname "$0")/lib.sh"
 require_root
 L=$(make_loop 128M)
 DEV=$(lsblk -ndo MAJ:MIN "$L" | tr -d ' ')
 ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver
 
-# --- two real traces: synchronous reads and writes at depth 1, async at 8 --------
+# --- two real traces: synchronous reads and writes at depth 1 without an I/O
+# scheduler (no I: a request is tied to its bio at G and D), async at 8 with
+# mq-deadline -------------------------------------------------------------------
+echo none >"/sys/block/${L#/dev/}/queue/scheduler"
 "$IOTRAIL" record -o "$TMP/sync.iot" -d "$L" -- fio --filename="$L" --direct=1 \
 	--size=64M --name=s --rw=randrw --bs=4k --ioengine=psync --io_size=32M \
 	--output=/dev/null 2>"$TMP/err" || not_ok "record sync" "$(cat "$TMP/err")"
+echo mq-deadline >"/sys/block/${L#/dev/}/queue/scheduler"
 "$IOTRAIL" record -o "$TMP/async.iot" -d "$L" -- fio --filename="$L" --direct=1 \
 	--size=64M --name=a --rw=randread --bs=4k --ioengine=libaio --iodepth=8 \
 	--io_size=32M --output=/dev/null 2>"$TMP/err" || not_ok "record async" "$(cat "$TMP/err")"
@@ -23,25 +28,30 @@ ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,m
 # (more under load): the default is compared with estimating nothing and
 # with the k-NN over five seeds and the three rates together. (On a fast
 # device nothing is not far off: the k-NN alone can lose to it in bursts.)
+for ev in complete issue queue exit; do
 for w in sync async; do
 	for b in "" --burst; do
 		rc=0
 		for seed in 1 2 3 4 5; do
-			"$IOTRAIL" repair --evaluate 1%,10%,20% $b --seed $seed -i "$TMP/$w.iot" \
-				-f json >"$TMP/ev.$seed.json" 2>"$TMP/err" || rc=1
+			"$IOTRAIL" repair --evaluate 1%,10%,20% $b --seed $seed --event $ev \
+				-i "$TMP/$w.iot" -f json >"$TMP/ev.$seed.json" 2>"$TMP/err" || rc=1
 		done
-		python3 - "${b:-uniform}" "$TMP"/ev.?.json <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+		python3 - "${b:-uniform}" $ev "$TMP"/ev.?.json <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
 import json, sys
 tot = {"zero": 0, "knn": 0, "evidence": 0}
-for path in sys.argv[2:]:
+for path in sys.argv[3:]:
     res = json.load(open(path))["results"]
+    assert {r["event"] for r in res} == {sys.argv[2]}, res
     by = {(r["method"], r["rate"]): r for r in res}
     rates = sorted({r["rate"] for r in res})
     assert rates == [0.01, 0.1, 0.2], rates
     for rate in rates:
         for m in ("zero", "mean", "knn", "evidence"):
             r = by[(m, rate)]
-            assert r["refused"] == 0 and r["estimated"] == r["hidden"] > 0, r
+            # (a system call number with a handful of calls can lose
+            # them all in a burst: nothing left to estimate from)
+            ok = 0 if sys.argv[2] != "exit" or m == "zero" else r["hidden"] // 100
+            assert r["refused"] <= ok and r["estimated"] + r["refused"] == r["hidden"] > 0, r
         for m in tot:
             tot[m] += by[(m, rate)]["mae_ns"]
 # better than nothing (in bursts on this fast device nothing is about as
@@ -52,9 +62,10 @@ assert tot["evidence"] <= 1.1 * tot["knn"], tot
 print("5 seeds x 3 rates: evidence %.2f us, knn %.2f us on average"
       % (tot["evidence"] / 15e3, tot["knn"] / 15e3))
 PY
-		ok "evaluate $w ${b:-uniform}: $(cat "$TMP/out")" ||
-			not_ok "evaluate $w ${b:-uniform}" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
+		ok "evaluate $ev, $w ${b:-uniform}: $(cat "$TMP/out")" ||
+			not_ok "evaluate $ev, $w ${b:-uniform}" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
 	done
+done
 done
 
 # --- nothing missing: the same bytes but the header's note ---------------------------
@@ -66,13 +77,14 @@ rc=$?
 diff_bytes=$(cmp -l "$TMP/whole.iot" "$TMP/same.iot" 2>/dev/null | awk '$1 > 64' | wc -l)
 [ $rc = 0 ] && [ "$(stat -c %s "$TMP/whole.iot")" = "$(stat -c %s "$TMP/same.iot")" ] &&
 	[ "$diff_bytes" = 0 ] && grep -q "0 completions missing" "$TMP/err" &&
+	grep -q "0 issues missing" "$TMP/err" && grep -q "0 queueings missing" "$TMP/err" &&
 	ok "complete trace: returned byte for byte past the header" ||
 	not_ok "complete trace" "rc $rc, $diff_bytes bytes differ past the header: $(cat "$TMP/err")"
 
 # --- completions removed from a real trace (every 80th) -------------------------------
 # what the recording lost itself, if anything
 "$IOTRAIL" repair -i "$TMP/sync.iot" -o "$TMP/base.iot" 2>"$TMP/err"
-base=$(grep -o '[0-9]* estimated' "$TMP/err" | cut -d' ' -f1)
+base=$(grep -o '[0-9]* estimated' "$TMP/err" | awk '{ n += $1 } END { print n + 0 }')
 python3 "$ROOT/tests/tools/dropc.py" "$TMP/sync.iot" "$TMP/lost.iot" "$TMP/truth" --every 80
 "$IOTRAIL" repair -i "$TMP/lost.iot" -o "$TMP/fixed.iot" 2>"$TMP/err"
 rc=$?
@@ -124,13 +136,100 @@ assert mean <= 2 * mae + 10000, (mean, mae)
 PY
 	ok "lost completions: $(cat "$TMP/out")" || not_ok "lost completions" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
 
+# --- issues, queueings and system call exits removed from real traces (every 50th) ---
+# sync has no I/O scheduler: a request whose D is lost is found by its bio's
+# G at its sector (said on stderr); async has mq-deadline: by its I
+for w in sync async; do
+	"$IOTRAIL" repair -i "$TMP/$w.iot" -o "$TMP/$w.base.iot" 2>"$TMP/$w.base.err"
+	"$IOTRAIL" report -i "$TMP/$w.iot" -f json >"$TMP/$w.json" 2>/dev/null
+	for t in 4:issue 1:queue 33:exit; do
+		ty=${t%%:*} ev=${t#*:}
+		python3 "$ROOT/tests/tools/dropc.py" "$TMP/$w.iot" "$TMP/$w.$ev.lost.iot" \
+			"$TMP/$w.$ev.truth" --every 50 --type $ty
+		"$IOTRAIL" repair -i "$TMP/$w.$ev.lost.iot" -o "$TMP/$w.$ev.iot" 2>"$TMP/err"
+		rc=$?
+		"$IOTRAIL" report -i "$TMP/$w.$ev.iot" -f json >"$TMP/f.json" 2>>"$TMP/err"
+		"$IOTRAIL" report -i "$TMP/$w.$ev.iot" -f json --measured-only >"$TMP/m.json" 2>>"$TMP/err"
+		python3 - "$TMP/$w.$ev.iot" "$TMP/$w.$ev.truth" "$TMP/$w.json" "$TMP/f.json" \
+			"$TMP/m.json" "$TMP/$w.base.err" "$TMP/err" $ty $ev $w <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+import json, re, struct, sys
+data = open(sys.argv[1], "rb").read()
+hsize = struct.unpack_from("<I", data, 8)[0]
+mae = struct.unpack_from("<Q", data, 56)[0]
+ty, ev, w = int(sys.argv[8]), sys.argv[9], sys.argv[10]
+est, off = [], hsize
+while off + 16 <= len(data):
+    t, cpu, size = struct.unpack_from("<IIQ", data, off)
+    if t == 14:
+        for k in range(off + 16, off + 16 + size, 64):
+            ts, seq, rid = struct.unpack_from("<QQQ", data, k)
+            if struct.unpack_from("<H", data, k + 56)[0] == ty:
+                if ty == 33:  # an exit: by its task
+                    rid = struct.unpack_from("<I", data, k + 52)[0]
+                est.append((rid, ts))
+    off += 16 + size
+truth = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+word = {"issue": "issues", "queue": "queueings", "exit": "system call exits"}[ev]
+def missing(path):
+    return int(re.search(r"(\d+) %s missing" % word, open(path).read()).group(1))
+base = missing(sys.argv[6])  # what the recording lost itself
+assert missing(sys.argv[7]) == len(truth) + base, open(sys.argv[7]).read()
+assert len(est) == len(truth) + base, (len(est), len(truth), base)
+by_id = {}
+for rid, ts in est:
+    by_id.setdefault(rid, []).append(ts)
+errs = sorted(min(abs(e - t) for e in by_id.get(rid, [1 << 62])) for rid, t in truth)
+o, f, m = (json.load(open(p)) for p in sys.argv[3:6])
+key = {"issue": "estimated_issues", "queue": "estimated_queues", "exit": "estimated_exits"}[ev]
+assert f["join"][key] == len(est), f["join"]
+stage = {"issue": "d2c", "queue": "q2c", "exit": "syscalls"}[ev]
+def count(j):
+    if ev == "exit":
+        return j["join"]["syscalls"]
+    return sum(x[stage]["count"] for x in j["devices"])
+assert count(f) == count(o) + base, (count(f), count(o), base)
+out = m["repair"]["syscalls_excluded" if ev == "exit" else "requests_excluded"]
+assert out >= len(est), m["repair"]
+assert count(m) == count(f) - out, (count(m), count(f))
+if ev == "exit":
+    assert f["join"]["lost_syscall_exits"] == 0, f["join"]
+if ev == "issue":
+    said = "tied to its bio by device and sector alone" in open(sys.argv[7]).read()
+    assert said == (w == "sync"), open(sys.argv[7]).read()
+mean = sum(errs) / len(errs)
+print("%d removed, %d estimated, error mean %.2f us, p99 %.2f us (expected %.2f us); "
+      "every %s back" % (len(truth), len(est), mean / 1e3, errs[int(0.99 * len(errs))] / 1e3,
+                          mae / 1e3, stage.upper() if ev != "exit" else "call"))
+assert mean <= 2 * mae + 10000, (mean, mae)
+PY
+			ok "lost ${ev}s, $w: $(cat "$TMP/out")" ||
+			not_ok "lost ${ev}s, $w" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
+	done
+done
+
+# an estimated exit's return value is not known: null in the Chrome export
+"$IOTRAIL" export -i "$TMP/sync.exit.iot" --to chrome -o "$TMP/exit.json" 2>"$TMP/err"
+python3 - "$TMP/exit.json" "$TMP/sync.exit.truth" <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+est = [e for e in ev if e.get("cat") == "syscall" and e["args"].get("estimated")]
+n = sum(1 for _ in open(sys.argv[2]))
+assert len(est) >= n and all(e["args"]["ret"] is None for e in est), (len(est), n)
+assert all(isinstance(e["args"]["ret"], int) for e in ev
+           if e.get("cat") == "syscall" and not e["args"].get("estimated"))
+print("%d estimated calls, ret null" % len(est))
+PY
+	ok "chrome export of estimated exits: $(cat "$TMP/out")" ||
+	not_ok "chrome export of estimated exits" "$(tail -3 "$TMP/out") $(cat "$TMP/err")"
+
 # every analyzer reads the repaired trace, in every format
 bad_fmt=""
 for f in text csv json; do
 	"$IOTRAIL" report -i "$TMP/fixed.iot" -a "$ANALYZERS" -f $f >/dev/null 2>"$TMP/err" ||
 		bad_fmt="$bad_fmt $f"
 done
-[ -z "$bad_fmt" ] && grep -q "^# repaired: .* completions estimated (evidence" \
+[ -z "$bad_fmt" ] && grep -q "^# repaired: [0-9]* times estimated, [0-9]* completions, [0-9]* issues, [0-9]* queueings, [0-9]* system call exits (evidence" \
 	<("$IOTRAIL" report -i "$TMP/fixed.iot") &&
 	ok "the repaired trace reads in every analyzer and format, the header says so" ||
 	not_ok "repaired trace in the analyzers" "failed:$bad_fmt $(cat "$TMP/err")"
@@ -139,8 +238,8 @@ done
 python3 "$ROOT/tests/tools/dropc.py" "$TMP/sync.iot" "$TMP/none.iot" "$TMP/t2" --dev "$DEV"
 "$IOTRAIL" repair -i "$TMP/none.iot" -o "$TMP/none.fixed.iot" 2>"$TMP/err"
 rc=$?
-grep -q "no completion of this device is in the trace: its [0-9]* missing completions cannot be estimated" "$TMP/err" &&
-	grep -q " 0 estimated" "$TMP/err" &&
+grep -q "no complete event of this device is in the trace: its [0-9]* missing cannot be estimated" "$TMP/err" &&
+	grep -q "completions missing, 0 estimated" "$TMP/err" &&
 	ok "a device with no completion left: refused, nothing invented" ||
 	not_ok "device with no completion" "rc $rc: $(cat "$TMP/err")"
 
@@ -155,7 +254,7 @@ bad() { # NAME EXPECTED-IN-MESSAGE ARGS...
 }
 bad "output is the input" "the input itself" -i "$TMP/lost.iot" -o "$TMP/lost.iot"
 bad "already repaired" "already repaired" -i "$TMP/fixed.iot" -o "$TMP/again.iot"
-bad "event not repaired" "--event issue" --event issue --evaluate 1% -i "$TMP/sync.iot"
+bad "event" "--event magic" --event magic --evaluate 1% -i "$TMP/sync.iot"
 bad "rate" "'0%'" --evaluate 0% -i "$TMP/sync.iot"
 bad "method" "--method magic" --method magic -i "$TMP/sync.iot" -o "$TMP/x.iot"
 bad "no trace" "$TMP/none" -i "$TMP/none" -o "$TMP/x.iot"

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Removes request completions (block_rq_complete records) from a complete
 trace, as a lost event would, for the repair tests: every Nth one, or every
-one of a device. Prints what it removed, one "request-address time" line
-each, to the truth file.
+one of a device; with --type, records of another type (4: the issue, 1: a
+bio's queueing, 33: a system call's exit). Prints what it removed, one
+"address time" line each (the request's, the bio's, or for an exit the
+task's id), to the truth file.
 
-usage: dropc.py IN OUT TRUTH (--every N | --dev MAJOR:MINOR)
+usage: dropc.py IN OUT TRUTH (--every N | --dev MAJOR:MINOR) [--type T]
 """
 import struct
 import sys
@@ -16,6 +18,7 @@ C = 5  # IOT_EV_RQ_COMPLETE
 def main():
     src, dst, truth = sys.argv[1:4]
     mode, arg = sys.argv[4], sys.argv[5]
+    kind = int(sys.argv[7]) if len(sys.argv) > 7 and sys.argv[6] == "--type" else C
     data = open(src, "rb").read()
     hsize = struct.unpack_from("<I", data, 8)[0]
     out = [data[:hsize]]
@@ -33,7 +36,9 @@ def main():
                 ts, _seq, rid = struct.unpack_from("<QQQ", r, 0)
                 rdev = struct.unpack_from("<I", r, 44)[0]
                 typ = struct.unpack_from("<H", r, 56)[0]
-                if typ == C:
+                if typ == kind:
+                    if kind == 33:  # an exit: its task
+                        rid = struct.unpack_from("<I", r, 52)[0]
                     seen += 1
                     if (mode == "--every" and seen % int(arg) == 0) or \
                        (mode == "--dev" and rdev == dev):
