@@ -306,6 +306,48 @@ static void say_refused(const struct trace_reader *rd, const struct repair_set *
 	}
 }
 
+/*
+ * Which losses the per-CPU drop counters explain: an estimate (e, by time)
+ * inside a stretch where some CPU's buffer dropped records, or not (the
+ * kernel never ran the program: docs/STAT.md). Said on stderr.
+ */
+static void say_where(const struct repair_opts *o, const struct trace_reader *rd,
+		      const struct iot_rec *e, size_t ne)
+{
+	const struct iot_drop_stretch *st = rd->drop_stretches;
+	size_t k = 0, in = 0, n = rd->nr_drop_stretches;
+	uint64_t drops = 0;
+
+	for (size_t i = 0; i < rd->nr_drops; i++)
+		drops += rd->drops[i].drops_full + rd->drops[i].drops_torn +
+			 rd->drops[i].drops_nostate;
+	if (!ne)
+		return;
+	if (drops && !n) {
+		fprintf(stderr,
+			"iotrail: %s: %llu records were dropped, the trace does not say "
+			"when (before format 1.9): which losses they explain is not "
+			"known\n",
+			o->input, (unsigned long long)drops);
+		return;
+	}
+	/* the stretches come in drain order: their ends never go back */
+	for (size_t i = 0; i < ne; i++) {
+		while (k < n && st[k].to_ns < e[i].ts_ns)
+			k++;
+		for (size_t j = k; j < n && st[j].from_ns < e[i].ts_ns; j++)
+			if (st[j].drops && e[i].ts_ns <= st[j].to_ns) {
+				in++;
+				break;
+			}
+	}
+	fprintf(stderr,
+		"iotrail: %s: %zu of the %zu estimated events lie where a CPU's buffer "
+		"dropped records; %zu where none did (the kernel did not hand them to "
+		"the programs)\n",
+		o->input, in, ne, ne - in);
+}
+
 static int repair(const struct repair_opts *o, struct trace_reader *rd,
 		  struct repair_set *s)
 {
@@ -362,6 +404,7 @@ static int repair(const struct repair_opts *o, struct trace_reader *rd,
 	qsort(e, ne, sizeof(*e), cmp_rec);
 	for (size_t i = 0; i < ne; i++)
 		e[i].seq = i;
+	say_where(o, rd, e, ne);
 	ret = write_repaired(o, rd, e, ne, ne ? mae_sum / ne : 0);
 	if (!ret && by_sector)
 		fprintf(

@@ -306,6 +306,8 @@ int cmd_report(int argc, char **argv)
 	ri.spec = pl.rd.has_spec ? &pl.rd.spec : NULL;
 	ri.drops = pl.rd.drops;
 	ri.nr_drops = pl.rd.nr_drops;
+	ri.drop_stretches = pl.rd.drop_stretches;
+	ri.nr_drop_stretches = pl.rd.nr_drop_stretches;
 	ri.join = pl.jn.st;
 	ri.comm = pipeline_comm;
 	if (pl.rd.hdr.repair_method) {

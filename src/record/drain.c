@@ -111,6 +111,47 @@ static int drain_cpu(struct recorder *rc, uint32_t cpu)
 	return 0;
 }
 
+/* The CPUs whose drops grew since the last read, as one DROPS_AT chunk:
+ * where in time the records were lost (docs/FORMAT.md). */
+static int drops_at(struct recorder *rc)
+{
+	struct {
+		struct iot_drops_at at;
+		struct iot_drop_entry e[64];
+	} c;
+	uint32_t n = 0;
+	int err = 0;
+
+	c.at.from_ns = rc->drops_read_ns;
+	c.at.to_ns = now_ns(CLOCK_MONOTONIC);
+	rc->drops_read_ns = c.at.to_ns;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus && !err; cpu++) {
+		uint64_t full =
+		    __atomic_load_n(&rc->ctl[cpu].drops_full, __ATOMIC_RELAXED);
+		uint64_t nost =
+		    __atomic_load_n(&rc->ctl[cpu].drops_nostate, __ATOMIC_RELAXED);
+
+		if (full + rc->torn[cpu] + nost == rc->drops_said[cpu])
+			continue;
+		rc->drops_said[cpu] = full + rc->torn[cpu] + nost;
+		c.e[n++] = (struct iot_drop_entry){.cpu = cpu,
+						   .records = rc->written[cpu],
+						   .drops_full = full,
+						   .drops_torn = rc->torn[cpu],
+						   .drops_nostate = nost};
+		if (n == 64 || cpu + 1 == rc->nr_cpus) {
+			err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS_AT, 0, &c,
+						 sizeof(c.at) + n * sizeof(c.e[0]), NULL,
+						 0);
+			n = 0;
+		}
+	}
+	if (!err && n)
+		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS_AT, 0, &c,
+					 sizeof(c.at) + n * sizeof(c.e[0]), NULL, 0);
+	return err;
+}
+
 static int drain_all(struct recorder *rc)
 {
 	struct iot_round rd = {.mark_ns = now_ns(CLOCK_MONOTONIC)};
@@ -122,6 +163,8 @@ static int drain_all(struct recorder *rc)
 			return err;
 	}
 	err = write_new_tasks(rc);
+	if (!err)
+		err = drops_at(rc);
 	if (!err)
 		err = marks_drain(&rc->marks, &rc->w, rc->final_wait);
 	return err ? err

@@ -77,12 +77,13 @@ static int check_and_size(struct recorder *rc)
 	}
 	rc->written = calloc(ncpu, sizeof(uint64_t));
 	rc->torn = calloc(ncpu, sizeof(uint64_t));
+	rc->drops_said = calloc(ncpu, sizeof(uint64_t));
 	rc->stuck_seq = calloc(ncpu, sizeof(uint64_t));
 	rc->stuck_rounds = calloc(ncpu, sizeof(unsigned int));
 	rc->reap_key = calloc((size_t)IOT_SUM_SETS * IOT_SUM_WAYS, sizeof(uint64_t));
 	rc->reap_q = calloc((size_t)IOT_SUM_SETS * IOT_SUM_WAYS, sizeof(uint64_t));
-	if (!rc->written || !rc->torn || !rc->stuck_seq || !rc->stuck_rounds ||
-	    !rc->reap_key || !rc->reap_q) {
+	if (!rc->written || !rc->torn || !rc->drops_said || !rc->stuck_seq ||
+	    !rc->stuck_rounds || !rc->reap_key || !rc->reap_q) {
 		fprintf(stderr, "iotrail: out of memory\n");
 		return 1;
 	}
@@ -156,6 +157,7 @@ static void release(struct recorder *rc)
 	marks_release(&rc->marks);
 	free(rc->written);
 	free(rc->torn);
+	free(rc->drops_said);
 	free(rc->stuck_seq);
 	free(rc->stuck_rounds);
 	free(rc->reap_key);
@@ -218,6 +220,7 @@ int record_run(const struct record_opts *o)
 	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
 	rc.start_ns = now_ns(CLOCK_MONOTONIC);
+	rc.drops_read_ns = rc.start_ns;
 	ret = 0;
 	if (o->live_start) {
 		struct record_live lv = {

@@ -243,6 +243,21 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 		jw_uint_field(&w, "drops_full", ri->drops[i].drops_full);
 		jw_uint_field(&w, "drops_torn", ri->drops[i].drops_torn);
 		jw_uint_field(&w, "drops_nostate", ri->drops[i].drops_nostate);
+		/* where in time (since 1.9): the drains that saw them grow */
+		jw_name(&w, "stretches");
+		jw_start_array(&w);
+		for (size_t k = 0; k < ri->nr_drop_stretches; k++) {
+			const struct iot_drop_stretch *st = &ri->drop_stretches[k];
+
+			if (st->cpu != ri->drops[i].cpu || !st->drops)
+				continue;
+			jw_start_object(&w);
+			jw_uint_field(&w, "from_ns", st->from_ns);
+			jw_uint_field(&w, "to_ns", st->to_ns);
+			jw_uint_field(&w, "drops", st->drops);
+			jw_end_object(&w);
+		}
+		jw_end_array(&w);
 		jw_end_object(&w);
 	}
 	jw_end_array(&w);

@@ -37,6 +37,9 @@ struct report_info {
 	const struct iot_spec_info *spec; /* --speculate, or NULL */
 	const struct iot_drop_entry *drops;
 	size_t nr_drops;
+	/* where in time they were dropped (since 1.9; none before) */
+	const struct iot_drop_stretch *drop_stretches;
+	size_t nr_drop_stretches;
 	struct join_stats join;
 	/* `iotrail repair` (docs/REPAIR.md): its method (NULL: not repaired),
 	 * the estimates it wrote and its expected error; the requests that

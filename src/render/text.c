@@ -88,7 +88,24 @@ static void header(FILE *f, const struct report_info *ri)
 		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn +
 			     ri->drops[i].drops_nostate;
 
-		if (d)
+		uint64_t first = 0, last = 0, n = 0;
+
+		for (size_t k = 0; k < ri->nr_drop_stretches; k++) {
+			const struct iot_drop_stretch *st = &ri->drop_stretches[k];
+
+			if (st->cpu != ri->drops[i].cpu || !st->drops)
+				continue;
+			first = n++ ? first : st->from_ns;
+			last = st->to_ns;
+		}
+		if (d && n)
+			fprintf(f,
+				"# %" PRIu64 " drops on CPU %u, in %" PRIu64
+				" drain%s between %.3f s and %.3f s\n",
+				d, ri->drops[i].cpu, n, n == 1 ? "" : "s",
+				first > ri->t0_ns ? (first - ri->t0_ns) / 1e9 : 0.0,
+				last > ri->t0_ns ? (last - ri->t0_ns) / 1e9 : 0.0);
+		else if (d)
 			fprintf(f, "# %" PRIu64 " drops on CPU %u\n", d,
 				ri->drops[i].cpu);
 	}

@@ -21,7 +21,7 @@
 
 #define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
-#define IOT_VERSION_MINOR 8
+#define IOT_VERSION_MINOR 9
 
 struct iot_file_header {
 	char magic[8];		    /* "IOTRAIL\0" */
@@ -43,34 +43,37 @@ struct iot_file_header {
 };
 
 enum iot_chunk_type {
-	IOT_CHUNK_EVENTS = 1,	/* whole struct iot_rec of one CPU, in seq order */
-	IOT_CHUNK_ROUND = 2,	/* struct iot_round: merge barrier */
-	IOT_CHUNK_META = 3,	/* "key=value\n" text: options, variants, host */
-	IOT_CHUNK_DEVICES = 4,	/* struct iot_dev_entry[] */
-	IOT_CHUNK_TASKS = 5,	/* struct iot_task_entry[] */
-	IOT_CHUNK_DROPS = 6,	/* struct iot_drop_entry[], one per CPU */
-	IOT_CHUNK_END = 7,	/* struct iot_end: last chunk of a complete file */
-	IOT_CHUNK_AGG = 9,	/* struct iot_agg_header + iot_agg_entry[]: the
-				   --aggregate histograms of one interval; since 1.1 */
-	IOT_CHUNK_STOP = 8,	/* struct iot_stop: why the kernel side stopped
-				   (fill full, ring trigger); since 1.1 */
-	IOT_CHUNK_SPEC = 10,	/* struct iot_spec_info: --speculate's setting
-				   and counts; since 1.2. Its presence says the
-				   EVENTS are committed speculations, in
-				   completion order rather than time order */
-	IOT_CHUNK_CGROUPS = 11, /* struct iot_cgroup_entry[]: every cgroup at
-				   the stop, for IOT_EV_BIO_INFO's ids; since 1.3 */
-	IOT_CHUNK_MARKS = 13,	/* struct iot_rec[] of type IOT_EV_MARK: the user
-				   markers (include/iotrail/marker.h) drained
-				   since the last ROUND, in time order, their
-				   seq gapless across chunks; since 1.6 */
-	IOT_CHUNK_FILES = 12,	/* struct iot_file_entry[]: the paths of the
-				   inodes records name; since 1.4 */
-	IOT_CHUNK_REPAIR = 14,	/* struct iot_rec[] that `iotrail repair`
-				   estimated (flags IOT_F_ESTIMATED), in time
-				   order, seq gapless across chunks, each before
-				   the first ROUND whose mark is at or after it;
-				   since 1.8 */
+	IOT_CHUNK_EVENTS = 1,	 /* whole struct iot_rec of one CPU, in seq order */
+	IOT_CHUNK_ROUND = 2,	 /* struct iot_round: merge barrier */
+	IOT_CHUNK_META = 3,	 /* "key=value\n" text: options, variants, host */
+	IOT_CHUNK_DEVICES = 4,	 /* struct iot_dev_entry[] */
+	IOT_CHUNK_TASKS = 5,	 /* struct iot_task_entry[] */
+	IOT_CHUNK_DROPS = 6,	 /* struct iot_drop_entry[], one per CPU */
+	IOT_CHUNK_END = 7,	 /* struct iot_end: last chunk of a complete file */
+	IOT_CHUNK_AGG = 9,	 /* struct iot_agg_header + iot_agg_entry[]: the
+				    --aggregate histograms of one interval; since 1.1 */
+	IOT_CHUNK_STOP = 8,	 /* struct iot_stop: why the kernel side stopped
+				    (fill full, ring trigger); since 1.1 */
+	IOT_CHUNK_SPEC = 10,	 /* struct iot_spec_info: --speculate's setting
+				    and counts; since 1.2. Its presence says the
+				    EVENTS are committed speculations, in
+				    completion order rather than time order */
+	IOT_CHUNK_CGROUPS = 11,	 /* struct iot_cgroup_entry[]: every cgroup at
+				    the stop, for IOT_EV_BIO_INFO's ids; since 1.3 */
+	IOT_CHUNK_MARKS = 13,	 /* struct iot_rec[] of type IOT_EV_MARK: the user
+				    markers (include/iotrail/marker.h) drained
+				    since the last ROUND, in time order, their
+				    seq gapless across chunks; since 1.6 */
+	IOT_CHUNK_FILES = 12,	 /* struct iot_file_entry[]: the paths of the
+				    inodes records name; since 1.4 */
+	IOT_CHUNK_REPAIR = 14,	 /* struct iot_rec[] that `iotrail repair`
+				    estimated (flags IOT_F_ESTIMATED), in time
+				    order, seq gapless across chunks, each before
+				    the first ROUND whose mark is at or after it;
+				    since 1.8 */
+	IOT_CHUNK_DROPS_AT = 15, /* struct iot_drops_at + iot_drop_entry[]: the
+				    CPUs whose drops grew between two drains,
+				    with their counts at the second; since 1.9 */
 };
 /* Chunk types above this are never written, by this version or a later
  * one (which adds types from 11 up): a reader stops there, as at garbage.
@@ -135,6 +138,12 @@ struct iot_file_entry {
 	(1u << 1) /* at the stop the number named another                                \
 		       file: path is "first | then" */
 
+/* IOT_CHUNK_DROPS_AT: the drops of the entries that follow it grew after
+ * from_ns and by to_ns (CLOCK_MONOTONIC, when the recorder read them) */
+struct iot_drops_at {
+	uint64_t from_ns, to_ns;
+};
+
 struct iot_drop_entry {
 	uint32_t cpu;
 	uint32_t reserved;
@@ -142,6 +151,15 @@ struct iot_drop_entry {
 	uint64_t drops_full;	/* lost: buffer full */
 	uint64_t drops_torn;	/* lost: slot reserved but never committed */
 	uint64_t drops_nostate; /* lost (--summary): no slot for a request's state */
+};
+
+/* One DROPS_AT entry as the reader gives it (not stored so): what the CPU
+ * lost between two drains */
+struct iot_drop_stretch {
+	uint64_t from_ns, to_ns;
+	uint32_t cpu;
+	uint64_t drops; /* lost in the stretch */
+	uint64_t total; /* lost by its end */
 };
 
 enum iot_stop_reason {

@@ -293,6 +293,43 @@ static int index_chunks(struct trace_reader *r)
 			r->nr_files = n;
 			break;
 		}
+		case IOT_CHUNK_DROPS_AT: {
+			struct iot_drops_at at;
+			size_t n =
+			    c.size >= sizeof(at)
+				? (c.size - sizeof(at)) / sizeof(struct iot_drop_entry)
+				: 0;
+
+			if (!n)
+				break;
+			memcpy(&at, r->map + rc.offset, sizeof(at));
+			for (size_t i = 0; i < n; i++) {
+				struct iot_drop_entry e;
+				uint64_t all, before = 0;
+
+				memcpy(&e,
+				       r->map + rc.offset + sizeof(at) + i * sizeof(e),
+				       sizeof(e));
+				all = e.drops_full + e.drops_torn + e.drops_nostate;
+				if (e.cpu >= r->hdr.nr_cpus)
+					continue; /* damage */
+				if (!r->drop_totals &&
+				    !(r->drop_totals =
+					  calloc(r->hdr.nr_cpus, sizeof(uint64_t))))
+					return -ENOMEM;
+				/* the counts are the CPU's totals: what grew */
+				before = r->drop_totals[e.cpu];
+				r->drop_totals[e.cpu] = all;
+				if (GROW(r->drop_stretches, r->nr_drop_stretches + 1,
+					 r->cap_drop_stretches))
+					return -ENOMEM;
+				r->drop_stretches[r->nr_drop_stretches++] =
+				    (struct iot_drop_stretch){
+					at.from_ns, at.to_ns, e.cpu,
+					all > before ? all - before : 0, all};
+			}
+			break;
+		}
 		case IOT_CHUNK_DROPS:
 			r->drops = copy_of(r, rc.offset, c.size);
 			if (!r->drops)
@@ -780,6 +817,8 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->cpus);
 	free(r->next_seq);
 	free(r->stream_gaps);
+	free(r->drop_stretches);
+	free(r->drop_totals);
 	free(r->chunks);
 	free(r->agg_list);
 	free(r->sorted);

@@ -63,8 +63,13 @@ struct trace_reader {
 	size_t nr_files;
 	const struct iot_drop_entry *drops; /* a copy */
 	size_t nr_drops;
-	bool has_drops;	  /* a DROPS chunk: absent when the recording was killed */
-	const char *meta; /* not NUL-terminated: meta_len bytes */
+	bool has_drops; /* a DROPS chunk: absent when the recording was killed */
+	/* where in time records were dropped (DROPS_AT chunks, since 1.9):
+	 * a CPU lost drops records after from_ns and by to_ns */
+	struct iot_drop_stretch *drop_stretches;
+	size_t nr_drop_stretches, cap_drop_stretches;
+	uint64_t *drop_totals; /* per CPU, while reading them */
+	const char *meta;      /* not NUL-terminated: meta_len bytes */
 	size_t meta_len;
 	struct iot_end end;
 	bool has_end;

@@ -9,7 +9,7 @@ D=$1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$D/trace" "$D/layout" "$D/ext" "$D/blktrace"
-for k in zero-ids cut-bad-cpu no-nul-names hostile-names big-time; do
+for k in zero-ids cut-bad-cpu no-nul-names hostile-names big-time drops-at; do
 	python3 "$ROOT/tests/tools/craft.py" "$k" "$D/trace/$k.iot"
 done
 "$ROOT/build/tools/mktrace" "$D/trace/mk20.iot" 20 >/dev/null

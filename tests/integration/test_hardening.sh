@@ -22,7 +22,7 @@ run() {
 		not_ok "$name" "exit $st (want $want); stderr: $(head -c 300 "$TMP/err")"; fi
 }
 
-for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time arch-aarch64 arch-sparc repair-bad; do
+for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time arch-aarch64 arch-sparc repair-bad drops-at; do
 	$CRAFT $k "$TMP/$k.iot" || not_ok "craft $k" "craft.py failed"
 done
 
@@ -42,6 +42,10 @@ run "a cut-short chunk of a CPU out of range: named by offset, exit 3" 3 \
 	"offset 176: chunk of 1280 bytes cut short" "$IOTRAIL" report -i "$TMP/cut-bad-cpu.iot"
 run "64 MiB of zeros after a valid start: stops at once, exit 3" 3 \
 	"offset 512: not a chunk \(type 0\); 67108864 bytes ignored" "$IOTRAIL" script -i "$TMP/zeros.iot"
+run "DROPS_AT chunks naming a CPU out of range, too short, cut in an entry: skipped" 0 "" \
+	"$IOTRAIL" report -i "$TMP/drops-at.iot" -f json
+grep -q '"drops": \[\]' "$TMP/out" && ok "DROPS_AT damage: the report reads on, no drops made up" ||
+	not_ok "DROPS_AT damage" "$(head -c 300 "$TMP/out")"
 run "a repair chunk of no whole number of records: named by offset, exit 3" 3 \
 	"offset [0-9]+: malformed repair chunk \(100 bytes\); stopped there" \
 	"$IOTRAIL" report -i "$TMP/repair-bad.iot"

@@ -22,6 +22,13 @@ file_total=$(json_get "$TMP/sw.json" "sum(c['drops_full'] for c in j['drops'])")
 [ "${msg_total:-0}" -gt 0 ] && ok "switch: 'iotrail: N drops on CPU k' printed ($msg_total)" || not_ok "switch: drops message" "$(cat "$TMP/sw.err")"
 expect_eq "switch: the file counts the drops the message says" "$file_total" "${msg_total:-0}"
 expect_eq "switch: no gap in what was kept" "$(json_get "$TMP/sw.json" "j['gaps']")" 0
+# where in time (DROPS_AT): each CPU's stretches add up to its drops, each
+# within the recording and after the one before
+expect_eq "switch: each CPU's drop stretches add up to its drops, in order" \
+	"$(json_get "$TMP/sw.json" "all(sum(s['drops'] for s in c['stretches']) == c['drops'] and all(s['from_ns'] < s['to_ns'] for s in c['stretches']) and all(a['to_ns'] <= b['from_ns'] for a, b in zip(c['stretches'], c['stretches'][1:])) for c in j['drops'])")" True
+"$IOTRAIL" report -i "$TMP/sw.iot" | grep -q "^# [0-9]* drops on CPU [0-9]*, in [0-9]* drains\{0,1\} between [0-9.]* s and [0-9.]* s$" &&
+	ok "switch: the report says when each CPU dropped" ||
+	not_ok "switch: when" "$("$IOTRAIL" report -i "$TMP/sw.iot" | head -4)"
 expect_eq "switch: recording went on to the end" "$(json_get "$TMP/sw.json" "j['stop_reason']")" command
 
 # --- fill: stops at the first full CPU, ends with its STOP record ----------

@@ -145,6 +145,16 @@ def main():
         ev += rec(SE, T0 + 6000, 0, 12, 63, 4096, seq=2)
         ev += rec(SX, T0 + 7000, 0, 0, 4096, 0, flags=63, seq=3)
         data = h + chunk(3, meta) + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
+    elif kind == "drops-at":
+        # DROPS_AT chunks: a sane one, one naming a CPU the header does not
+        # have, one too short for its times, one cut inside an entry
+        drop = lambda cpu, full: struct.pack("<IIQQQQ", cpu, 0, 10, full, 0, 0)
+        ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        da = chunk(15, struct.pack("<QQ", T0, T0 + 20000) + drop(0, 5))
+        da += chunk(15, struct.pack("<QQ", T0 + 20000, T0 + 40000) + drop(9, 1))
+        da += chunk(15, struct.pack("<Q", T0))
+        da += chunk(15, struct.pack("<QQ", T0 + 40000, T0 + 60000) + drop(0, 7)[:20])
+        data = h + devs + tasks + chunk(1, ev) + da + end(T0 + 10**6)
     else:
         sys.exit(f"craft.py: unknown kind {kind}")
     with open(out, "wb") as f:

@@ -410,6 +410,44 @@ static void file_paths(void **state)
 	trace_reader_release(&r);
 }
 
+/* DROPS_AT: each CPU's totals become what it lost in each stretch; a CPU
+ * beyond the header's and a chunk shorter than its times are damage,
+ * skipped */
+static void drop_stretches(void **state)
+{
+	struct {
+		struct iot_drops_at at;
+		struct iot_drop_entry e[2];
+	} c = {{100, 200}, {{.cpu = 1, .drops_full = 5}, {.cpu = 0, .drops_torn = 2}}};
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	char err[256];
+
+	(void)state;
+	header(&h, 2);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, sizeof(c), NULL, 0);
+	c.at = (struct iot_drops_at){200, 300};
+	c.e[0] = (struct iot_drop_entry){.cpu = 1, .drops_full = 9, .drops_nostate = 1};
+	c.e[1] = (struct iot_drop_entry){.cpu = 7, .drops_full = 1}; /* no such CPU */
+	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, sizeof(c), NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, 8, NULL, 0); /* too short */
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_drop_stretches, 3);
+	assert_int_equal(r.drop_stretches[0].cpu, 1);
+	assert_int_equal(r.drop_stretches[0].drops, 5);
+	assert_int_equal(r.drop_stretches[1].cpu, 0);
+	assert_int_equal(r.drop_stretches[1].drops, 2);
+	assert_int_equal(r.drop_stretches[2].from_ns, 200);
+	assert_int_equal(r.drop_stretches[2].to_ns, 300);
+	assert_int_equal(r.drop_stretches[2].drops, 5); /* 10 in all, 5 before */
+	assert_int_equal(r.drop_stretches[2].total, 10);
+	trace_reader_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +460,7 @@ int main(void)
 	    cmocka_unit_test(unknown_chunk_skipped_and_meta),
 	    cmocka_unit_test(file_paths),
 	    cmocka_unit_test(markers_stream),
+	    cmocka_unit_test(drop_stretches),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
