@@ -6,11 +6,11 @@
 # then in runs of 16) and prints each method's mean and 99th percentile
 # error (docs/REPAIR.md).
 #   bench/repair.sh [IO_SIZE [EVENTS]]  (default 32M per workload, and
-#                                       "complete issue queue")
+#                                       "complete issue queue exit")
 set -u
 cd "$(dirname "$0")/.." || exit 1
 SIZE=${1:-32M}
-EVENTS=${2:-complete issue queue}
+EVENTS=${2:-complete issue queue exit}
 W=$(mktemp -d /var/tmp/iotrail-bench-repair.XXXXXX) || exit 1
 LOOP=""
 ZRAM=""
