@@ -18,7 +18,7 @@ COMPILE     = $(CC) $(CFLAGS) $(SAN) $(IOT_CFLAGS)
 LDLIBS     := -lbpf -lelf -lz -lm -lext2fs -lcom_err -ljansson -lncurses
 
 APP_SRCS   := $(wildcard src/cli/*.c)
-LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c src/devstat/*.c src/stacks/*.c src/repair/*.c src/import/*.c src/export/*.c src/serve/*.c)
+LIB_SRCS   := $(wildcard src/trace/*.c src/join/*.c src/analyze/*.c src/render/*.c src/util/*.c src/layout/*.c src/frag/*.c src/devstat/*.c src/stacks/*.c src/repair/*.c src/import/*.c src/export/*.c src/serve/*.c) src/diskmodel/hdd.c
 REC_SRCS   := $(wildcard src/record/*.c)
 LIB_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 REC_OBJS   := $(patsubst src/%.c,$(OUT)/obj/%.o,$(REC_SRCS))
@@ -30,7 +30,13 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 .PHONY: all clean test unit unit-bins tools format check man install asan fuzz fuzz-bins fuzzers
 PREFIX     ?= /usr/local
 DESTDIR    ?=
-all: $(OUT)/iotrail tools $(OUT)/libiotrail-marker.a $(OUT)/libiotrail-marker.so
+# the disk model's FUSE server (docs/DISKMODEL.md; `iotrail demo --disk hdd`),
+# where libfuse3 is installed
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
+HDD         := $(if $(FUSE_LIBS),$(OUT)/iotrail-hdd)
+all: $(OUT)/iotrail tools $(OUT)/libiotrail-marker.a $(OUT)/libiotrail-marker.so $(HDD)
+
 
 $(OUT)/vmlinux.h:
 	@mkdir -p $(OUT)
@@ -73,6 +79,9 @@ $(OUT)/obj/%.o: src/%.c
 	$(COMPILE) -MMD -MP -c $< -o $@
 
 -include $(shell find $(OUT) -name '*.d' 2>/dev/null)
+
+$(OUT)/iotrail-hdd: src/diskmodel/hdd_fuse.c $(OUT)/libiotrail.a
+	$(COMPILE) $(FUSE_CFLAGS) -o $@ $^ $(FUSE_LIBS) -lm
 
 $(OUT)/libiotrail.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -153,7 +162,7 @@ format:
 check: $(OUT)/iotrail
 	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \
 		--suppress=missingIncludeSystem -Isrc -I$(OUT) --std=c11 \
-		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/layout src/cli src/record src/frag
+		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/layout src/cli src/record src/frag src/diskmodel
 
 # man pages from the program's own --help (scripts/mkman.sh)
 man: $(OUT)/iotrail
@@ -161,8 +170,9 @@ man: $(OUT)/iotrail
 
 # the binary; demo.sh where `iotrail demo` looks for it (BINDIR/../share/iotrail);
 # a man page per subcommand; the docs
-install: $(OUT)/iotrail man $(OUT)/libiotrail-marker.a $(OUT)/libiotrail-marker.so
+install: $(OUT)/iotrail man $(OUT)/libiotrail-marker.a $(OUT)/libiotrail-marker.so $(HDD)
 	install -D -m 0755 $(OUT)/iotrail $(DESTDIR)$(PREFIX)/bin/iotrail
+	$(if $(HDD),install -D -m 0755 $(HDD) $(DESTDIR)$(PREFIX)/bin/iotrail-hdd)
 	install -D -m 0644 include/iotrail/marker.h $(DESTDIR)$(PREFIX)/include/iotrail/marker.h
 	install -D -m 0644 $(OUT)/libiotrail-marker.a $(DESTDIR)$(PREFIX)/lib/libiotrail-marker.a
 	install -D -m 0755 $(OUT)/libiotrail-marker.so $(DESTDIR)$(PREFIX)/lib/libiotrail-marker.so.1

@@ -10,15 +10,26 @@
 #      each pattern's files in turn with 1 MB reads, recorded by iotrail;
 #   5. report.html, the trace, the layout and CSVs in -o DIR, and a short
 #      summary on stdout.
-# Its loop device, mount and image go on every exit path, Ctrl-C included.
+# With --disk hdd the loop device's file is served by iotrail-hdd, a model
+# of a rotating disk (docs/DISKMODEL.md): every request pays the seek,
+# rotation and transfer a disk would, as on the seed's 10k-rpm disk; the
+# report says the device was a model, with its parameters. Without it, the
+# real device under /var/tmp, and the report says what its seeks cost.
+# Its loop device, mounts, model and image go on every exit path, Ctrl-C
+# included.
 #   iotrail demo [-o DIR] [--scale X] [--fs ext3|ext4]
+#                [--disk hdd[:rpm=N,seek=TIME,track=TIME,rate=SIZE,cache=SIZE]]
 set -u
 IOTRAIL=${IOTRAIL:-$(dirname "$0")/../build/iotrail}
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=./iotrail-demo
 SCALE=1
 FS=ext3
-usage() { echo "usage: iotrail demo [-o DIR] [--scale X] [--fs ext3|ext4]"; }
+DISK=""
+usage() {
+	echo "usage: iotrail demo [-o DIR] [--scale X] [--fs ext3|ext4]"
+	echo "                    [--disk hdd[:rpm=N,seek=TIME,track=TIME,rate=SIZE,cache=SIZE]]"
+}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o | --output)
@@ -30,6 +41,9 @@ while [ $# -gt 0 ]; do
 	--fs)
 		[ $# -ge 2 ] || { echo "iotrail: demo: --fs needs ext3 or ext4" >&2; exit 2; }
 		FS=$2; shift 2 ;;
+	--disk)
+		[ $# -ge 2 ] || { echo "iotrail: demo: --disk needs a model (hdd)" >&2; exit 2; }
+		DISK=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "iotrail: demo: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
@@ -43,6 +57,29 @@ case $FS in
 ext3 | ext4) ;;
 *) echo "iotrail: demo: --fs $FS: not ext3 or ext4" >&2; exit 2 ;;
 esac
+# --disk hdd[:k=v,...]: iotrail-hdd's options
+HDD_ARGS=()
+if [ -n "$DISK" ]; then
+	case $DISK in
+	hdd | hdd:*) ;;
+	*) echo "iotrail: demo: --disk $DISK: the model is hdd (hdd:rpm=N,seek=TIME,...)" >&2; exit 2 ;;
+	esac
+	IFS=, read -r -a kvs <<<"${DISK#hdd}"
+	for kv in "${kvs[@]}"; do
+		kv=${kv#:}
+		[ -z "$kv" ] && continue
+		case ${kv%%=*} in
+		rpm) HDD_ARGS+=(--rpm "${kv#*=}") ;;
+		seek) HDD_ARGS+=(--seek "${kv#*=}") ;;
+		track) HDD_ARGS+=(--track-seek "${kv#*=}") ;;
+		rate) HDD_ARGS+=(--rate "${kv#*=}") ;;
+		cache) HDD_ARGS+=(--cache "${kv#*=}") ;;
+		*) echo "iotrail: demo: --disk $DISK: '${kv%%=*}' is not rpm, seek, track, rate or cache" >&2; exit 2 ;;
+		esac
+	done
+	HDD_BIN=${IOTRAIL_HDD:-$(dirname "$IOTRAIL")/iotrail-hdd}
+	[ -x "$HDD_BIN" ] || { echo "iotrail: demo: --disk hdd needs $HDD_BIN (built with libfuse3-dev)" >&2; exit 1; }
+fi
 # file size in MB: 20 x scale, at least 1
 MB=$(awk -v s="$SCALE" 'BEGIN { n = int(20 * s + 0.5); print n < 1 ? 1 : n }')
 [ "$(id -u)" = 0 ] || { echo "iotrail: demo needs root (loop devices, BPF)" >&2; exit 1; }
@@ -50,10 +87,15 @@ mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 
 mkdir -p "$OUT" || { echo "iotrail: demo: cannot create $OUT" >&2; exit 1; }
 OUT=$(cd "$OUT" && pwd)
 
-# on the disk, not tmpfs: the loop device's reads wait for a real device
-WORK=$(mktemp -d "${IOTRAIL_DEMO_TMP:-/var/tmp}/iotrail-demo.XXXXXX") || exit 1
+# on the disk, not tmpfs: the loop device's reads wait for a real device;
+# with --disk hdd in memory: the model alone decides what a request costs
+# (a real disk under it would add its own times)
+[ -n "$DISK" ] && TMPDEF=/dev/shm || TMPDEF=/var/tmp
+WORK=$(mktemp -d "${IOTRAIL_DEMO_TMP:-$TMPDEF}/iotrail-demo.XXXXXX") || exit 1
 MNT=$WORK/mnt
+MODEL=$WORK/model
 LOOP=""
+HDD_PID=""
 cleanup() {
 	local rc=$?
 	trap '' INT TERM
@@ -65,7 +107,16 @@ cleanup() {
 	if [ -n "$LOOP" ] && losetup "$LOOP" 2>/dev/null | grep -q "$WORK/"; then
 		losetup -d "$LOOP"
 	fi
-	rm -rf "$WORK"
+	# the model last: the loop device reads through it until detached
+	if mountpoint -q "$MODEL" 2>/dev/null; then
+		for _ in 1 2 3 4 5; do umount "$MODEL" 2>/dev/null && break; sleep 0.5; done
+		mountpoint -q "$MODEL" && umount -l "$MODEL"
+	fi
+	if [ -n "$HDD_PID" ]; then
+		kill "$HDD_PID" 2>/dev/null
+		wait "$HDD_PID" 2>/dev/null
+	fi
+	mountpoint -q "$MODEL" 2>/dev/null || rm -rf "$WORK"
 	exit $rc
 }
 trap cleanup EXIT
@@ -79,7 +130,25 @@ IMG_MB=$((5 * 16 * MB * 23 / 20 + 96))
 say "making a $IMG_MB MB $FS filesystem ..."
 truncate -s "${IMG_MB}M" "$WORK/disk.img" || die "cannot create $WORK/disk.img"
 mkfs."$FS" -q -F -b 4096 "$WORK/disk.img" >/dev/null || die "mkfs.$FS failed"
-LOOP=$(losetup -f --show --direct-io=on "$WORK/disk.img") || die "no loop device"
+DEVFILE=$WORK/disk.img
+if [ -n "$DISK" ]; then
+	# the image served through the model: every request of the loop
+	# device pays what the disk would
+	mkdir -p "$MODEL"
+	# its own session: a Ctrl-C stops the demo, whose cleanup then takes
+	# the model down after the loop device, not before
+	setsid "$HDD_BIN" "${HDD_ARGS[@]}" "$WORK/disk.img" "$MODEL" 2>"$WORK/hdd.err" &
+	HDD_PID=$!
+	for _ in $(seq 50); do
+		mountpoint -q "$MODEL" && break
+		kill -0 "$HDD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	mountpoint -q "$MODEL" || die "the disk model did not start: $(cat "$WORK/hdd.err")"
+	DEVFILE=$MODEL/disk.img
+	say "the disk is a model: $(cat "$MODEL/model")"
+fi
+LOOP=$(losetup -f --show --direct-io=on "$DEVFILE") || die "no loop device"
 D=${LOOP#/dev/}
 echo mq-deadline >"/sys/block/$D/queue/scheduler" 2>/dev/null ||
 	echo "iotrail: demo: $D: could not select mq-deadline; scheduler time may be 0" >&2
@@ -122,7 +191,12 @@ say ""
 	-a latency,syscall,correlate,patterns --window auto --out-dir "$OUT" ||
 	die "iotrail report failed"
 
-echo "iotrail demo: seed 000's experiment on $FS over $LOOP (mq-deadline), 16 files of $MB MB per pattern"
+if [ -n "$DISK" ]; then
+	echo "iotrail demo: seed 000's experiment on $FS over $LOOP (mq-deadline), 16 files of $MB MB per pattern;"
+	echo "  the device was a model of a rotating disk, not a disk: $(cat "$MODEL/model")"
+else
+	echo "iotrail demo: seed 000's experiment on $FS over $LOOP (mq-deadline), 16 files of $MB MB per pattern"
+fi
 sed -n '/^Patterns:/,$p' "$OUT/report.txt"
 echo
 echo "iotrail demo: report.html, trace.iot, layout.json and the CSVs are in $OUT/"

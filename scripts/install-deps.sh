@@ -6,7 +6,7 @@ pkgs=(make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
       libcmocka-dev libext2fs-dev e2fsprogs fio blktrace sysstat python3
       util-linux fdisk linux-perf bpftrace time strace comerr-dev libjansson-dev
       chromium python3-pil libclang-rt-14-dev sqlite3 liburing-dev libncurses-dev
-      babeltrace2 prometheus curl)
+      babeltrace2 prometheus curl libfuse3-dev fuse3)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,6 +21,7 @@ struct gsample {
 /* a dispatch (D) of a request, for the sector differences */
 struct gdisp {
 	uint64_t d_ns, sector;
+	uint64_t c_ns; /* 0: no C */
 	uint32_t nr, dev;
 	int32_t group; /* -1: belongs to no group */
 };
@@ -256,11 +257,13 @@ void groups_request(struct groups *gs, const struct join_request *r)
 			gs->err = -ENOMEM;
 			return;
 		}
-		gs->d[gs->nr_d++] = (struct gdisp){.d_ns = r->d_ns,
-						   .sector = r->sector,
-						   .nr = r->nr_sectors,
-						   .dev = r->dev,
-						   .group = gi};
+		gs->d[gs->nr_d++] =
+		    (struct gdisp){.d_ns = r->d_ns,
+				   .sector = r->sector,
+				   .c_ns = r->c_ns >= r->d_ns ? r->c_ns : 0,
+				   .nr = r->nr_sectors,
+				   .dev = r->dev,
+				   .group = gi};
 	}
 }
 
@@ -421,6 +424,17 @@ int groups_finish(struct groups *gs)
 		mag = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
 		tally(&g->sdiff, mag);
 		g->seeks += mag != 0;
+		/* its service: from when the device was free of the request
+		 * before (served in dispatch order) to its completion */
+		if (c->c_ns && p->c_ns && c->c_ns >= p->c_ns) {
+			uint64_t from = c->d_ns > p->c_ns ? c->d_ns : p->c_ns;
+			int k = mag ? 64 - __builtin_clzll(mag) : 0;
+
+			tally(
+			    &g->seek_svc[k < GROUP_SEEK_BUCKETS ? k
+								: GROUP_SEEK_BUCKETS - 1],
+			    c->c_ns - from);
+		}
 		if (g->reads)
 			tally(&bin_of(g, c->d_ns)->sdiff, mag);
 	}
@@ -432,6 +446,11 @@ int groups_finish(struct groups *gs)
 
 		for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
 			t[k]->avg = t[k]->n ? (double)t[k]->sum / (double)t[k]->n : 0.0;
+		for (size_t k = 0; k < GROUP_SEEK_BUCKETS; k++)
+			g->seek_svc[k].avg =
+			    g->seek_svc[k].n
+				? (double)g->seek_svc[k].sum / (double)g->seek_svc[k].n
+				: 0.0;
 		g->mbps = g->bytes && g->last_ns > g->first_ns
 			      ? (double)g->bytes /
 				    ((double)(g->last_ns - g->first_ns) / 1e9) / 1e6
@@ -543,6 +562,42 @@ static const struct column order_cols[] = {
     {"where_layout_says", "", 0, CELL_U64},
 };
 
+/* service time by seek distance, per pattern (JSON; the figure in the
+ * HTML) */
+static const struct column seek_cols[] = {
+    {"pattern", "", 0, CELL_STR},
+    {"distance_min", "", 0, CELL_U64}, /* sectors */
+    {"distance_max", "", 0, CELL_U64},
+    {"requests", "", 0, CELL_U64},
+    {"service_avg_ns", "", 0, CELL_F64, IN_JSON, 0},
+};
+
+/* the seek cost over every pattern: no seek, under 1 MiB (bucket 11:
+ * under 2048 sectors), farther */
+static void seek_note(struct table *t, const struct groups *gs)
+{
+	uint64_t n[3] = {0}, sum[3] = {0};
+
+	for (size_t i = 0; i < gs->nr; i++)
+		for (int k = 0; k < GROUP_SEEK_BUCKETS; k++) {
+			int c = k == 0 ? 0 : k <= 11 ? 1 : 2;
+
+			n[c] += gs->g[i].seek_svc[k].n;
+			sum[c] += gs->g[i].seek_svc[k].sum;
+		}
+	if (!n[0] && !n[1] && !n[2])
+		return;
+	table_note(t,
+		   "  seek cost on this device, service time (C less the later of D and "
+		   "the C before) by the distance from the request dispatched before: "
+		   "none %.3f ms (%" PRIu64 "), under 1 MiB %.3f ms (%" PRIu64
+		   "), farther "
+		   "%.3f ms (%" PRIu64 ")\n",
+		   n[0] ? (double)sum[0] / (double)n[0] / 1e6 : 0.0, n[0],
+		   n[1] ? (double)sum[1] / (double)n[1] / 1e6 : 0.0, n[1],
+		   n[2] ? (double)sum[2] / (double)n[2] / 1e6 : 0.0, n[2]);
+}
+
 static void avg_max(struct table *t, const struct tally *x)
 {
 	table_f64(t, x->avg);
@@ -601,11 +656,30 @@ static int finish(struct analysis *a, struct an_output *o)
 		   "sched = I2D, device = D2C;\n  SEEKS_%% = dispatches not starting "
 		   "where the previous one ended, SECTOR_DIFF = their average distance "
 		   "(sectors)\n");
+	seek_note(t, gs);
 	if (gs->file && gs->traced_blocks)
 		table_note(
 		    t, "  %s: %" PRIu64 " traced blocks, %.1f%% where the layout says\n",
 		    gs->file->path, gs->traced_blocks,
 		    100.0 * (double)gs->traced_where / (double)gs->traced_blocks);
+	t = an_output_table(a, o, "seek_cost", seek_cols,
+			    sizeof(seek_cols) / sizeof(seek_cols[0]));
+	if (!t)
+		return -ENOMEM;
+	t->in = IN_JSON; /* patterns.csv is the patterns table alone */
+	for (size_t i = 0; i < gs->nr; i++)
+		for (int k = 0; k < GROUP_SEEK_BUCKETS; k++) {
+			const struct tally *x = &gs->g[i].seek_svc[k];
+
+			if (!x->n)
+				continue;
+			table_row(t);
+			table_str(t, "%s", gs->g[i].name);
+			table_u64(t, k ? 1ull << (k - 1) : 0);
+			table_u64(t, k ? (1ull << k) - 1 : 0);
+			table_u64(t, x->n);
+			table_f64(t, x->avg);
+		}
 	if (!gs->file)
 		return 0;
 	t = an_output_table(a, o, "block_order", order_cols,

@@ -39,8 +39,11 @@
 #include "../util/u64map.h"
 #include "../trace/syscalls.h"
 
-#define GROUP_BINS	100
-#define GROUP_MAP_CELLS (128 * 6) /* cells of a group's block map */
+#define GROUP_BINS 100
+/* service time by seek distance: |sector difference| 0, then
+ * [2^(k-1), 2^k) */
+#define GROUP_SEEK_BUCKETS 41
+#define GROUP_MAP_CELLS	   (128 * 6) /* cells of a group's block map */
 
 /* count, sum, min, max of one quantity */
 struct tally {
@@ -59,6 +62,11 @@ struct file_group {
 	uint64_t reads, bytes;			  /* read syscalls, bytes returned */
 	uint64_t first_ns, last_ns;		  /* first enter, last exit */
 	struct tally sys, bio, elv, dev, sdiff;
+	/* the service time of its requests (C less the later of its D and
+	 * the C of the request dispatched before: a device serving in order)
+	 * by their distance from that request (GROUP_SEEK_BUCKETS): what a
+	 * seek costs, without the wait in the queue */
+	struct tally seek_svc[GROUP_SEEK_BUCKETS];
 	uint64_t seeks;	 /* dispatches with a sector difference != 0 */
 	uint64_t bin_ns; /* width of a bin */
 	/* groups_finish() */

@@ -9,9 +9,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -192,4 +194,53 @@ void devtab_release(struct dev_table *t)
 {
 	free(t->e);
 	memset(t, 0, sizeof(*t));
+}
+
+#define FUSE_MAGIC 0x65735546
+
+void devtab_models(const struct dev_table *t, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		char path[512], back[PATH_MAX], model[256], *slash, *nl;
+		struct statfs sf;
+		FILE *f;
+		size_t n;
+
+		if (strncmp(t->e[i].name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
+			 t->e[i].name);
+		f = fopen(path, "r");
+		if (!f)
+			continue; /* not attached */
+		n = fread(back, 1, sizeof(back) - 1, f);
+		fclose(f);
+		back[n] = 0;
+		if ((nl = strchr(back, '\n')))
+			*nl = 0;
+		if (statfs(back, &sf) || sf.f_type != FUSE_MAGIC ||
+		    !(slash = strrchr(back, '/')))
+			continue;
+		strcpy(slash + 1, "model");
+		f = fopen(back, "r");
+		if (!f)
+			continue;
+		n = fread(model, 1, sizeof(model) - 1, f);
+		fclose(f);
+		model[n] = 0;
+		if ((nl = strchr(model, '\n')))
+			*nl = 0;
+		if (strncmp(model, "rpm=", 4))
+			continue; /* some other FUSE filesystem */
+		used += (size_t)snprintf(out + used, used < len ? len - used : 0,
+					 "%s%s: iotrail-hdd %s", used ? "; " : "",
+					 t->e[i].name, model);
+		if (used >= len) {
+			out[len - 1] = 0;
+			return;
+		}
+	}
 }

@@ -22,5 +22,9 @@ int devtab_scan(struct dev_table *t);
 struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg, char *err,
 				     size_t errlen);
 void devtab_release(struct dev_table *t);
+/* The loop devices of t over a disk model's file (iotrail-hdd, a FUSE
+ * filesystem whose directory holds "model"): "loop0: iotrail-hdd rpm=...;
+ * ..." into out, "" if none. */
+void devtab_models(const struct dev_table *t, char *out, size_t len);
 
 #endif

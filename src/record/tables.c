@@ -101,7 +101,7 @@ static int write_cgroups(struct recorder *rc)
 int write_meta(struct recorder *rc)
 {
 	const struct record_opts *o = rc->o;
-	char host[256] = "", kernel[256];
+	char host[256] = "", kernel[256], models[512];
 	struct utsname u;
 	int err;
 	struct trace_meta m = {
@@ -122,12 +122,14 @@ int write_meta(struct recorder *rc)
 	    .variant = rc->variant,
 	    .missing = rc->missing,
 	    .drivers = rc->drivers,
+	    .models = models,
 	};
 
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
 	snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
 	m.arch = u.machine;
+	devtab_models(&rc->devs, models, sizeof(models));
 	err = trace_writer_meta(&rc->w, &m);
 	if (!err)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DEVICES, 0, rc->devs.e,

@@ -69,7 +69,13 @@ static void head(FILE *f, const struct report_info *ri)
 	fprintf(
 	    f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>iotrail report: ", css);
 	xml_escape(f, ri->path);
-	fputs("</h1>\n<p class=\"meta\">kernel ", f);
+	fputs("</h1>\n", f);
+	if (ri->models && ri->models[0]) {
+		fputs("<p class=\"warn\">The device was a model, not a disk: ", f);
+		xml_escape(f, ri->models);
+		fputs("</p>\n", f);
+	}
+	fputs("<p class=\"meta\">kernel ", f);
 	xml_escape(f, ri->kernel && ri->kernel[0] ? ri->kernel : "?");
 	if (ri->complete)
 		fprintf(f,
@@ -170,8 +176,11 @@ static void pattern_bars(FILE *f, const struct groups *gs, const char *id,
 	chart_end(&c, caption);
 }
 
-static void fig_frags_and_throughput(FILE *f, const struct groups *gs)
+static void fig_frags_and_throughput(FILE *f, const struct groups *gs,
+				     const struct report_info *ri)
 {
+	char caption[768];
+
 	double *v = calloc(3 * (gs->nr ? gs->nr : 1), sizeof(double)), *lo, *hi;
 
 	if (!v)
@@ -193,11 +202,15 @@ static void fig_frags_and_throughput(FILE *f, const struct groups *gs)
 	}
 	for (size_t i = 0; i < gs->nr; i++)
 		v[i] = gs->g[i].mbps;
-	pattern_bars(
-	    f, gs, "fig-3-6", "Figure 3-6: read throughput by pattern", "MB/s", v, NULL,
-	    NULL, "%.1f", C_ELV,
-	    "Bytes the read system calls returned, over the time from the first "
-	    "read's entry to the last read's exit, per pattern (MB = 10^6 bytes).");
+	snprintf(caption, sizeof(caption),
+		 "Bytes the read system calls returned, over the time from the first "
+		 "read's entry to the last read's exit, per pattern (MB = 10^6 "
+		 "bytes).%s%s",
+		 ri->models && ri->models[0] ? " The device was a model, not a disk: "
+					     : "",
+		 ri->models && ri->models[0] ? ri->models : "");
+	pattern_bars(f, gs, "fig-3-6", "Figure 3-6: read throughput by pattern", "MB/s",
+		     v, NULL, NULL, "%.1f", C_ELV, caption);
 	free(v);
 }
 
@@ -892,13 +905,72 @@ static void who_figures(FILE *f, const struct an_output *o)
 		fig_who_key(f, t, k);
 }
 
+/* why the patterns read as they do: what a request cost the device by how
+ * far it was from the one dispatched before, per pattern */
+static void fig_seek_cost(FILE *f, const struct groups *gs, const struct report_info *ri)
+{
+	static const char *const col[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+					  "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+	double xs[GROUP_SEEK_BUCKETS], lo = INFINITY, hi = 0;
+	char caption[768];
+	struct chart c;
+	int last = 0;
+
+	for (size_t i = 0; i < gs->nr; i++)
+		for (int k = 0; k < GROUP_SEEK_BUCKETS; k++)
+			if (gs->g[i].seek_svc[k].n) {
+				double v = gs->g[i].seek_svc[k].avg;
+
+				lo = fmin(lo, v);
+				hi = fmax(hi, v);
+				last = k > last ? k : last;
+			}
+	if (!(hi > 0))
+		return;
+	for (int k = 0; k < GROUP_SEEK_BUCKETS; k++)
+		xs[k] = k;
+	chart_begin(&c, f, "fig-seek",
+		    "Seek cost: service time against seek distance, by pattern", 900, 380,
+		    false);
+	c.x = (struct axis){
+	    .min = 0,
+	    .max = last + 1,
+	    .unit = AX_PLAIN,
+	    .label = "seek distance, log2 sectors (0: none; k: 2^(k-1) to 2^k)"};
+	log_axis(&c.y, lo, hi, "service time (avg, log)");
+	chart_axes(&c);
+	for (size_t i = 0; i < gs->nr; i++) {
+		double ys[GROUP_SEEK_BUCKETS];
+		const char *color = col[i % (sizeof(col) / sizeof(col[0]))];
+
+		for (int k = 0; k < GROUP_SEEK_BUCKETS; k++)
+			ys[k] = avg_or_nan(&gs->g[i].seek_svc[k]);
+		chart_line(&c, &c.y, xs, ys, (size_t)last + 1, color, NULL,
+			   gs->g[i].name);
+		chart_legend(&c, gs->g[i].name, color, true);
+	}
+	snprintf(caption, sizeof(caption),
+		 "The average service time of each pattern's requests (C less the "
+		 "later of its D and the C of the request dispatched before: D2C "
+		 "without the wait behind the requests ahead of it) by their "
+		 "distance from that request (sectors, log2 buckets). On a "
+		 "rotating disk it grows with the distance, and fragmented patterns "
+		 "have more far requests; on flash or memory it does not.%s%s",
+		 ri->models && ri->models[0] ? " The device was a model, not a disk: "
+					     : "",
+		 ri->models && ri->models[0] ? ri->models : "");
+	chart_end(&c, caption);
+}
+
 /* the seed experiment's figures, with a layout (the demo) */
-static void patterns_figures(FILE *f, const struct groups *gs)
+static void patterns_figures(FILE *f, const struct groups *gs,
+			     const struct report_info *ri)
 {
 	if (!gs->by_layout)
 		return;
 	fputs("<h2>Layout and throughput</h2>\n", f);
-	fig_frags_and_throughput(f, gs);
+	fig_frags_and_throughput(f, gs, ri);
+	fig_seek_cost(f, gs, ri);
 	if (gs->grids)
 		fig_block_maps(f, gs);
 	fputs("<h2>Time per layer over elapsed time</h2>\n", f);
@@ -937,7 +1009,7 @@ void render_html(FILE *f, const struct report_info *ri, const struct analysis *a
 		const struct an_output *o = &a->out[i];
 
 		if (!strcmp(o->an->name, "patterns"))
-			patterns_figures(f, o->priv);
+			patterns_figures(f, o->priv, ri);
 		else if (!strcmp(o->an->name, "correlate"))
 			correlate_figures(f, o->priv);
 		else if (!strcmp(o->an->name, "who"))

@@ -191,6 +191,8 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	/* how the requests were linked: by the kernel's addresses, or (an
 	 * imported blktrace capture) by device and sector */
 	jw_string_field(&w, "identity", ri->imported ? "sector" : "address");
+	/* devices that were models (iotrail-hdd), with their parameters */
+	jw_string_field(&w, "device_models", ri->models ? ri->models : "");
 	if (ri->imported)
 		jw_string_field(&w, "imported", ri->imported);
 	if (ri->repair_method) {

@@ -48,6 +48,9 @@ struct report_info {
 	uint64_t repair_estimated, repair_mae_ns;
 	uint64_t requests_estimated, requests_excluded;
 	uint64_t syscalls_estimated, syscalls_excluded;
+	/* devices the recorder found to be models (iotrail-hdd), with their
+	 * parameters: "loop0: iotrail-hdd rpm=...; ..." or "" */
+	const char *models;
 	const char *(*comm)(void *ctx, uint32_t tid);
 	void *comm_ctx;
 	/* "blktrace" for an imported capture: its requests were linked by

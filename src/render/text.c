@@ -60,8 +60,11 @@ static void header(FILE *f, const struct report_info *ri)
 		snprintf(drp, sizeof(drp), "%" PRIu64 " drops", drops);
 	else
 		snprintf(drp, sizeof(drp), "drops unknown");
-	fprintf(f, "# %s: %s mode, %u CPUs, %s, %" PRIu64 " events, %s\n", ri->path,
-		ri->mode, ri->nr_cpus, dur, ri->events, drp);
+	fprintf(f, "# %s: %s mode, %u CPUs, %s, %" PRIu64 " events, %s%s%s\n", ri->path,
+		ri->mode, ri->nr_cpus, dur, ri->events, drp,
+		ri->models && ri->models[0] ? "; the device was a model, not a disk: "
+					    : "",
+		ri->models && ri->models[0] ? ri->models : "");
 	if (!ri->complete)
 		fprintf(f, "# the recording was cut short (no END chunk): its length and "
 			   "drops are unknown\n");

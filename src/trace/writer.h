@@ -48,6 +48,7 @@ struct trace_meta {
 	const char *variant; /* program chosen per tracepoint */
 	const char *missing; /* tracepoints not traced */
 	const char *drivers; /* driver layers recorded ("nvme"), or "none (why)" */
+	const char *models;  /* devices that are models (devtab_models), or "" */
 };
 /* Writes m as the META chunk (key=value lines, padded to 8 bytes). */
 int trace_writer_meta(struct trace_writer *w, const struct trace_meta *m);

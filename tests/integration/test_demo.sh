@@ -30,6 +30,8 @@ bad "demo --scale 0 is refused" "--scale 0" --scale 0
 bad "demo --fs xfs is refused, naming it" "--fs xfs" --fs xfs
 bad "demo unknown option is named" "'--bogus'" --bogus
 bad "demo -o without a directory" "-o needs" -o
+bad "demo --disk ssd is refused, naming it" "--disk ssd" --disk ssd
+bad "demo --disk hdd:speed=1: the parameter is named" "'speed'" --disk hdd:speed=1
 "$IOTRAIL" report -i /nonexistent.iot --html "$TMP/x.html" 2>"$TMP/bad.err"
 rc=$?
 [ $rc != 0 ] && grep -q /nonexistent.iot "$TMP/bad.err" && ok "report --html: a missing trace is named" ||
@@ -49,6 +51,12 @@ rows=$(awk '/^Patterns:/ {p=1; next} p && /^[A-E] / {n++} END {print n+0}' "$TMP
 expect_eq "demo summary: a row per pattern" "$rows" 5
 grep -q "SECTOR_DIFF" "$TMP/demo.out" && ok "demo summary: sector differences" ||
 	not_ok "demo summary: sector differences" "$(head -5 "$TMP/demo.out")"
+# on the real device: what its seeks cost, measured from the trace, and no
+# word of a model
+grep -q "seek cost on this device, service time .*: none [0-9.]* ms ([0-9]*), under 1 MiB [0-9.]* ms ([0-9]*), farther [0-9.]* ms ([0-9]*)" "$TMP/demo.out" &&
+	! grep -q "model" "$OUT/report.txt" &&
+	ok "demo summary: what the real device's seeks cost, no model named" ||
+	not_ok "demo summary: seek cost" "$(grep -A1 "seek cost" "$TMP/demo.out")"
 expect_eq "demo left no loop device" "$(losetup -a | grep -c "$DISKTMP/iotrail-demo")" 0
 expect_eq "demo left no mount" "$(grep -c "$DISKTMP/iotrail-demo" /proc/mounts)" 0
 expect_eq "demo left no work directory" "$(ls -d "$DISKTMP"/iotrail-demo.* 2>/dev/null | wc -l)" 0

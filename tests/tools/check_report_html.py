@@ -151,7 +151,7 @@ def main():
 
     # the figures promised
     ids = [f.get("id") for f in root.iter("figure")]
-    want = ["fig-3-5", "fig-3-6", "fig-3-1", "fig-3-10", "fig-3-11", "fig-3-15"]
+    want = ["fig-3-5", "fig-3-6", "fig-seek", "fig-3-1", "fig-3-10", "fig-3-11", "fig-3-15"]
     want += [f"fig-3-7-{p}" for p in names]
     missing = [w for w in want if w not in ids]
     check("every figure is there", not missing, f"missing {missing}")
