@@ -176,10 +176,20 @@ static void pattern_bars(FILE *f, const struct groups *gs, const char *id,
 	chart_end(&c, caption);
 }
 
+/* " The device was a model, not a disk: loop0: iotrail-hdd rpm=..." for a
+ * caption, or "" (docs/DISKMODEL.md) */
+static const char *model_note(const struct report_info *ri, char *buf, size_t len)
+{
+	if (!ri->models || !ri->models[0])
+		return "";
+	snprintf(buf, len, " The device was a model, not a disk: %s", ri->models);
+	return buf;
+}
+
 static void fig_frags_and_throughput(FILE *f, const struct groups *gs,
 				     const struct report_info *ri)
 {
-	char caption[768];
+	char caption[1280], note[600];
 
 	double *v = calloc(3 * (gs->nr ? gs->nr : 1), sizeof(double)), *lo, *hi;
 
@@ -205,10 +215,8 @@ static void fig_frags_and_throughput(FILE *f, const struct groups *gs,
 	snprintf(caption, sizeof(caption),
 		 "Bytes the read system calls returned, over the time from the first "
 		 "read's entry to the last read's exit, per pattern (MB = 10^6 "
-		 "bytes).%s%s",
-		 ri->models && ri->models[0] ? " The device was a model, not a disk: "
-					     : "",
-		 ri->models && ri->models[0] ? ri->models : "");
+		 "bytes).%s",
+		 model_note(ri, note, sizeof(note)));
 	pattern_bars(f, gs, "fig-3-6", "Figure 3-6: read throughput by pattern", "MB/s",
 		     v, NULL, NULL, "%.1f", C_ELV, caption);
 	free(v);
@@ -912,7 +920,7 @@ static void fig_seek_cost(FILE *f, const struct groups *gs, const struct report_
 	static const char *const col[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 					  "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 	double xs[GROUP_SEEK_BUCKETS], lo = INFINITY, hi = 0;
-	char caption[768];
+	char caption[1280], note[600];
 	struct chart c;
 	int last = 0;
 
@@ -955,10 +963,8 @@ static void fig_seek_cost(FILE *f, const struct groups *gs, const struct report_
 		 "without the wait behind the requests ahead of it) by their "
 		 "distance from that request (sectors, log2 buckets). On a "
 		 "rotating disk it grows with the distance, and fragmented patterns "
-		 "have more far requests; on flash or memory it does not.%s%s",
-		 ri->models && ri->models[0] ? " The device was a model, not a disk: "
-					     : "",
-		 ri->models && ri->models[0] ? ri->models : "");
+		 "have more far requests; on flash or memory it does not.%s",
+		 model_note(ri, note, sizeof(note)));
 	chart_end(&c, caption);
 }
 

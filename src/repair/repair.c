@@ -869,8 +869,38 @@ static int run_class(size_t run)
 	return run <= 3 ? 0 : run <= 15 ? 1 : 2;
 }
 
+/*
+ * Of the candidates in order (the first wins a tie), the one with the least
+ * mean error err[c] / n[c] among those that answered for 90% of the tried
+ * requests; def if none did. The seed's k-NN (knn) unless another is better
+ * by more than 5%: a sample's few percent are noise on a jittery device.
+ */
+static int least_error(const double *err, const uint64_t *n, const int *order, size_t nc,
+		       uint64_t tried, int knn, int def)
+{
+	double b = -1;
+	int best = def;
+
+	for (size_t k = 0; k < nc; k++) {
+		int c = order[k];
+
+		/* one that could not answer for most is no choice */
+		if (!n[c] || n[c] * 10 < tried * 9)
+			continue;
+		if (b < 0 || err[c] / (double)n[c] < b) {
+			b = err[c] / (double)n[c];
+			best = c;
+		}
+	}
+	if (n[knn] * 10 >= tried * 9 && err[knn] / (double)n[knn] <= 1.05 * b)
+		best = knn;
+	return best;
+}
+
 static void choose(const struct repair_set *s, size_t lo, size_t hi, struct choice *ch)
 {
+	static const int cands[NR_CAND] = {CAND_KNN,   CAND_MEDIAN, CAND_EXIT,
+					   CAND_BLEND, CAND_ORDER,  CAND_REPLAY};
 	double err[2][NR_RUNS][NR_CAND] = {{{0}}};
 	uint64_t n[2][NR_RUNS][NR_CAND] = {{{0}}}, nk[2] = {0}, tried[2] = {0};
 	size_t stride[2];
@@ -902,27 +932,11 @@ static void choose(const struct repair_set *s, size_t lo, size_t hi, struct choi
 			}
 		}
 	}
-	for (int k = 0; k < 2; k++) {
-		for (int g = 0; g < NR_RUNS; g++) {
-			double b = -1;
-
-			ch->best[k][g] = CAND_MEDIAN;
-			for (int c = 0; c < NR_CAND; c++) {
-				/* one that could not answer for most is no choice */
-				if (!n[k][g][c] || n[k][g][c] * 10 < tried[k] * 9)
-					continue;
-				if (b < 0 || err[k][g][c] / (double)n[k][g][c] < b) {
-					b = err[k][g][c] / (double)n[k][g][c];
-					ch->best[k][g] = (enum cand)c;
-				}
-			}
-			/* the seed's method unless another is clearly better: a
-			 * sample's few percent are noise on a jittery device */
-			if (n[k][g][CAND_KNN] * 10 >= tried[k] * 9 &&
-			    err[k][g][CAND_KNN] / (double)n[k][g][CAND_KNN] <= 1.05 * b)
-				ch->best[k][g] = CAND_KNN;
-		}
-	}
+	for (int k = 0; k < 2; k++)
+		for (int g = 0; g < NR_RUNS; g++)
+			ch->best[k][g] =
+			    (enum cand)least_error(err[k][g], n[k][g], cands, NR_CAND,
+						   tried[k], CAND_KNN, CAND_MEDIAN);
 }
 
 static uint64_t est_evidence(const struct repair_set *s, size_t i,
@@ -1217,7 +1231,7 @@ static void ev_choose(const struct repair_set *s, size_t lo, size_t hi,
 {
 	double err[NR_RUNS][NR_A + 1] = {{0}};
 	uint64_t n[NR_RUNS][NR_A + 1] = {{0}}, nk = 0, tried = 0;
-	int tgt = target_of(e), a[NR_ANCHORS];
+	int tgt = target_of(e), a[NR_ANCHORS + 1];
 	size_t na = anchors(e, a), stride;
 
 	for (size_t i = lo; i < hi; i++)
@@ -1246,24 +1260,10 @@ static void ev_choose(const struct repair_set *s, size_t lo, size_t hi,
 			}
 		}
 	}
-	for (int g = 0; g < NR_RUNS; g++) {
-		double b = -1;
-
-		best[g] = EV_CAND_KNN;
-		for (size_t k = 0; k <= na; k++) {
-			int c = k < na ? a[k] : EV_CAND_KNN;
-
-			if (!n[g][c] || n[g][c] * 10 < tried * 9)
-				continue;
-			if (b < 0 || err[g][c] / (double)n[g][c] < b) {
-				b = err[g][c] / (double)n[g][c];
-				best[g] = c;
-			}
-		}
-		if (n[g][EV_CAND_KNN] * 10 >= tried * 9 &&
-		    err[g][EV_CAND_KNN] / (double)n[g][EV_CAND_KNN] <= 1.05 * b)
-			best[g] = EV_CAND_KNN;
-	}
+	a[na] = EV_CAND_KNN;
+	for (int g = 0; g < NR_RUNS; g++)
+		best[g] =
+		    least_error(err[g], n[g], a, na + 1, tried, EV_CAND_KNN, EV_CAND_KNN);
 }
 
 static size_t estimate_event(const struct repair_set *s, enum repair_event e,
@@ -1429,6 +1429,7 @@ static uint64_t sys_cand(const struct repair_set *s, size_t i, int c, size_t hid
 static void sys_choose(const struct repair_set *s, size_t lo, size_t hi,
 		       int best[NR_RUNS])
 {
+	static const int scs[NR_SC] = {SC_KNN, SC_DUR, SC_LASTC};
 	double err[NR_RUNS][NR_SC] = {{0}};
 	uint64_t n[NR_RUNS][NR_SC] = {{0}}, nk = 0, tried = 0;
 	size_t stride;
@@ -1455,22 +1456,8 @@ static void sys_choose(const struct repair_set *s, size_t lo, size_t hi,
 			}
 		}
 	}
-	for (int g = 0; g < NR_RUNS; g++) {
-		double b = -1;
-
-		best[g] = SC_KNN;
-		for (int c = 0; c < NR_SC; c++) {
-			if (!n[g][c] || n[g][c] * 10 < tried * 9)
-				continue;
-			if (b < 0 || err[g][c] / (double)n[g][c] < b) {
-				b = err[g][c] / (double)n[g][c];
-				best[g] = c;
-			}
-		}
-		if (n[g][SC_KNN] * 10 >= tried * 9 &&
-		    err[g][SC_KNN] / (double)n[g][SC_KNN] <= 1.05 * b)
-			best[g] = SC_KNN;
-	}
+	for (int g = 0; g < NR_RUNS; g++)
+		best[g] = least_error(err[g], n[g], scs, NR_SC, tried, SC_KNN, SC_KNN);
 }
 
 static size_t estimate_exits(const struct repair_set *s, enum repair_method m,

@@ -23,6 +23,12 @@ model() {
 	for _ in $(seq 50); do mountpoint -q "$TMP/m" && break; sleep 0.1; done
 	L=$(losetup -f --show --direct-io=on "$TMP/m/disk.img")
 }
+# the mean of 3 s of random 4 KiB direct reads on $L, in ms
+randread_ms() {
+	fio --filename="$L" --direct=1 --name=r --rw=randread --bs=4k --ioengine=psync \
+		--runtime=3 --time_based --randseed=7 --output-format=json --output="$TMP/r.json" 2>/dev/null
+	json_get "$TMP/r.json" "'%.2f' % (j['jobs'][0]['read']['clat_ns']['mean'] / 1e6)"
+}
 unmodel() {
 	losetup -d "$L"
 	umount "$TMP/m"
@@ -43,9 +49,7 @@ rate=$((160 * 1048576 * 1000 / ((e - s) / 1000000) / 1000000))
 [ "$rate" -ge 68 ] && [ "$rate" -le 88 ] &&
 	ok "sequential 1 MiB direct reads: $rate MB/s, the model's 80 within 15%" ||
 	not_ok "sequential rate" "$rate MB/s"
-fio --filename="$L" --direct=1 --name=r --rw=randread --bs=4k --ioengine=psync \
-	--runtime=3 --time_based --randseed=7 --output-format=json --output="$TMP/r.json" 2>/dev/null
-ms=$(json_get "$TMP/r.json" "'%.2f' % (j['jobs'][0]['read']['clat_ns']['mean'] / 1e6)")
+ms=$(randread_ms)
 # 4.5 ms average seek + 3 ms (half a turn at 10000 rpm) + 0.05 ms transfer
 awk -v m="$ms" 'BEGIN { exit !(m >= 0.9 * 7.55 && m <= 1.25 * 7.55) }' &&
 	ok "random 4 KiB reads: $ms ms, a 4.5 ms seek plus half a 6 ms turn (7.55 ms) within -10%/+25%" ||
@@ -68,9 +72,7 @@ unmodel
 model --rpm 5400 --seek 12ms --track-seek 2ms --rate 40m --cache 2m
 grep -q "rpm=5400 seek=12.00ms track=2.00ms rate=42MB/s cache=2048KiB" "$TMP/m/model" ||
 	not_ok "parameters" "$(cat "$TMP/m/model")"
-fio --filename="$L" --direct=1 --name=r --rw=randread --bs=4k --ioengine=psync \
-	--runtime=3 --time_based --randseed=7 --output-format=json --output="$TMP/r.json" 2>/dev/null
-ms=$(json_get "$TMP/r.json" "'%.2f' % (j['jobs'][0]['read']['clat_ns']['mean'] / 1e6)")
+ms=$(randread_ms)
 # 12 ms + 5.56 ms (half a turn at 5400 rpm) + 0.1 ms
 awk -v m="$ms" 'BEGIN { exit !(m >= 0.9 * 17.65 && m <= 1.25 * 17.65) }' &&
 	ok "5400 rpm, 12 ms seeks: random 4 KiB reads $ms ms (17.65 ms within -10%/+25%)" ||
