@@ -35,24 +35,27 @@ spec_run() {
 	python3 "$ROOT/tests/tools/requests.py" "$TMP/spec.iot" "$TMP/spec.txt" >"$TMP/spec.req"
 	python3 "$ROOT/tests/tools/requests.py" "$TMP/full.iot" "$TMP/full.txt" >"$TMP/full.req"
 
-	# Two recorders stamp the same event one after the other: a few hundred ns
-	# apart, but an interrupt between their programs makes it up to ~50 us
-	# (0.3% of requests over 10 us), and on a busier day up to ~70 us: the
-	# requests the full trace saw at 110-118 us and the speculative one under
-	# 50 us failed about one run in two on 2026-11-22, with the previous
-	# release as with this one. The full trace is therefore the oracle where
-	# that cannot matter, and the speculative trace's own stamps where it can:
+	# Two recorders stamp the same event one after the other, the full one
+	# first (it was attached first). An interrupt or a stolen vCPU between
+	# their programs moves one recorder's stamp and not the other's, by any
+	# amount: requests the full trace saw at 110-118 us, then 166 and 332 us,
+	# were under 50 us by the speculative recorder's own stamps. So no band
+	# on the full trace's Q2C is exact. What is: the speculative Q stamp lies
+	# between the full trace's Q and G (its program runs after the full one's
+	# at Q, and before the task reaches G), its C after the full trace's C.
+	# Its own Q2C is therefore at least the full trace's G2C, and
+	#  - every request the full trace sees with G2C >= T is committed (exact);
 	#  - every committed request has, by its own records, Q2C >= T and all of
 	#    Q G I D C (exact);
-	#  - every request the full trace sees over T + 100 us is committed (exact);
 	#  - a committed request the full trace sees under T is a disagreement of
 	#    the two recorders' stamps; they are counted and must stay under 2%.
 	python3 - "$TMP/full.req" "$TMP/spec.req" "$T_NS" >"$TMP/cmp.out" <<'PY'
 import sys
 from collections import defaultdict
-T, BAND = int(sys.argv[3]), 100000
+T = int(sys.argv[3])
 def load(p):
-    return [(int(a), int(b), int(c), d) for a, b, c, d in (l.split() for l in open(p))]
+    return [(int(a), int(b), int(c), d, None if g == '-' else int(g))
+            for a, b, c, d, g in (l.split() for l in open(p))]
 full, spec = load(sys.argv[1]), load(sys.argv[2])
 by_sector = defaultdict(list)
 for r in full:
@@ -69,14 +72,16 @@ for s in spec:
         disagree += m[0][2] - m[0][1] < T
 first = min(r[1] for r in spec) if spec else 0
 full = [r for r in full if r[1] >= first]   # the speculative recorder's span
-slow = [r for r in full if r[2] - r[1] >= T + BAND]
+slow = [r for r in full if r[4] is not None and r[2] - r[4] >= T]
 for r in slow:
     if r not in matched:
-        bad.append("slow request not committed: sector %d, Q2C %d ns" % (r[0], r[2] - r[1]))
+        bad.append("slow request not committed: sector %d, Q2G %d ns, G2C %d ns"
+                   % (r[0], r[4] - r[1], r[2] - r[4]))
 over = sum(1 for r in full if r[2] - r[1] >= T)
 print("%d requests, %d over T by the full trace, %d committed (%d of them under T by the "
-      "full trace's stamps), all %d over T+100us committed; %d problems"
-      % (len(full), over, len(spec), disagree, len(slow), len(bad)))
+      "full trace's stamps), %d of %d with G2C over T committed; %d problems"
+      % (len(full), over, len(spec), disagree, len(slow) - sum(r not in matched for r in slow),
+         len(slow), len(bad)))
 for b in bad[:10]:
     print(b)
 sys.exit(1 if bad or len(slow) < 10 or disagree * 50 > max(len(spec), 1) else 0)
