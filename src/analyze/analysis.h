@@ -88,6 +88,11 @@ struct analysis_env {
 	bool measured_only;		/* leave out requests with estimated
 					   times (--measured-only) */
 	size_t top;			/* --top N rows, 0: all */
+	const char *stack;		/* META stack=: the loop devices and
+					   their backing files, or NULL */
+	uint64_t flow_id;		/* flows: --id N (1-based), 0: none */
+	size_t flow_slowest;		/* flows: --slowest N, 0: 20, SIZE_MAX:
+					   all */
 	void *ctx;
 	const char *(*dev_name)(void *ctx, uint32_t dev);
 	bool (*is_bio_based)(void *ctx, uint32_t dev);

@@ -18,6 +18,7 @@
 	X(sizes)                                                                         \
 	X(tasks)                                                                         \
 	X(who)                                                                           \
+	X(flows)                                                                         \
 	X(fsync)                                                                         \
 	X(uring)                                                                         \
 	X(marks)                                                                         \

@@ -7,6 +7,7 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_flows(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -64,6 +64,9 @@ static void report_usage(FILE *f)
 	    "                        cause, or several (--by cgroup,cause)\n"
 	    "      --top N           the who analyzer's N rows with the most bytes;\n"
 	    "                        fsync's longest calls, uring's slowest requests\n"
+	    "      --slowest N|all   the flows analyzer's N slowest flows with their\n"
+	    "                        timelines (default 20)\n"
+	    "      --id N            the flows analyzer's flow N alone\n"
 	    "  analyzers: %s\n",
 	    list);
 }
@@ -154,6 +157,8 @@ int cmd_report(int argc, char **argv)
 	    {"file", required_argument, NULL, 'F'},
 	    {"by", required_argument, NULL, 'B'},
 	    {"top", required_argument, NULL, 'T'},
+	    {"id", required_argument, NULL, 'D'},
+	    {"slowest", required_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -243,6 +248,25 @@ int cmd_report(int argc, char **argv)
 				return usage_error("--top %s: not a positive count",
 						   optarg);
 			env.top = n;
+			break;
+		}
+		case 'D':
+		case 'S': {
+			char *end;
+			unsigned long long n = strtoull(optarg, &end, 10);
+
+			if (c == 'S' && !strcmp(optarg, "all")) {
+				env.flow_slowest = SIZE_MAX;
+			} else if (*end || end == optarg || !n || optarg[0] == '-') {
+				return usage_error("--%s %s: not a positive count%s",
+						   c == 'D' ? "id" : "slowest", optarg,
+						   c == 'S' ? " or all" : "");
+			} else if (c == 'D') {
+				env.flow_id = n;
+			} else {
+				env.flow_slowest = n;
+			}
+			set |= AN_BIT(analyzer_index("flows"));
 			break;
 		}
 		case 'h':

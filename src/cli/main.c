@@ -16,6 +16,7 @@ static const struct {
 } commands[] = {
     {"record", cmd_record, "trace I/O requests from syscall to device into a file"},
     {"report", cmd_report, "analyze a trace: latency by layer, histograms, windows"},
+    {"flows", cmd_flows, "each I/O from its cause to every device below (loop too)"},
     {"script", cmd_script, "print every event of a trace in time order"},
     {"serve", cmd_serve, "Prometheus / OpenMetrics endpoint: the kernel's histograms"},
     {"import", cmd_import, "a blktrace capture as an iotrail trace"},

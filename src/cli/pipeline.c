@@ -89,6 +89,8 @@ int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *en
 	trace_reader_meta(&p->rd, "arch", arch, sizeof(arch));
 	trace_reader_meta(&p->rd, "drivers", p->drivers, sizeof(p->drivers));
 	env->drivers = p->drivers[0] ? p->drivers : "none (recorded before 1.7)";
+	trace_reader_meta(&p->rd, "stack", p->stack, sizeof(p->stack));
+	env->stack = p->stack;
 	env->syscall_nr = syscall_numbers(arch[0] ? arch : "x86_64");
 	if (!env->syscall_nr) {
 		fprintf(stderr,

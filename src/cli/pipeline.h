@@ -17,6 +17,7 @@ struct pipeline {
 	struct join jn;
 	char buf[32];	   /* a device name not in the trace's table */
 	char drivers[160]; /* META drivers= */
+	char stack[1536];  /* META stack= */
 	const uint32_t *syscall_nr;
 	bool opened, analyzing, joining;
 };

@@ -64,7 +64,8 @@ struct join_bio_st {
 	uint32_t next; /* next bio of the request, or next free */
 	uint32_t sys;  /* syscall index or NONE */
 	uint32_t sys_gen;
-	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
+	uint64_t ino;	    /* inode of the syscall that queued it, 0 = none */
+	uint64_t sys_enter; /* that syscall's enter time, 0 = none */
 	struct join_why why;
 	uint32_t uring; /* io_uring request index or NONE */
 	uint32_t uring_gen;
@@ -260,10 +261,12 @@ static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint3
 	bs->req = NONE;
 	bs->next = NONE;
 	bs->sys = NONE;
+	bs->sys_enter = 0;
 	if (q_ns && (sv = u64map_get(&j->sys_by_tid, r->tid))) {
 		bs->sys = *sv;
 		bs->sys_gen = j->sys[*sv].gen;
 		bs->ino = j->sys[*sv].s.ino;
+		bs->sys_enter = j->sys[*sv].s.enter_ns;
 		j->sys[*sv].s.nr_bios++;
 	}
 	bs->uring = NONE;
@@ -468,6 +471,7 @@ static void emit_request(struct join *j, uint32_t ri)
 		    .ino = bs->ino,
 		    .pid = bs->pid,
 		    .why = bs->why,
+		    .sys_enter_ns = bs->sys_enter,
 		};
 		struct join_uring_st *us =
 		    bs->uring != NONE && j->urings[bs->uring].open &&

@@ -76,8 +76,11 @@ struct join_bio {
 	uint64_t ino; /* inode of the syscall that queued it, 0 = none */
 	uint32_t pid; /* the task that queued it */
 	struct join_why why;
-	uint64_t uring_req; /* the io_uring request it serves (struct io_kiocb
-			       address), 0 none known */
+	uint64_t uring_req;    /* the io_uring request it serves (struct io_kiocb
+				  address), 0 none known */
+	uint64_t sys_enter_ns; /* the system call it was queued in (by the same
+				  task, between its enter and exit): that
+				  call's enter time, 0 none */
 };
 
 /* One system call, at its exit. */

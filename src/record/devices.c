@@ -9,10 +9,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -242,5 +245,43 @@ void devtab_models(const struct dev_table *t, char *out, size_t len)
 			out[len - 1] = 0;
 			return;
 		}
+	}
+}
+
+void devtab_stack(const struct dev_table *t, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < t->n && used < len; i++) {
+		struct loop_info64 li;
+		char path[64];
+		int fd;
+
+		if (strncmp(t->e[i].name, "loop", 4) ||
+		    (t->e[i].flags & IOT_DEV_PARTITION))
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", t->e[i].name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0) /* ENXIO: unbound */
+			used += (size_t)snprintf(
+			    out + used, len - used,
+			    "%s%s %u:%u on %u:%u ino %llu offset %llu dio %d",
+			    used ? "; " : "", t->e[i].name, KDEV_MAJOR(t->e[i].dev),
+			    KDEV_MINOR(t->e[i].dev), major(li.lo_device),
+			    minor(li.lo_device), (unsigned long long)li.lo_inode,
+			    (unsigned long long)li.lo_offset,
+			    !!(li.lo_flags & LO_FLAGS_DIRECT_IO));
+		close(fd);
+	}
+	if (used >= len) { /* cut at the last whole entry */
+		char *semi = strrchr(out, ';');
+
+		if (semi)
+			*semi = 0;
+		else
+			out[0] = 0;
 	}
 }

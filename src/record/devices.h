@@ -26,5 +26,10 @@ void devtab_release(struct dev_table *t);
  * filesystem whose directory holds "model"): "loop0: iotrail-hdd rpm=...;
  * ..." into out, "" if none. */
 void devtab_models(const struct dev_table *t, char *out, size_t len);
+/* The loop devices of t that have a backing file, as the kernel reports it
+ * (LOOP_GET_STATUS64): "loop1 7:1 on 7:0 ino 12 offset 0 dio 0; ..." into
+ * out (META stack=, docs/FLOWS.md), "" if none. The device is the loop's,
+ * the second MAJ:MIN the st_dev of its backing file's filesystem. */
+void devtab_stack(const struct dev_table *t, char *out, size_t len);
 
 #endif

@@ -101,7 +101,7 @@ static int write_cgroups(struct recorder *rc)
 int write_meta(struct recorder *rc)
 {
 	const struct record_opts *o = rc->o;
-	char host[256] = "", kernel[256], models[512];
+	char host[256] = "", kernel[256], models[512], stack[1536];
 	struct utsname u;
 	int err;
 	struct trace_meta m = {
@@ -123,6 +123,7 @@ int write_meta(struct recorder *rc)
 	    .missing = rc->missing,
 	    .drivers = rc->drivers,
 	    .models = models,
+	    .stack = stack,
 	};
 
 	uname(&u);
@@ -130,6 +131,7 @@ int write_meta(struct recorder *rc)
 	snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
 	m.arch = u.machine;
 	devtab_models(&rc->devs, models, sizeof(models));
+	devtab_stack(&rc->devs, stack, sizeof(stack));
 	err = trace_writer_meta(&rc->w, &m);
 	if (!err)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DEVICES, 0, rc->devs.e,

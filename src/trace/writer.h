@@ -49,6 +49,8 @@ struct trace_meta {
 	const char *missing; /* tracepoints not traced */
 	const char *drivers; /* driver layers recorded ("nvme"), or "none (why)" */
 	const char *models;  /* devices that are models (devtab_models), or "" */
+	const char *stack;   /* loop devices and their backing files
+				(devtab_stack), or "" */
 };
 /* Writes m as the META chunk (key=value lines, padded to 8 bytes). */
 int trace_writer_meta(struct trace_writer *w, const struct trace_meta *m);

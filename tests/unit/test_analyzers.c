@@ -450,6 +450,155 @@ static void fsync_analyzer(void **state)
 	analysis_release(&a);
 }
 
+/* flows: a read of loop1 (over a file on loop0's partition) followed to the
+ * loop0 request that read the backing file's page, by that page's inode and
+ * index, not by time; a second read of the same page served from the cache
+ * names it; requests of other pages or files are flows of their own. */
+#define LOOP1 ((7u << 20) | 1)
+static const char *stack_dev_name(void *ctx, uint32_t dev)
+{
+	return dev == LOOP0 ? "loop0" : dev == LOOP1 ? "loop1" : "?";
+}
+
+static void flows_stacked(void **state)
+{
+	struct analysis a;
+	struct analysis_env env = {
+	    .t0_ns = 0,
+	    .syscall_nr = syscall_numbers("x86_64"),
+	    .dev_name = stack_dev_name,
+	    .dev_entry = dev_entry,
+	    /* the backing file: inode 12 on loop0p1, at 1 MiB */
+	    .stack = "loop1 7:1 on 259:1 ino 12 offset 1048576 dio 0",
+	    .flow_slowest = SIZE_MAX,
+	};
+	struct join_sink s;
+	const struct an_output *o;
+	const struct table *tf, *te;
+	/* sector 16 of loop1: byte 1 MiB + 8 KiB of the file, page 258 */
+	struct join_request up = {.dev = LOOP1,
+				  .flags = IOT_OP_READ,
+				  .sector = 16,
+				  .nr_sectors = 8,
+				  .q_ns = 1000,
+				  .g_ns = 2000,
+				  .i_ns = 3000,
+				  .d_ns = 4000,
+				  .c_ns = 20000},
+			    up2 = {.dev = LOOP1,
+				   .flags = IOT_OP_READ,
+				   .sector = 24,
+				   .nr_sectors = 8,
+				   .q_ns = 26000,
+				   .d_ns = 30000,
+				   .c_ns = 31000},
+			    lo = {.dev = LOOP0,
+				  .flags = IOT_OP_READ,
+				  .sector = 9000,
+				  .nr_sectors = 32,
+				  .q_ns = 6000,
+				  .d_ns = 8000,
+				  .c_ns = 18000},
+			    other_page = lo, other_file = lo;
+	struct join_bio ub = {.q_ns = 1000,
+			      .nr_sectors = 8,
+			      .tid = 77,
+			      .pid = 77,
+			      .sys_enter_ns = 500},
+			ub2 = {.q_ns = 26000,
+			       .nr_sectors = 8,
+			       .tid = 77,
+			       .pid = 77,
+			       .sys_enter_ns = 25000},
+			/* pages 256-259 of inode 12: the read ahead the upper
+			 * request waited for */
+	    lb = {.q_ns = 6000,
+		  .nr_sectors = 32,
+		  .tid = 90,
+		  .why = {.known = true,
+			  .cause = IOT_CAUSE_READAHEAD,
+			  .host = IOT_HOST_REG,
+			  .ino = 12,
+			  .index = 256}},
+			pb = lb, fb = lb;
+	struct join_syscall call = {.pid = 77,
+				    .tid = 77,
+				    .nr = 17 /* pread64 */,
+				    .enter_ns = 500,
+				    .exit_ns = 21000,
+				    .nr_bios = 1},
+			    call2 = {.pid = 77,
+				     .tid = 77,
+				     .nr = 17,
+				     .enter_ns = 25000,
+				     .exit_ns = 32000,
+				     .nr_bios = 1};
+	size_t cache_rows = 0, lower_q = 0;
+
+	other_page.sector = 20000;
+	pb.why.index = 300; /* pages 300-303: nobody's */
+	other_file.sector = 30000;
+	fb.why.ino = 13; /* page 256 of another file */
+	assert_int_equal(analysis_init(&a, AN_BIT(analyzer_index("flows")), &env), 0);
+	s = analysis_sink(&a);
+	s.request(s.ctx, &lo); /* completion order */
+	s.bio(s.ctx, &lo, &lb);
+	s.request(s.ctx, &other_page);
+	s.bio(s.ctx, &other_page, &pb);
+	s.request(s.ctx, &other_file);
+	s.bio(s.ctx, &other_file, &fb);
+	s.request(s.ctx, &up);
+	s.bio(s.ctx, &up, &ub);
+	s.syscall(s.ctx, &call);
+	s.request(s.ctx, &up2);
+	s.bio(s.ctx, &up2, &ub2);
+	s.syscall(s.ctx, &call2);
+	assert_int_equal(analysis_finish(&a), 0);
+	o = analysis_output(&a, "flows");
+	assert_non_null(o);
+	assert_int_equal(o->nr_tables, 3);
+	tf = o->tables[1];
+	te = o->tables[2];
+	assert_string_equal(tf->name, "flows");
+	/* two reads and the two lower requests nobody asked for; slowest first */
+	assert_int_equal(tf->nr_rows, 4);
+	assert_string_equal(table_cell_str(tf, 0, col_of(tf, "cause")), "pread64");
+	assert_string_equal(table_cell_str(tf, 0, col_of(tf, "devices")), "loop1>loop0");
+	assert_int_equal(table_cell(tf, 0, col_of(tf, "total_ns"))->u, 20500);
+	assert_int_equal(table_cell(tf, 0, col_of(tf, "lower_requests"))->u, 1);
+	/* the critical path: call 1500, queue 3000, loop 4000 (to the lower
+	 * request and back), loop0's queue 2000 and device 10000 */
+	assert_string_equal(table_cell_str(tf, 0, col_of(tf, "dominant")),
+			    "device@loop0");
+	assert_int_equal(table_cell(tf, 0, col_of(tf, "dominant_ns"))->u, 10000);
+	for (size_t r = 1; r < tf->nr_rows; r++)
+		if (strcmp(table_cell_str(tf, r, col_of(tf, "cause")), "pread64"))
+			assert_string_equal(table_cell_str(tf, r, col_of(tf, "cause")),
+					    "readahead");
+	for (size_t r = 0; r < te->nr_rows; r++) {
+		const char *ev = table_cell_str(te, r, col_of(te, "event")),
+			   *det = table_cell_str(te, r, col_of(te, "detail"));
+
+		if (!strcmp(ev, "cache")) {
+			cache_rows++;
+			assert_non_null(strstr(det, "read earlier by loop0 9000+32"));
+		}
+		if (!strcmp(ev, "Q") &&
+		    !strcmp(table_cell_str(te, r, col_of(te, "device")), "loop0") &&
+		    table_cell(te, r, col_of(te, "flow"))->u ==
+			table_cell(tf, 0, col_of(tf, "flow"))->u) {
+			lower_q++;
+			assert_non_null(strstr(det, "ino 12 page 256"));
+			/* 6000 - 500: from the call's enter */
+			assert_int_equal(table_cell(te, r, col_of(te, "elapsed_ns"))->i,
+					 5500);
+		}
+	}
+	assert_int_equal(cache_rows, 1);
+	assert_int_equal(lower_q, 1);
+	analysis_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +611,7 @@ int main(void)
 	    cmocka_unit_test(overlay),
 	    cmocka_unit_test(fsync_split_priority),
 	    cmocka_unit_test(fsync_analyzer),
+	    cmocka_unit_test(flows_stacked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1073 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flows: one I/O followed from what asked for it to every device that
+ * served it, the devices stacked below included (`iotrail flows`,
+ * `report -a flows`; docs/FLOWS.md).
+ *
+ * A flow starts at a system call (the bios its task queued between its
+ * enter and exit: the join's tie), an io_uring request (its io_kiocb), or,
+ * for I/O no traced call asked for, at the request itself with the cause
+ * its bio's BIO_INFO names (readahead, writeback, the journal, ...).
+ * Every request of a flow carries it; a request on a loop device hands it
+ * on to the requests of the disk below that read or wrote the loop's
+ * backing file at the pages the upper request maps to: the kernel's
+ * page -> inode identity of the lower bio (BIO_INFO), queued while the
+ * upper request was in the loop driver (between its D and C). A loop with
+ * direct I/O reads into the upper request's own pages, which are not
+ * recorded: its lower requests are not followed, and the output says so.
+ *
+ * Everything is kept until the end (a flow's parts complete in any order):
+ * memory grows with the requests of the trace, about 200 bytes each.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../trace/cause.h"
+#include "../util/grow.h"
+#include "../util/u64map.h"
+#include "analyzer.h"
+
+#define PAGE_SECTORS 8ull /* a 4 KiB page in 512-byte sectors */
+#define NO_IDX	     UINT32_MAX
+#define MAX_STACK    32
+#define MAX_SEG	     12 /* the call, then 2 per device down a stack of 5 */
+
+struct fl_bio {
+	uint64_t q_ns, sys_enter, uring, ino, index, sector;
+	uint32_t tid, pid, nr;
+	uint8_t host, cause, known;
+};
+
+struct fl_req {
+	struct join_request r;
+	uint32_t bio0, nbio; /* its bios in fl_priv.bios */
+	uint32_t up;	     /* the upper request it serves, or NO_IDX */
+	uint32_t flow;	     /* its flow's index, NO_IDX before the end */
+	uint32_t crit;	     /* the lower request it waited for that completed
+				last, NO_IDX */
+	uint32_t nr_lower, nr_earlier;
+	uint32_t link0, nr_links; /* its links in fl_priv.links */
+};
+
+/* an upper request and a lower request that read or wrote its pages */
+struct fl_link {
+	uint32_t up, lo;
+	bool waited; /* the lower request was still in flight at the upper's
+			issue: the upper waited for it; else the pages were
+			in the backing file's page cache by then */
+};
+
+/* a lower bio of a backing file: its pages */
+struct fl_page_run {
+	uint64_t first, last; /* pages [first, last) */
+	uint64_t q_ns;
+	uint32_t lo;
+};
+
+/* a loop device and its backing file (META stack=) */
+struct fl_stack {
+	uint32_t dev, disk; /* the loop; the disk under its backing file */
+	uint64_t ino, offset;
+	bool dio, known_disk;
+	char name[32];
+};
+
+enum fl_kind { FK_SYSCALL, FK_URING, FK_CAUSE };
+
+struct fl_uring {
+	struct join_uring u;
+};
+
+struct flow {
+	uint8_t kind;
+	uint32_t root; /* syscall, uring or (FK_CAUSE) request index */
+	uint32_t tid, pid;
+	uint64_t start, end;
+	uint64_t bytes;
+	uint32_t nr_reqs, nr_lower;
+	uint32_t first_req; /* the first of its top requests (in reqs order) */
+	uint32_t crit;	    /* the top request that completed last */
+	/* where the time went on its critical path */
+	uint64_t seg[MAX_SEG];
+	uint32_t seg_dev[MAX_SEG];
+	uint8_t seg_layer[MAX_SEG];
+	uint8_t nr_seg;
+};
+
+enum fl_layer { FL_SYSCALL, FL_QUEUE, FL_DEVICE, FL_LOOP, NR_FL_LAYERS };
+static const char *const layer_names[NR_FL_LAYERS] = {"syscall", "queue", "device",
+						      "loop"};
+
+struct fl_priv {
+	struct fl_req *reqs;
+	size_t nr_reqs, cap_reqs;
+	struct fl_bio *bios;
+	size_t nr_bios, cap_bios;
+	struct join_syscall *sys;
+	size_t nr_sys, cap_sys;
+	struct fl_uring *urings;
+	size_t nr_urings, cap_urings;
+	struct flow *flows;
+	size_t nr_flows, cap_flows;
+	struct fl_link *links;
+	size_t nr_links, cap_links;
+	struct fl_stack stack[MAX_STACK];
+	int nr_stack;
+	uint64_t lower_linked, lower_unlinked, dio_unfollowed, no_disk;
+};
+
+/* META stack=: "loop1 7:1 on 7:0 ino 12 offset 0 dio 0; ..." */
+static void parse_stack(struct analysis *a, struct fl_priv *p)
+{
+	const char *s = a->env.stack;
+
+	while (s && *s && p->nr_stack < MAX_STACK) {
+		struct fl_stack *st = &p->stack[p->nr_stack];
+		unsigned int ma, mi, fma, fmi;
+		unsigned long long ino, off;
+		int dio, n = 0;
+		const struct iot_dev_entry *e;
+
+		if (sscanf(s, "%31s %u:%u on %u:%u ino %llu offset %llu dio %d%n",
+			   st->name, &ma, &mi, &fma, &fmi, &ino, &off, &dio, &n) == 8 &&
+		    n) {
+			st->dev = ma << 20 | mi;
+			st->ino = ino;
+			st->offset = off;
+			st->dio = dio;
+			e = a->env.dev_entry
+				? a->env.dev_entry(a->env.ctx, fma << 20 | fmi)
+				: NULL;
+			st->known_disk = e != NULL;
+			st->disk = e ? e->disk_dev : 0;
+			p->nr_stack++;
+		}
+		s = strchr(s, ';');
+		if (s)
+			s++;
+	}
+}
+
+static int init(struct analysis *a, struct an_output *o)
+{
+	parse_stack(a, o->priv);
+	return 0;
+}
+
+static void request(struct analysis *a, void *priv, struct dev_result *d,
+		    const struct join_request *r)
+{
+	struct fl_priv *p = priv;
+
+	(void)d;
+	if (GROW(p->reqs, p->nr_reqs + 1, p->cap_reqs)) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	p->reqs[p->nr_reqs++] = (struct fl_req){.r = *r,
+						.bio0 = (uint32_t)p->nr_bios,
+						.up = NO_IDX,
+						.flow = NO_IDX,
+						.crit = NO_IDX,
+						.link0 = NO_IDX};
+}
+
+static void bio(struct analysis *a, void *priv, struct dev_result *d,
+		const struct join_request *r, const struct join_bio *b)
+{
+	struct fl_priv *p = priv;
+
+	(void)d;
+	(void)r;
+	if (!p->nr_reqs || GROW(p->bios, p->nr_bios + 1, p->cap_bios)) {
+		analysis_note_err(a, p->nr_reqs ? -ENOMEM : 0);
+		return;
+	}
+	p->bios[p->nr_bios++] = (struct fl_bio){.q_ns = b->q_ns,
+						.sys_enter = b->sys_enter_ns,
+						.uring = b->uring_req,
+						.ino = b->why.ino,
+						.index = b->why.index,
+						.sector = b->sector,
+						.tid = b->tid,
+						.pid = b->pid,
+						.nr = b->nr_sectors,
+						.host = b->why.host,
+						.cause = b->why.cause,
+						.known = b->why.known};
+	p->reqs[p->nr_reqs - 1].nbio++;
+}
+
+static void syscall(struct analysis *a, void *priv, const struct join_syscall *s)
+{
+	struct fl_priv *p = priv;
+
+	if (!s->nr_bios)
+		return; /* no I/O of its own: no flow */
+	if (GROW(p->sys, p->nr_sys + 1, p->cap_sys)) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	p->sys[p->nr_sys++] = *s;
+}
+
+static void uring(struct analysis *a, void *priv, const struct join_uring *u)
+{
+	struct fl_priv *p = priv;
+
+	if (!u->nr_bios)
+		return;
+	if (GROW(p->urings, p->nr_urings + 1, p->cap_urings)) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	p->urings[p->nr_urings++].u = *u;
+}
+
+static uint64_t req_start(const struct fl_req *q)
+{
+	return q->r.q_ns ? q->r.q_ns : q->r.d_ns ? q->r.d_ns : q->r.c_ns;
+}
+
+/* when the request entered the driver: D, or Q on a bio-based device */
+static uint64_t req_issue(const struct fl_req *q)
+{
+	return q->r.d_ns ? q->r.d_ns : req_start(q);
+}
+
+static const struct fl_stack *stack_of(const struct fl_priv *p, uint32_t dev)
+{
+	for (int i = 0; i < p->nr_stack; i++)
+		if (p->stack[i].dev == dev)
+			return &p->stack[i];
+	return NULL;
+}
+
+static int cmp_run(const void *x, const void *y)
+{
+	const struct fl_page_run *a = x, *b = y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return a->q_ns < b->q_ns ? -1 : a->q_ns > b->q_ns;
+}
+
+#define MAX_RUN_PAGES 4096 /* a lower bio of at most 16 MiB */
+
+/* The links of upper request u: per page, the lower bio that read it last
+ * before u completed (runs sorted by first page). */
+static int link_upper(struct fl_priv *p, const struct fl_stack *st, uint32_t ui,
+		      const struct fl_page_run *runs, size_t nr_runs)
+{
+	struct fl_req *u = &p->reqs[ui];
+	uint64_t off = st->offset + u->r.sector * 512;
+	uint64_t pf = off / 4096, pl = (off + u->r.nr_sectors * 512ull + 4095) / 4096;
+	uint64_t covered_by[64]; /* per page of the first 64: the chosen run's q */
+	size_t lo = 0, hi = nr_runs;
+	uint64_t from = pf > MAX_RUN_PAGES ? pf - MAX_RUN_PAGES : 0;
+
+	memset(covered_by, 0, sizeof(covered_by));
+	while (lo < hi) { /* the first run that starts at or after from */
+		size_t mid = (lo + hi) / 2;
+
+		if (runs[mid].first < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* per page the latest run before u's completion */
+	for (size_t k = lo; k < nr_runs && runs[k].first < pl; k++) {
+		const struct fl_page_run *r = &runs[k];
+
+		if (r->last <= pf || r->q_ns > u->r.c_ns)
+			continue;
+		for (uint64_t pg = r->first > pf ? r->first : pf;
+		     pg < r->last && pg < pl && pg - pf < 64; pg++)
+			if (covered_by[pg - pf] < r->q_ns + 1)
+				covered_by[pg - pf] = r->q_ns + 1;
+	}
+	for (size_t k = lo; k < nr_runs && runs[k].first < pl; k++) {
+		const struct fl_page_run *r = &runs[k];
+		struct fl_req *l = &p->reqs[r->lo];
+		bool chosen = false, dup = false;
+
+		if (r->last <= pf || r->q_ns > u->r.c_ns)
+			continue;
+		for (uint64_t pg = r->first > pf ? r->first : pf;
+		     pg < r->last && pg < pl && pg - pf < 64; pg++)
+			chosen |= covered_by[pg - pf] == r->q_ns + 1;
+		for (uint32_t x = u->link0; chosen && x != NO_IDX && x < p->nr_links; x++)
+			dup |= p->links[x].lo == r->lo; /* two bios of one request */
+		if (!chosen || dup)
+			continue;
+		if (GROW(p->links, p->nr_links + 1, p->cap_links))
+			return -ENOMEM;
+		if (u->link0 == NO_IDX)
+			u->link0 = (uint32_t)p->nr_links;
+		p->links[p->nr_links++] = (struct fl_link){
+		    .up = ui, .lo = r->lo, .waited = l->r.c_ns > req_issue(u)};
+		u->nr_links++;
+		if (l->up == NO_IDX)
+			l->up = ui;
+		if (l->r.c_ns > req_issue(u)) {
+			u->nr_lower++;
+			if (u->crit == NO_IDX || p->reqs[u->crit].r.c_ns < l->r.c_ns)
+				u->crit = r->lo;
+		} else {
+			u->nr_earlier++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The lower requests of every loop device's requests: the requests of the
+ * disk under the backing file whose bios read or wrote the backing file's
+ * pages that the upper request maps to (the kernel's page -> inode of the
+ * lower bio), the last such before the upper request completed.
+ */
+static int link_stack(struct fl_priv *p)
+{
+	for (int si = 0; si < p->nr_stack; si++) {
+		const struct fl_stack *st = &p->stack[si];
+		struct fl_page_run *runs = NULL;
+		size_t nr_runs = 0, cap_runs = 0, nr_up = 0;
+		int err = 0;
+
+		for (size_t i = 0; i < p->nr_reqs; i++)
+			nr_up += p->reqs[i].r.dev == st->dev;
+		if (!nr_up)
+			continue;
+		if (st->dio || !st->known_disk) {
+			if (st->dio)
+				p->dio_unfollowed += nr_up;
+			else
+				p->no_disk += nr_up;
+			continue;
+		}
+		for (size_t i = 0; i < p->nr_reqs; i++) {
+			const struct fl_req *l = &p->reqs[i];
+
+			if (l->r.dev != st->disk)
+				continue;
+			for (uint32_t bi = l->bio0; bi < l->bio0 + l->nbio; bi++) {
+				const struct fl_bio *b = &p->bios[bi];
+				uint64_t n = (b->nr + PAGE_SECTORS - 1) / PAGE_SECTORS;
+
+				if (b->host != IOT_HOST_REG || b->ino != st->ino ||
+				    !b->q_ns)
+					continue;
+				if (GROW(runs, nr_runs + 1, cap_runs)) {
+					free(runs);
+					return -ENOMEM;
+				}
+				runs[nr_runs++] = (struct fl_page_run){
+				    b->index,
+				    b->index + (n < MAX_RUN_PAGES ? n : MAX_RUN_PAGES),
+				    b->q_ns, (uint32_t)i};
+			}
+		}
+		qsort(runs, nr_runs, sizeof(*runs), cmp_run);
+		for (size_t i = 0; i < p->nr_reqs && !err; i++)
+			if (p->reqs[i].r.dev == st->dev)
+				err = link_upper(p, st, (uint32_t)i, runs, nr_runs);
+		for (size_t i = 0; i < p->nr_reqs; i++) {
+			const struct fl_req *l = &p->reqs[i];
+			bool of_file = false;
+
+			for (uint32_t bi = l->bio0;
+			     l->r.dev == st->disk && bi < l->bio0 + l->nbio; bi++)
+				of_file |= p->bios[bi].host == IOT_HOST_REG &&
+					   p->bios[bi].ino == st->ino;
+			if (of_file && l->up != NO_IDX)
+				p->lower_linked++;
+			else if (of_file)
+				p->lower_unlinked++;
+		}
+		free(runs);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* the syscall of (tid, enter), by binary search in p->sys sorted so */
+static int cmp_sys(const void *x, const void *y)
+{
+	const struct join_syscall *a = x, *b = y;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->enter_ns < b->enter_ns ? -1 : a->enter_ns > b->enter_ns;
+}
+
+static uint32_t find_sys(const struct fl_priv *p, uint32_t tid, uint64_t enter)
+{
+	struct join_syscall key = {.tid = tid, .enter_ns = enter};
+	const struct join_syscall *s =
+	    bsearch(&key, p->sys, p->nr_sys, sizeof(*p->sys), cmp_sys);
+
+	return s ? (uint32_t)(s - p->sys) : NO_IDX;
+}
+
+static int cmp_uring(const void *x, const void *y)
+{
+	const struct join_uring *a = &((const struct fl_uring *)x)->u,
+				*b = &((const struct fl_uring *)y)->u;
+
+	if (a->req != b->req)
+		return a->req < b->req ? -1 : 1;
+	return a->cqe_ns < b->cqe_ns ? -1 : a->cqe_ns > b->cqe_ns;
+}
+
+/* io_kiocb addresses are reused: the request at that address whose
+ * completion is the first at or after the bio's Q (p->urings sorted so) */
+static uint32_t find_uring(const struct fl_priv *p, const struct fl_bio *b)
+{
+	size_t lo = 0, hi = p->nr_urings;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct join_uring *u = &p->urings[mid].u;
+
+		if (u->req < b->uring || (u->req == b->uring && u->cqe_ns < b->q_ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->nr_urings && p->urings[lo].u.req == b->uring &&
+	    (!p->urings[lo].u.submit_ns || b->q_ns >= p->urings[lo].u.submit_ns))
+		return (uint32_t)lo;
+	return NO_IDX;
+}
+
+static void add_seg(struct flow *f, int layer, uint32_t dev, uint64_t ns)
+{
+	if (f->nr_seg < MAX_SEG) {
+		f->seg_layer[f->nr_seg] = (uint8_t)layer;
+		f->seg_dev[f->nr_seg] = dev;
+		f->seg[f->nr_seg++] = ns;
+	}
+}
+
+static uint64_t span(uint64_t from, uint64_t to)
+{
+	return from && to > from ? to - from : 0;
+}
+
+/* A request's time on the critical path from `from` (its upper request's
+ * issue, for a lower request already in flight then) to its C, layer by
+ * layer, down the lower requests it waited for. */
+static void req_segs(const struct fl_priv *p, struct flow *f, const struct fl_req *q,
+		     uint64_t from, int depth)
+{
+	const struct fl_req *lo =
+	    q->crit != NO_IDX && depth < MAX_STACK ? &p->reqs[q->crit] : NULL;
+	uint64_t s = req_start(q) > from ? req_start(q) : from;
+	uint64_t i = req_issue(q) > s ? req_issue(q) : s, lo_from, lo_end;
+
+	if (q->r.d_ns)
+		add_seg(f, FL_QUEUE, q->r.dev, span(s, q->r.d_ns));
+	if (!lo) {
+		add_seg(f, stack_of(p, q->r.dev) ? FL_LOOP : FL_DEVICE, q->r.dev,
+			span(i, q->r.c_ns));
+		return;
+	}
+	/* the loop driver's own time: to the lower request, and back */
+	lo_from = req_start(lo) > i ? req_start(lo) : i;
+	lo_end = lo->r.c_ns < q->r.c_ns ? lo->r.c_ns : q->r.c_ns;
+	add_seg(f, FL_LOOP, q->r.dev, span(i, q->r.c_ns) - span(lo_from, lo_end));
+	req_segs(p, f, lo, lo_from, depth + 1);
+}
+
+static int make_flows(struct analysis *a, struct fl_priv *p)
+{
+	struct u64map by_sys, by_uring;
+	int err;
+
+	qsort(p->sys, p->nr_sys, sizeof(*p->sys), cmp_sys);
+	qsort(p->urings, p->nr_urings, sizeof(*p->urings), cmp_uring);
+	if ((err = u64map_init(&by_sys, 1024)))
+		return err;
+	if ((err = u64map_init(&by_uring, 64))) {
+		u64map_release(&by_sys);
+		return err;
+	}
+	for (size_t i = 0; i < p->nr_reqs && !err; i++) {
+		struct fl_req *q = &p->reqs[i];
+		const struct fl_bio *b = q->nbio ? &p->bios[q->bio0] : NULL;
+		uint32_t root = NO_IDX, *fv = NULL;
+		uint8_t kind = FK_CAUSE;
+		struct flow *f;
+
+		if (q->up != NO_IDX)
+			continue; /* a lower request: its upper's flow */
+		for (uint32_t bi = q->bio0; bi < q->bio0 + q->nbio; bi++) {
+			const struct fl_bio *x = &p->bios[bi];
+
+			if (x->sys_enter &&
+			    (root = find_sys(p, x->tid, x->sys_enter)) != NO_IDX) {
+				kind = FK_SYSCALL;
+				fv = u64map_get(&by_sys, root + 1);
+				break;
+			}
+			if (x->uring && (root = find_uring(p, x)) != NO_IDX) {
+				kind = FK_URING;
+				fv = u64map_get(&by_uring, root + 1);
+				break;
+			}
+		}
+		if (kind == FK_CAUSE)
+			root = (uint32_t)i;
+		if (fv) {
+			f = &p->flows[*fv];
+			q->flow = *fv;
+		} else {
+			if (GROW(p->flows, p->nr_flows + 1, p->cap_flows)) {
+				err = -ENOMEM;
+				break;
+			}
+			f = &p->flows[p->nr_flows];
+			*f = (struct flow){.kind = kind,
+					   .root = root,
+					   .first_req = (uint32_t)i,
+					   .crit = (uint32_t)i};
+			if (kind == FK_SYSCALL) {
+				f->tid = p->sys[root].tid;
+				f->pid = p->sys[root].pid;
+				f->start = p->sys[root].enter_ns;
+				f->end = p->sys[root].exit_ns;
+				err =
+				    u64map_put(&by_sys, root + 1, (uint32_t)p->nr_flows);
+			} else if (kind == FK_URING) {
+				f->tid = p->urings[root].u.tid;
+				f->pid = p->urings[root].u.pid;
+				f->start = p->urings[root].u.submit_ns;
+				f->end = p->urings[root].u.cqe_ns;
+				err = u64map_put(&by_uring, root + 1,
+						 (uint32_t)p->nr_flows);
+			} else {
+				f->tid = b ? b->tid : q->r.tid;
+				f->pid = b ? b->pid : q->r.pid;
+			}
+			q->flow = (uint32_t)p->nr_flows++;
+		}
+		f->nr_reqs++;
+		f->nr_lower += q->nr_links;
+		f->bytes += (uint64_t)q->r.nr_sectors * 512;
+		if (q->r.c_ns > p->reqs[f->crit].r.c_ns)
+			f->crit = (uint32_t)i;
+		if (!f->start || req_start(q) < f->start)
+			f->start = req_start(q);
+		if (q->r.c_ns > f->end)
+			f->end = q->r.c_ns;
+	}
+	u64map_release(&by_sys);
+	u64map_release(&by_uring);
+	if (err)
+		return err;
+	for (size_t i = 0; i < p->nr_reqs; i++) /* the lower ones: upper's flow */
+		if (p->reqs[i].up != NO_IDX)
+			p->reqs[i].flow = p->reqs[p->reqs[i].up].flow;
+	for (size_t fi = 0; fi < p->nr_flows; fi++) {
+		struct flow *f = &p->flows[fi];
+		const struct fl_req *c = &p->reqs[f->crit];
+		uint64_t io = span(req_start(&p->reqs[f->first_req]), c->r.c_ns);
+
+		/* the call's own time, outside its I/O */
+		if (f->kind != FK_CAUSE)
+			add_seg(f, FL_SYSCALL, 0,
+				f->end - f->start > io ? f->end - f->start - io : 0);
+		req_segs(p, f, c, 0, 0);
+	}
+	(void)a;
+	return 0;
+}
+
+/* ---- output ---- */
+
+static const struct column flow_cols[] = {
+    {"flow", "FLOW", 6, CELL_U64},
+    {"start_s", "START_S", 11, CELL_F64, IN_ALL, 6},
+    {"cause", "CAUSE", -15, CELL_STR},
+    {"pid", "PID", 7, CELL_U64},
+    {"comm", "COMM", -15, CELL_STR},
+    {"file", "FILE", -24, CELL_STR},
+    {"bytes", "KB", 7, CELL_U64, IN_ALL, 0, 1024, 0},
+    {"requests", "REQS", 5, CELL_U64},
+    {"lower_requests", "LOWER", 5, CELL_U64},
+    {"devices", "DEVICES", -14, CELL_STR},
+    {"total_ns", "TOTAL_US", 10, CELL_U64, IN_ALL, 0, 1e3, 1},
+    {"dominant", "DOMINANT", -14, CELL_STR},
+    {"dominant_ns", "DOM_US", 10, CELL_U64, IN_ALL, 0, 1e3, 1},
+};
+
+static const struct column event_cols[] = {
+    {"flow", "FLOW", 6, CELL_U64},
+    {"elapsed_ns", "ELAPSED_US", 11, CELL_I64, IN_ALL, 0, 1e3, 3},
+    {"layer", "LAYER", -8, CELL_STR},
+    {"device", "DEVICE", -8, CELL_STR},
+    {"tid", "TID", 7, CELL_U64},
+    {"comm", "TASK", -15, CELL_STR},
+    {"event", "EVENT", -6, CELL_STR},
+    {"detail", "DETAIL", -40, CELL_STR},
+};
+
+static const struct column layer_cols[] = {
+    {"layer", "LAYER", -8, CELL_STR},
+    {"device", "DEVICE", -8, CELL_STR},
+    {"flows", "FLOWS", 8, CELL_U64},
+    {"total_ns", "TOTAL_MS", 10, CELL_U64, IN_ALL, 0, 1e6, 1},
+    {"avg_ns", "AVG_US", 9, CELL_F64, IN_ALL, 1, 1e3, 1},
+    {"share_pct", "SHARE%", 7, CELL_F64, IN_ALL, 1},
+};
+
+static const char *dev_name(struct analysis *a, uint32_t dev)
+{
+	return dev && a->env.dev_name ? a->env.dev_name(a->env.ctx, dev) : "-";
+}
+
+static const char *comm_of(struct analysis *a, uint32_t tid)
+{
+	const struct iot_task_entry *e =
+	    tid && a->env.task_entry ? a->env.task_entry(a->env.ctx, tid) : NULL;
+
+	return e && e->comm[0] ? e->comm : "?";
+}
+
+static const char *sys_name(struct analysis *a, uint32_t nr)
+{
+	int k = analysis_syscall_kind(a, nr);
+
+	return k >= 0 ? syscall_kind_names[k] : "syscall";
+}
+
+static void cause_str(struct analysis *a, const struct fl_priv *p, const struct flow *f,
+		      char *buf, size_t len)
+{
+	const struct fl_req *q = &p->reqs[f->first_req];
+	const struct fl_bio *b = q->nbio ? &p->bios[q->bio0] : NULL;
+	char op[16];
+
+	if (f->kind == FK_SYSCALL)
+		snprintf(buf, len, "%s", sys_name(a, p->sys[f->root].nr));
+	else if (f->kind == FK_URING)
+		snprintf(buf, len, "io_uring %s",
+			 iot_uring_op_name(p->urings[f->root].u.opcode, op));
+	else
+		snprintf(buf, len, "%s",
+			 b && b->known ? iot_cause_name(b->cause) : "unknown");
+}
+
+static int dominant(const struct flow *f)
+{
+	int best = -1;
+
+	for (int i = 0; i < f->nr_seg; i++)
+		if (best < 0 || f->seg[i] > f->seg[best])
+			best = i;
+	return best;
+}
+
+static int cmp_total(const void *x, const void *y, void *ctx)
+{
+	const struct flow *f = ctx;
+	const struct flow *a = &f[*(const uint32_t *)x], *b = &f[*(const uint32_t *)y];
+	uint64_t ta = a->end - a->start, tb = b->end - b->start;
+
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+static void flow_row(struct analysis *a, const struct fl_priv *p, struct table *t,
+		     uint32_t fi)
+{
+	const struct flow *f = &p->flows[fi];
+	const struct fl_req *q = &p->reqs[f->first_req];
+	const struct fl_bio *b = q->nbio ? &p->bios[q->bio0] : NULL;
+	uint64_t ino = f->kind == FK_SYSCALL	      ? p->sys[f->root].ino
+		       : f->kind == FK_URING	      ? p->urings[f->root].u.ino
+		       : b && b->host == IOT_HOST_REG ? b->ino
+						      : 0;
+	uint32_t fsdev = f->kind == FK_SYSCALL ? p->sys[f->root].dev
+			 : f->kind == FK_URING ? p->urings[f->root].u.dev
+					       : 0;
+	const char *path = ino && fsdev && a->env.file_path
+			       ? a->env.file_path(a->env.ctx, fsdev, ino)
+			       : NULL;
+	char cause[48], devs[64];
+	int d = dominant(f);
+
+	cause_str(a, p, f, cause, sizeof(cause));
+	q = &p->reqs[f->crit];
+	snprintf(devs, sizeof(devs), "%s", dev_name(a, q->r.dev));
+	for (int depth = 0; q->crit != NO_IDX && depth < MAX_STACK; depth++) {
+		q = &p->reqs[q->crit];
+		snprintf(devs + strlen(devs), sizeof(devs) - strlen(devs), ">%s",
+			 dev_name(a, q->r.dev));
+	}
+	table_row(t);
+	table_u64(t, fi + 1);
+	table_f64(t, (f->start - a->env.t0_ns) / 1e9);
+	table_str(t, "%s", cause);
+	table_u64(t, f->pid);
+	table_str(t, "%s", comm_of(a, f->tid));
+	if (path)
+		table_str(t, "%s", path);
+	else if (ino)
+		table_str(t, "ino %llu", (unsigned long long)ino);
+	else
+		table_na(t);
+	table_u64(t, f->bytes);
+	table_u64(t, f->nr_reqs);
+	table_u64(t, f->nr_lower);
+	table_str(t, "%s", devs);
+	table_u64(t, f->end - f->start);
+	if (d >= 0) {
+		table_str(t, "%s%s%s", layer_names[f->seg_layer[d]],
+			  f->seg_dev[d] ? "@" : "",
+			  f->seg_dev[d] ? dev_name(a, f->seg_dev[d]) : "");
+		table_u64(t, f->seg[d]);
+	} else {
+		table_na(t);
+		table_na(t);
+	}
+}
+
+static void ev_row(struct analysis *a, struct table *t, uint32_t fi, uint64_t t0,
+		   uint64_t ts, const char *layer, uint32_t dev, uint32_t tid,
+		   const char *event, const char *detail)
+{
+	table_row(t);
+	table_u64(t, fi + 1);
+	table_i64(t, (int64_t)(ts - t0));
+	table_str(t, "%s", layer);
+	table_str(t, "%s", dev_name(a, dev));
+	if (tid) {
+		table_u64(t, tid);
+		table_str(t, "%s", comm_of(a, tid));
+	} else {
+		table_na(t);
+		table_na(t);
+	}
+	table_str(t, "%s", event);
+	table_str(t, "%s", detail);
+}
+
+/* one request's rows: its bios' Q, then G I D C (lower: lower = true) */
+static void req_rows(struct analysis *a, const struct fl_priv *p, struct table *t,
+		     uint32_t fi, uint64_t t0, const struct fl_req *q, bool lower)
+{
+	char d[96];
+
+	for (uint32_t bi = q->bio0; bi < q->bio0 + q->nbio; bi++) {
+		const struct fl_bio *b = &p->bios[bi];
+
+		if (!b->q_ns)
+			continue;
+		if (lower && b->host == IOT_HOST_REG)
+			snprintf(d, sizeof(d),
+				 "%llu+%u, backing file ino %llu page %llu (the "
+				 "upper request's)",
+				 (unsigned long long)b->sector, b->nr,
+				 (unsigned long long)b->ino,
+				 (unsigned long long)b->index);
+		else
+			snprintf(d, sizeof(d), "%llu+%u", (unsigned long long)b->sector,
+				 b->nr);
+		ev_row(a, t, fi, t0, b->q_ns, "block", q->r.dev, b->tid, "Q", d);
+	}
+	snprintf(d, sizeof(d), "%llu+%u", (unsigned long long)q->r.sector,
+		 q->r.nr_sectors);
+	if (q->r.g_ns)
+		ev_row(a, t, fi, t0, q->r.g_ns, "block", q->r.dev, q->r.tid, "G", d);
+	if (q->r.i_ns)
+		ev_row(a, t, fi, t0, q->r.i_ns, "block", q->r.dev, 0, "I", d);
+	if (q->r.d_ns)
+		ev_row(a, t, fi, t0, q->r.d_ns, "block", q->r.dev, 0, "D", d);
+	if (q->r.error)
+		snprintf(d + strlen(d), sizeof(d) - strlen(d), " error %d", q->r.error);
+	ev_row(a, t, fi, t0, q->r.c_ns, "block", q->r.dev, 0, "C", d);
+}
+
+/* the rows below request q of flow fi: the lower requests it waited for
+ * (whole, and theirs below), those that had read its pages earlier (one
+ * row each), or why there are none */
+static void lower_rows(struct analysis *a, const struct fl_priv *p, struct table *t,
+		       uint32_t fi, uint64_t t0, const struct fl_req *q, int depth)
+{
+	const struct fl_stack *st = stack_of(p, q->r.dev);
+	char d[96];
+
+	for (uint32_t x = q->link0; x != NO_IDX && x < q->link0 + q->nr_links; x++) {
+		const struct fl_req *l = &p->reqs[p->links[x].lo];
+
+		if (p->links[x].waited) {
+			req_rows(a, p, t, fi, t0, l, true);
+			if (depth + 1 < MAX_STACK)
+				lower_rows(a, p, t, fi, t0, l, depth + 1);
+			continue;
+		}
+		snprintf(d, sizeof(d),
+			 "pages read earlier by %s %llu+%u (its C at %+.3f us)",
+			 dev_name(a, l->r.dev), (unsigned long long)l->r.sector,
+			 l->r.nr_sectors, ((double)l->r.c_ns - (double)t0) / 1e3);
+		ev_row(a, t, fi, t0, req_issue(q), "loop", q->r.dev, 0, "cache", d);
+	}
+	if (st && !q->nr_links)
+		ev_row(a, t, fi, t0, q->r.c_ns, "loop", q->r.dev, 0, "-",
+		       st->dio ? "lower requests not followed: a direct I/O loop (its "
+				 "bios carry this request's pages, not recorded)"
+		       : !st->known_disk ? "nothing below: the backing file's filesystem "
+					   "is on no block device of the trace"
+					 : "no lower request: the backing file's pages "
+					   "were cached before the trace");
+}
+
+static int cmp_ev(const void *x, const void *y, void *ctx)
+{
+	const struct table *t = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	uint64_t fa = table_cell(t, a, 0)->u, fb = table_cell(t, b, 0)->u;
+	int64_t ea = table_cell(t, a, 1)->i, eb = table_cell(t, b, 1)->i;
+
+	if (fa != fb)
+		return fa < fb ? -1 : 1;
+	if (ea != eb)
+		return ea < eb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* the rows of t in the order of idx (a permutation of its rows) */
+static int reorder(struct table *t, const size_t *idx)
+{
+	size_t n = t->nr_rows * t->nr_cols;
+	union cell *c = malloc(n * sizeof(*c));
+	uint8_t *na = malloc(n);
+
+	if (!c || !na) {
+		free(c);
+		free(na);
+		return -ENOMEM;
+	}
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		memcpy(&c[r * t->nr_cols], &t->cells[idx[r] * t->nr_cols],
+		       t->nr_cols * sizeof(*c));
+		memcpy(&na[r * t->nr_cols], &t->na[idx[r] * t->nr_cols], t->nr_cols);
+	}
+	memcpy(t->cells, c, n * sizeof(*c));
+	memcpy(t->na, na, n);
+	free(c);
+	free(na);
+	return 0;
+}
+
+static int timeline(struct analysis *a, const struct fl_priv *p, struct table *t,
+		    const uint32_t *sel, size_t nr_sel)
+{
+	size_t *idx;
+	char d[96];
+	int err;
+
+	/* the chosen flows' requests, by one pass over all of them */
+	uint8_t *want = calloc(p->nr_flows, 1);
+
+	if (!want)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_sel; i++)
+		want[sel[i]] = 1;
+	for (size_t i = 0; i < nr_sel; i++) {
+		const struct flow *f = &p->flows[sel[i]];
+
+		if (f->kind == FK_SYSCALL) {
+			const struct join_syscall *s = &p->sys[f->root];
+
+			snprintf(d, sizeof(d), "fd %u pos %lld count %llu", s->fd,
+				 s->pos == ~0ull ? -1ll : (long long)s->pos,
+				 (unsigned long long)s->count);
+			ev_row(a, t, sel[i], f->start, s->enter_ns, "syscall", 0, s->tid,
+			       "enter", d);
+			snprintf(d, sizeof(d), "%s = %lld", sys_name(a, s->nr),
+				 (long long)s->ret);
+			ev_row(a, t, sel[i], f->start, s->exit_ns, "syscall", 0, s->tid,
+			       "exit", d);
+		} else if (f->kind == FK_URING) {
+			const struct join_uring *u = &p->urings[f->root].u;
+			char op[16];
+
+			snprintf(d, sizeof(d), "%s len %u",
+				 iot_uring_op_name(u->opcode, op), u->len);
+			if (u->submit_ns)
+				ev_row(a, t, sel[i], f->start, u->submit_ns, "io_uring",
+				       0, u->tid, "submit", d);
+			snprintf(d, sizeof(d), "res %d", u->res);
+			ev_row(a, t, sel[i], f->start, u->cqe_ns, "io_uring", 0, 0, "cqe",
+			       d);
+		}
+	}
+	for (size_t i = 0; i < p->nr_reqs; i++) {
+		const struct fl_req *q = &p->reqs[i];
+		uint64_t t0;
+
+		if (q->up != NO_IDX || q->flow == NO_IDX || !want[q->flow])
+			continue; /* lower requests come with their upper ones */
+		t0 = p->flows[q->flow].start;
+		req_rows(a, p, t, q->flow, t0, q, false);
+		lower_rows(a, p, t, q->flow, t0, q, 0);
+	}
+	free(want);
+	if (t->err)
+		return t->err;
+	idx = malloc((t->nr_rows ? t->nr_rows : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t r = 0; r < t->nr_rows; r++)
+		idx[r] = r;
+	qsort_r(idx, t->nr_rows, sizeof(*idx), cmp_ev, t);
+	err = reorder(t, idx);
+	free(idx);
+	return err;
+}
+
+static int layers(struct analysis *a, const struct fl_priv *p, struct table *t)
+{
+	struct {
+		uint8_t layer;
+		uint32_t dev;
+		uint64_t flows, ns;
+	} acc[64];
+	int n = 0;
+	uint64_t all = 0;
+
+	for (size_t fi = 0; fi < p->nr_flows; fi++) {
+		const struct flow *f = &p->flows[fi];
+
+		for (int s = 0; s < f->nr_seg; s++) {
+			int k;
+
+			for (k = 0; k < n; k++)
+				if (acc[k].layer == f->seg_layer[s] &&
+				    acc[k].dev == f->seg_dev[s])
+					break;
+			if (k == n && n < 64)
+				acc[n++] = (typeof(acc[0])){f->seg_layer[s],
+							    f->seg_dev[s], 0, 0};
+			if (k < n) {
+				acc[k].flows++;
+				acc[k].ns += f->seg[s];
+			}
+			all += f->seg[s];
+		}
+	}
+	for (int k = 1; k < n; k++) /* the most time first */
+		for (int m = k; m > 0 && acc[m].ns > acc[m - 1].ns; m--) {
+			typeof(acc[0]) tmp = acc[m];
+
+			acc[m] = acc[m - 1];
+			acc[m - 1] = tmp;
+		}
+	for (int k = 0; k < n; k++) {
+		table_row(t);
+		table_str(t, "%s", layer_names[acc[k].layer]);
+		table_str(t, "%s", dev_name(a, acc[k].dev));
+		table_u64(t, acc[k].flows);
+		table_u64(t, acc[k].ns);
+		table_f64(t, (double)acc[k].ns / acc[k].flows);
+		table_f64(t, all ? 100.0 * acc[k].ns / all : 0);
+	}
+	return t->err;
+}
+
+static int finish(struct analysis *a, struct an_output *o)
+{
+	struct fl_priv *p = o->priv;
+	struct table *tf, *te, *tl;
+	uint32_t *sel;
+	size_t nr_sel = 0, want = a->env.flow_slowest ? a->env.flow_slowest : 20;
+	int err;
+
+	if ((err = link_stack(p)) || (err = make_flows(a, p)))
+		return err;
+	tl = an_output_table(a, o, "flow_layers", layer_cols,
+			     sizeof(layer_cols) / sizeof(layer_cols[0]));
+	tf = an_output_table(a, o, "flows", flow_cols,
+			     sizeof(flow_cols) / sizeof(flow_cols[0]));
+	te = an_output_table(a, o, "flow_events", event_cols,
+			     sizeof(event_cols) / sizeof(event_cols[0]));
+	sel = malloc((p->nr_flows ? p->nr_flows : 1) * sizeof(*sel));
+	if (!tf || !te || !tl || !sel) {
+		free(sel);
+		return -ENOMEM;
+	}
+	snprintf(tl->title, sizeof(tl->title),
+		 "Where the flows' time went (critical path), %zu flows", p->nr_flows);
+	if ((err = layers(a, p, tl))) {
+		free(sel);
+		return err;
+	}
+	if (a->env.flow_id) {
+		if (a->env.flow_id <= p->nr_flows)
+			sel[nr_sel++] = (uint32_t)(a->env.flow_id - 1);
+		snprintf(tf->title, sizeof(tf->title), "Flow %llu",
+			 (unsigned long long)a->env.flow_id);
+	} else {
+		for (size_t i = 0; i < p->nr_flows; i++)
+			sel[i] = (uint32_t)i;
+		qsort_r(sel, p->nr_flows, sizeof(*sel), cmp_total, p->flows);
+		nr_sel = a->env.flow_slowest == SIZE_MAX || want > p->nr_flows
+			     ? p->nr_flows
+			     : want;
+		snprintf(tf->title, sizeof(tf->title), "The %zu slowest of %zu flows",
+			 nr_sel, p->nr_flows);
+	}
+	for (size_t i = 0; i < nr_sel; i++)
+		flow_row(a, p, tf, sel[i]);
+	snprintf(te->title, sizeof(te->title),
+		 "Their timelines (elapsed from each flow's start)");
+	err = timeline(a, p, te, sel, nr_sel);
+	free(sel);
+	if (err)
+		return err;
+	if (p->nr_stack)
+		table_note(
+		    tl,
+		    "stacked devices, linked by the backing file's pages (page -> "
+		    "inode of the lower bio): %llu lower requests read or wrote pages "
+		    "of an upper request, %llu of the backing file no upper request "
+		    "asked for; upper requests not followed: %llu on direct-I/O "
+		    "loops, %llu over a file on no traced block device",
+		    (unsigned long long)p->lower_linked,
+		    (unsigned long long)p->lower_unlinked,
+		    (unsigned long long)p->dio_unfollowed,
+		    (unsigned long long)p->no_disk);
+	if (a->env.flow_id && a->env.flow_id > p->nr_flows)
+		table_note(tf, "no flow %llu: the trace has %zu",
+			   (unsigned long long)a->env.flow_id, p->nr_flows);
+	return tf->err ? tf->err : te->err ? te->err : tl->err;
+}
+
+static void release(void *priv)
+{
+	struct fl_priv *p = priv;
+
+	free(p->reqs);
+	free(p->bios);
+	free(p->sys);
+	free(p->urings);
+	free(p->flows);
+}
+
+const struct analyzer an_flows = {
+    .name = "flows",
+    .help = "each I/O from its cause (call, io_uring, readahead, writeback) to "
+	    "every device below, loop devices included",
+    .priv_size = sizeof(struct fl_priv),
+    .init = init,
+    .request = request,
+    .bio = bio,
+    .syscall = syscall,
+    .uring = uring,
+    .finish = finish,
+    .release = release,
+};

@@ -1,0 +1,142 @@
+#!/bin/bash
+# iotrail flows (issue "Flows", docs/FLOWS.md): each read of a loop device
+# stacked on ext4 on another loop device, itself over a file on the disk, is
+# followed from the read call to the requests below that read the backing
+# files' pages (the kernel's page -> inode of each lower bio), down to the
+# disk; the lower requests' times agree with causality; a direct-I/O loop is
+# said not to be followed; bad options.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+N=2000 # 4 KiB direct reads of the upper loop, 8 MiB
+# three devices: the upper loop over a file on ext4 on the lower loop, over
+# a file on the machine's disk (both loops buffered, the default)
+truncate -s 256M "$DISKTMP/lower.img"
+LOWER=$(losetup -f --show "$DISKTMP/lower.img")
+mount_quiet_ext4 "$LOWER" "$TMP/mnt"
+dd if=/dev/urandom of="$TMP/mnt/upper.img" bs=1M count=32 conv=fsync status=none
+# the backing file's pages out of the page cache: every upper read must
+# reach the lower device, through the loop worker
+umount "$TMP/mnt" && mount "$LOWER" "$TMP/mnt"
+UPPER=$(losetup -f --show "$TMP/mnt/upper.img")
+INO=$(stat -c %i "$TMP/mnt/upper.img")
+"$IOTRAIL" record -o "$TMP/t.iot" -- dd if="$UPPER" of=/dev/null bs=4k count=$N iflag=direct status=none 2>"$TMP/rec.err"
+expect_eq "flows: the stacked read is recorded" "$?" 0
+"$IOTRAIL" flows -i "$TMP/t.iot" --slowest all -f json >"$TMP/f.json"
+expect_eq "flows: -f json exits 0" "$?" 0
+"$IOTRAIL" flows -i "$TMP/t.iot" --slowest 3 >"$TMP/f.txt"
+
+# every upper request is its own read call's flow, and each reaches the
+# lower device: the pages it maps to were read there while recording, by a
+# request it waited for or one that read them ahead
+python3 - "$TMP/f.json" "${UPPER#/dev/}" "${LOWER#/dev/}" "$N" >"$TMP/cmp.out" <<'PY'
+import json, sys
+from collections import defaultdict
+j = json.load(open(sys.argv[1]))
+up, lo, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+flows = [f for f in j['flows'] if f['devices'].startswith(up)]
+reads = [f for f in flows if f['cause'] == 'read' and f['comm'] == 'dd' and f['requests'] == 1]
+reached = [f for f in reads if f['lower_requests'] >= 1]
+bad = []
+ev = defaultdict(list)
+for e in j['flow_events']:
+    ev[e['flow']].append(e)
+waited = 0
+for f in reads:
+    rows = ev[f['flow']]
+    upc = [e['elapsed_ns'] for e in rows if e['device'] == up and e['event'] == 'C']
+    upd = [e['elapsed_ns'] for e in rows if e['device'] == up and e['event'] == 'D']
+    loc = [e['elapsed_ns'] for e in rows if e['device'] == lo and e['event'] == 'C']
+    loq = [e for e in rows if e['device'] == lo and e['event'] == 'Q']
+    cache = [e for e in rows if e['event'] == 'cache']
+    if len(upc) != 1 or len(upd) != 1:
+        bad.append("flow %d: %d C and %d D of the upper request" % (f['flow'], len(upc), len(upd)))
+        continue
+    # the upper request cannot complete before the lower one it waited for
+    if any(c > upc[0] for c in loc):
+        bad.append("flow %d: a lower C after the upper C" % f['flow'])
+    if loc:
+        waited += 1
+    # a lower request it waited for was still in flight at its issue
+    if any(c < upd[0] for c in loc):
+        bad.append("flow %d: a waited-for lower request done before the issue" % f['flow'])
+    if not loc and not cache:
+        bad.append("flow %d: neither a lower request nor the one that read it ahead" % f['flow'])
+    for q in loq:
+        if 'backing file ino ' not in q['detail']:
+            bad.append("flow %d: lower Q without the backing page: %s" % (f['flow'], q['detail']))
+print("%d upper requests, %d read calls' flows, %d reach %s (%d waited for a lower request); %d problems"
+      % (len(flows), len(reads), len(reached), lo, waited, len(bad)))
+for b in bad[:5]:
+    print(b)
+sys.exit(0 if len(reads) == n and len(reached) == n and waited > 0 and not bad else 1)
+PY
+rc=$?
+name="flows: each of the $N reads of the stacked loop reaches the lower device's requests, in causal order"
+[ $rc -eq 0 ] && ok "$name" || not_ok "$name" "$(tr '\n' ';' <"$TMP/cmp.out")"
+echo "# $(head -1 "$TMP/cmp.out")"
+# the lower bios name the backing file's inode, as stat does
+expect_eq "flows: the lower requests carry the backing file's inode ($INO)" \
+	"$(json_get "$TMP/f.json" "any('backing file ino $INO page' in e['detail'] for e in j['flow_events'])")" True
+check "flows: text has the per-layer table, the slowest flows and their timelines" \
+	grep -q "^The 3 slowest of" "$TMP/f.txt"
+grep -q "Where the flows' time went" "$TMP/f.txt" && grep -q "^Their timelines" "$TMP/f.txt" &&
+	ok "flows: text headings" || not_ok "flows: text headings" "$(head -20 "$TMP/f.txt")"
+# --id N: that flow alone
+first=$(json_get "$TMP/f.json" "j['flows'][0]['flow']")
+"$IOTRAIL" flows -i "$TMP/t.iot" --id "$first" -f json >"$TMP/id.json"
+expect_eq "flows --id: one flow, its events only" \
+	"$(json_get "$TMP/id.json" "(len(j['flows']), sorted(set(e['flow'] for e in j['flow_events'])))")" \
+	"(1, [$first])"
+
+# random reads: the loop worker's read of each page waits for the lower
+# device (the backing file's pages dropped first); nearly every flow
+# then has a lower request on its critical path
+dd if="$TMP/mnt/upper.img" iflag=nocache count=0 status=none
+sync "$DISKTMP/lower.img" && dd if="$DISKTMP/lower.img" iflag=nocache count=0 status=none
+"$IOTRAIL" record -o "$TMP/r.iot" -- fio --name=r --filename="$UPPER" --rw=randread --bs=4k \
+	--direct=1 --ioengine=psync --number_ios=500 --randrepeat=1 --norandommap \
+	--output=/dev/null 2>>"$TMP/rec.err"
+"$IOTRAIL" flows -i "$TMP/r.iot" --slowest all -f json >"$TMP/r.json"
+python3 - "$TMP/r.json" "${UPPER#/dev/}" "${LOWER#/dev/}" >"$TMP/r.out" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+up, lo = sys.argv[2], sys.argv[3]
+reads = [f for f in j['flows'] if f['devices'].startswith(up) and f['cause'] == 'pread64']
+deep = [f for f in reads if f['devices'].startswith(up + '>' + lo)]
+# and through the lower loop's backing file to the disk under it
+disk = [f for f in deep if len(f['devices'].split('>')) == 3
+        and not f['devices'].split('>')[2].startswith('loop')]
+dom = [f for f in deep if f['dominant'] != 'syscall']
+print("%d pread64 flows, %d with a request of %s on their critical path, %d of a third device "
+      "(%s), %d dominated below the syscall layer"
+      % (len(reads), len(deep), lo, len(disk), disk[0]['devices'] if disk else '-', len(dom)))
+sys.exit(0 if len(reads) == 500 and len(deep) * 10 >= len(reads) * 9
+         and len(disk) * 2 >= len(reads) and dom else 1)
+PY
+rc=$?
+[ $rc -eq 0 ] && ok "flows: random reads wait for the lower device ($(cat "$TMP/r.out"))" ||
+	not_ok "flows: random reads wait for the lower device" "$(cat "$TMP/r.out")"
+
+# a direct-I/O loop reads into the upper request's own pages: not followed,
+# and said so (the count is the upper device's requests)
+losetup -d "$UPPER"
+UPPER=$(losetup -f --show --direct-io=on "$TMP/mnt/upper.img")
+"$IOTRAIL" record -o "$TMP/dio.iot" -- dd if="$UPPER" of=/dev/null bs=4k count=100 iflag=direct status=none 2>>"$TMP/rec.err"
+"$IOTRAIL" flows -i "$TMP/dio.iot" --slowest 1 >"$TMP/dio.txt"
+check "flows: a direct-I/O loop's 100 requests are said not to be followed" \
+	grep -q "upper requests not followed: 100 on direct-I/O loops" "$TMP/dio.txt"
+losetup -d "$UPPER"
+umount "$TMP/mnt"
+
+# --- bad options name themselves ------------------------------------------------
+bad() { "$IOTRAIL" flows -i "$TMP/t.iot" "$@" >/dev/null 2>"$TMP/e"; echo "$? $(head -1 "$TMP/e")"; }
+expect_eq "flows: --id 0" "$(bad --id 0)" "2 iotrail: --id 0: not a positive count"
+expect_eq "flows: --slowest x" "$(bad --slowest x)" "2 iotrail: --slowest x: not a positive count or all"
+"$IOTRAIL" flows -i "$TMP/t.iot" --id 999999 >"$TMP/none.txt" 2>&1
+check "flows: --id past the last flow says how many there are" grep -q "no flow 999999: the trace has" "$TMP/none.txt"
+"$IOTRAIL" flows -i "$TMP/nonexistent.iot" >/dev/null 2>"$TMP/e"
+rc=$?
+[ $rc -ne 0 ] && grep -q "nonexistent.iot" "$TMP/e" && ok "flows: a missing trace: exit $rc, naming it" ||
+	not_ok "flows: a missing trace" "rc $rc: $(cat "$TMP/e")"
+finish
