@@ -19,7 +19,7 @@ page() { # NAME SECTION-TITLE SUMMARY HELP-TEXT
 		echo ".fi"
 		echo ".SH SEE ALSO"
 		echo "iotrail(1), iotrail-record(1), iotrail-report(1), iotrail-script(1),"
-		echo "iotrail-frag(1), iotrail-overlay(1), iotrail-demo(1), iotrail-stat(1), iotrail-callers(1), iotrail-sched(1), iotrail-pin(1), iotrail-top(1), iotrail-repair(1), iotrail-export(1), iotrail-import(1), iotrail-serve(1);"
+		echo "iotrail-frag(1), iotrail-overlay(1), iotrail-demo(1), iotrail-stat(1), iotrail-callers(1), iotrail-sched(1), iotrail-pin(1), iotrail-top(1), iotrail-repair(1), iotrail-export(1), iotrail-import(1), iotrail-serve(1), iotrail-flows(1);"
 		echo "/usr/local/share/doc/iotrail (ARCHITECTURE.md, FORMAT.md)"
 	} >"$DIR/$1.1"
 }
@@ -39,6 +39,7 @@ declare -A what=(
 	[serve]="the fleet endpoint: Prometheus / OpenMetrics histograms per device and stage"
 	[import]="a blktrace capture (per-CPU files or ftrace's bin stream) as an iotrail trace"
 	[export]="a trace as CSV, JSON lines, Chrome trace-event JSON or CTF 1.8"
+	[flows]="each I/O from its cause to every device that served it, loop devices included"
 )
 page iotrail "" "follow every I/O request from the system call to the device" \
 	"$("$BIN" --help 2>&1 || true)"

@@ -19,13 +19,13 @@ check "marker.h and libiotrail-marker build a program" \
 	gcc -I"$D/usr/local/include" -o "$TMP/m" "$TMP/m.c" -L"$D/usr/local/lib" -liotrail-marker
 check "the program runs with the shared library" \
 	env LD_LIBRARY_PATH="$D/usr/local/lib" "$TMP/m"
-for c in iotrail iotrail-record iotrail-report iotrail-script iotrail-frag iotrail-overlay iotrail-demo iotrail-stat iotrail-callers iotrail-sched iotrail-pin iotrail-top iotrail-repair; do
+for c in iotrail iotrail-record iotrail-report iotrail-script iotrail-frag iotrail-overlay iotrail-demo iotrail-stat iotrail-callers iotrail-sched iotrail-pin iotrail-top iotrail-repair iotrail-flows; do
 	f=$D/usr/local/share/man/man1/$c.1
 	if [ -s "$f" ] && grep -q '^\.TH' "$f" && grep -q usage "$f"; then ok "man page $c"; else
 		not_ok "man page $c" "missing or without usage"; fi
 done
 # the report page lists every analyzer of the registry, patterns and sizes included
-for a in latency syscall biotime elvtime iosector sizes correlate windows patterns overlay; do
+for a in latency syscall biotime elvtime iosector sizes correlate windows patterns overlay flows; do
 	grep -q "^ *$a " "$D/usr/local/share/man/man1/iotrail-report.1" ||
 		not_ok "iotrail-report(1) lists analyzer $a" "not found"
 done
