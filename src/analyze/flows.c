@@ -26,6 +26,7 @@
 #include "../util/grow.h"
 #include "../util/u64map.h"
 #include "analyzer.h"
+#include "flows.h"
 
 #define PAGE_SECTORS 8ull /* a 4 KiB page in 512-byte sectors */
 #define NO_IDX	     UINT32_MAX
@@ -111,6 +112,8 @@ struct fl_priv {
 	size_t nr_flows, cap_flows;
 	struct fl_link *links;
 	size_t nr_links, cap_links;
+	uint32_t *sel; /* the chosen flows, in the flows table's order */
+	size_t nr_sel;
 	struct fl_stack stack[MAX_STACK];
 	int nr_stack;
 	uint64_t lower_linked, lower_unlinked, dio_unfollowed, no_disk;
@@ -1026,7 +1029,8 @@ static int finish(struct analysis *a, struct an_output *o)
 	snprintf(te->title, sizeof(te->title),
 		 "Their timelines (elapsed from each flow's start)");
 	err = timeline(a, p, te, sel, nr_sel);
-	free(sel);
+	p->sel = sel;
+	p->nr_sel = nr_sel;
 	if (err)
 		return err;
 	if (p->nr_stack)
@@ -1056,6 +1060,55 @@ static void release(void *priv)
 	free(p->sys);
 	free(p->urings);
 	free(p->flows);
+	free(p->sel);
+}
+
+/* a request's number in the trace, for the visitor: its index + 1 */
+static int visit_req(const struct fl_priv *p, const struct flows_visitor *v, uint32_t fi,
+		     uint32_t qi, uint32_t ui, int depth)
+{
+	const struct fl_req *q = &p->reqs[qi];
+	int err =
+	    v->request(v->ctx, fi + 1, qi + 1ull, &q->r, ui == NO_IDX ? 0 : ui + 1ull,
+		       ui == NO_IDX ? NULL : &p->reqs[ui].r);
+
+	for (uint32_t x = q->link0;
+	     !err && x != NO_IDX && x < q->link0 + q->nr_links && depth + 1 < MAX_STACK;
+	     x++)
+		if (p->links[x].waited)
+			err = visit_req(p, v, fi, p->links[x].lo, qi, depth + 1);
+	return err;
+}
+
+extern const struct analyzer an_flows;
+
+int flows_visit(const struct an_output *o, const struct flows_visitor *v)
+{
+	const struct fl_priv *p = o->priv;
+	uint8_t *want;
+	int err = 0;
+
+	if (o->an != &an_flows)
+		return -EINVAL;
+	want = calloc(p->nr_flows ? p->nr_flows : 1, 1);
+	if (!want)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr_sel; i++)
+		want[p->sel[i]] = 1;
+	for (size_t i = 0; i < p->nr_sel && !err && v->syscall; i++) {
+		const struct flow *f = &p->flows[p->sel[i]];
+
+		if (f->kind == FK_SYSCALL)
+			err = v->syscall(v->ctx, p->sel[i] + 1, &p->sys[f->root]);
+	}
+	for (size_t i = 0; i < p->nr_reqs && !err; i++) {
+		const struct fl_req *q = &p->reqs[i];
+
+		if (q->up == NO_IDX && q->flow != NO_IDX && want[q->flow])
+			err = visit_req(p, v, q->flow, (uint32_t)i, NO_IDX, 0);
+	}
+	free(want);
+	return err;
 }
 
 const struct analyzer an_flows = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iotrail flows [-i TRACE] [--id N] [--slowest N|all] [-f text|csv|json]:
+ * iotrail flows [-i TRACE] [--id N] [--slowest N|all] [-f text|csv|json|chrome]:
  * `iotrail report -a flows` and its options (docs/FLOWS.md), as git runs
  * an alias: one analysis path, one set of renderers.
  */
@@ -23,7 +23,7 @@ int cmd_flows(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf(
 			    "usage: iotrail flows [-i FILE] [--id N] [--slowest N|all] "
-			    "[-f text|csv|json]\n"
+			    "[-f text|csv|json|chrome]\n"
 			    "\n"
 			    "Each I/O followed from what asked for it (a system call, an "
 			    "io_uring\nrequest, readahead, writeback, the journal) to "

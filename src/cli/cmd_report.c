@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "../analyze/analyzer.h"
+#include "../export/export.h"
 #include "../layout/layout_json.h"
 #include "../join/join.h"
 #include "../render/render.h"
@@ -46,7 +47,8 @@ static void report_usage(FILE *f)
 	    "  -v, --view VIEW       stats (default), hist (log2), series (CSV)\n"
 	    "  -w, --window TIME     per-window records (100ms, 1s, or auto: about\n"
 	    "                        50 windows); the windows analyzer\n"
-	    "  -f, --format FMT      text (default), csv, json\n"
+	    "  -f, --format FMT      text (default), csv, json; chrome with the flows\n"
+	    "                        analyzer alone (Perfetto, chrome://tracing)\n"
 	    "  -r, --requests        list every request with its stage times\n"
 	    "      --measured-only   leave out requests with a time `iotrail repair`\n"
 	    "                        estimated (they are counted either way)\n"
@@ -169,7 +171,7 @@ int cmd_report(int argc, char **argv)
 	struct frag_scan layout = {0};
 	struct analysis_env env = {0};
 	uint64_t set = 0;
-	bool windows = false;
+	bool windows = false, chrome = false;
 	FILE *out = stdout;
 	struct pipeline pl;
 	struct report_info ri;
@@ -214,9 +216,13 @@ int cmd_report(int argc, char **argv)
 				format = FMT_CSV;
 			else if (!strcmp(optarg, "json"))
 				format = FMT_JSON;
+			else if (!strcmp(optarg, "chrome"))
+				chrome = true;
 			else
-				return usage_error("--format %s: not text, csv or json",
-						   optarg);
+				return usage_error(
+				    "--format %s: not text, csv or json (or chrome, with "
+				    "the flows analyzer)",
+				    optarg);
 			break;
 		case 'r':
 			ro.requests = true;
@@ -281,6 +287,12 @@ int cmd_report(int argc, char **argv)
 		return usage_error("report: unexpected argument '%s'", argv[optind]);
 	if (!set)
 		set = AN_BIT(analyzer_index(layout_path ? "patterns" : "latency"));
+	if (chrome && set != AN_BIT(analyzer_index("flows")))
+		return usage_error("--format chrome: the flows analyzer's alone (iotrail "
+				   "flows -f chrome)");
+	if (chrome && (html || out_dir || ro.requests))
+		return usage_error("--format chrome: not with --html, --out-dir or "
+				   "--requests");
 	if (html || out_dir) {
 		/* what every trace has; the seed's figures with a layout */
 		set |= AN_BIT(analyzer_index("latency"));
@@ -364,6 +376,19 @@ int cmd_report(int argc, char **argv)
 		render_html(out, &ri, &pl.an);
 	} else if (out_dir) {
 		/* the files say it all */
+	} else if (chrome) {
+		struct row_names nm = render_report_names(&ri, &pl.an);
+		struct chrome ch;
+		int err = chrome_open(&ch, out, &nm, env.syscall_nr);
+
+		if (!err)
+			err = chrome_flows(&ch, analysis_output(&pl.an, "flows"));
+		if (err != -ENOMEM)
+			chrome_close(&ch, input);
+		if (err) {
+			fprintf(stderr, "iotrail: chrome: %s\n", strerror(-err));
+			goto cleanup;
+		}
 	} else {
 		switch (format) {
 		case FMT_TEXT:

@@ -21,6 +21,7 @@
 
 #include "../util/grow.h"
 #include "export.h"
+#include "../analyze/flows.h"
 
 /* device processes live above any pid the kernel hands out (4194304) */
 #define DEV_PID0      0x40000000u
@@ -166,7 +167,10 @@ static void request_args(struct chrome *c, const struct join_request *r, const c
 	jw_end_object(&c->w);
 }
 
-int chrome_request(struct chrome *c, const struct join_request *r)
+/* chrome_request's work; *at: where its request slice went (pid 0 when
+ * none was drawn) */
+static int draw_request(struct chrome *c, const struct join_request *r,
+			struct chrome_slice *at)
 {
 	static const char letters[] = "QGIDC";
 	uint64_t t[5] = {r->q_ns, r->g_ns, r->i_ns, r->d_ns, r->c_ns};
@@ -175,6 +179,7 @@ int chrome_request(struct chrome *c, const struct join_request *r)
 	int first = -1, prev;
 	uint32_t tid;
 
+	at->pid = 0;
 	if (!r->c_ns)
 		return 0;
 	/* the stamps seen, in order; one out of order (a damaged trace) ends
@@ -192,6 +197,7 @@ int chrome_request(struct chrome *c, const struct join_request *r)
 	tid = lane(c, d, false, t[first], r->c_ns);
 	if (!tid)
 		return -ENOMEM;
+	*at = (struct chrome_slice){d->pid, tid, t[first], r->c_ns};
 	slice_start(c, name, "request", d->pid, tid, t[first], r->c_ns);
 	request_args(c, r, rwbs);
 	jw_end_object(&c->w);
@@ -214,6 +220,13 @@ int chrome_request(struct chrome *c, const struct join_request *r)
 		jw_end_object(&c->w);
 	}
 	return ferror(c->f) ? -EIO : 0;
+}
+
+int chrome_request(struct chrome *c, const struct join_request *r)
+{
+	struct chrome_slice at;
+
+	return draw_request(c, r, &at);
 }
 
 /* a task's process and thread names, once */
@@ -290,13 +303,114 @@ int chrome_mark(struct chrome *c, const struct join_mark *m)
 	return ferror(c->f) ? -EIO : 0;
 }
 
+/* ---- iotrail flows -f chrome ---- */
+
+struct flow_draw {
+	struct chrome *c;
+	struct chrome_slice *at; /* the slices drawn: requests, calls */
+	size_t nr, cap;
+	struct u64map by_id; /* request id, or CALL | flow -> index in at */
+	uint64_t arrows;
+};
+#define CALL (1ull << 63)
+
+static int keep_slice(struct flow_draw *fd, uint64_t key, const struct chrome_slice *s)
+{
+	if (GROW(fd->at, fd->nr + 1, fd->cap))
+		return -ENOMEM;
+	fd->at[fd->nr] = *s;
+	return u64map_put(&fd->by_id, key, (uint32_t)fd->nr++);
+}
+
+/* a flow event pair from slice a to slice b (Chrome's "s" and "f", bound
+ * to the slices enclosing them): at b's start, or as near as a allows */
+static void arrow(struct flow_draw *fd, const struct chrome_slice *a,
+		  const struct chrome_slice *b, uint32_t flow)
+{
+	struct chrome *c = fd->c;
+	uint64_t ts = b->start < a->start ? a->start
+		      : b->start > a->end ? a->end
+					  : b->start;
+	uint64_t te = ts < b->start ? b->start : ts > b->end ? b->end : ts;
+
+	fd->arrows++;
+	for (int k = 0; k < 2; k++) {
+		const struct chrome_slice *s = k ? b : a;
+
+		jw_start_object(&c->w);
+		jw_string_field(&c->w, "ph", k ? "f" : "s");
+		if (k)
+			jw_string_field(&c->w, "bp", "e");
+		jw_uint_field(&c->w, "id", fd->arrows);
+		jw_string_field(&c->w, "name", "flow");
+		jw_string_field(&c->w, "cat", "flow");
+		jw_uint_field(&c->w, "pid", s->pid);
+		jw_uint_field(&c->w, "tid", s->tid);
+		ts_field(&c->w, "ts", k ? te : ts);
+		jw_name(&c->w, "args");
+		jw_start_object(&c->w);
+		jw_uint_field(&c->w, "flow", flow);
+		jw_end_object(&c->w);
+		jw_end_object(&c->w);
+	}
+}
+
+static int draw_call(void *ctx, uint32_t flow, const struct join_syscall *s)
+{
+	struct flow_draw *fd = ctx;
+	struct chrome_slice at = {s->pid, s->tid, s->enter_ns, s->exit_ns};
+	int err = chrome_syscall(fd->c, s);
+
+	return err ? err : keep_slice(fd, CALL | flow, &at);
+}
+
+static int draw_part(void *ctx, uint32_t flow, uint64_t id, const struct join_request *r,
+		     uint64_t up_id, const struct join_request *up)
+{
+	struct flow_draw *fd = ctx;
+	uint32_t *have = u64map_get(&fd->by_id, id), *from;
+	struct chrome_slice at;
+	int err;
+
+	(void)up;
+	if (!have) { /* a lower request of several flows is drawn once */
+		if ((err = draw_request(fd->c, r, &at)))
+			return err;
+		if (!at.pid)
+			return 0;
+		if ((err = keep_slice(fd, id, &at)))
+			return err;
+		have = u64map_get(&fd->by_id, id);
+	}
+	from = u64map_get(&fd->by_id, up_id ? up_id : CALL | flow);
+	if (from)
+		arrow(fd, &fd->at[*from], &fd->at[*have], flow);
+	return ferror(fd->c->f) ? -EIO : 0;
+}
+
+int chrome_flows(struct chrome *c, const struct an_output *flows)
+{
+	struct flow_draw fd = {.c = c};
+	struct flows_visitor v = {&fd, draw_call, draw_part};
+	int err = u64map_init(&fd.by_id, 256);
+
+	c->flows = true;
+	if (!err)
+		err = flows_visit(flows, &v);
+	u64map_release(&fd.by_id);
+	free(fd.at);
+	return err;
+}
+
 void chrome_close(struct chrome *c, const char *source)
 {
 	jw_end_array(&c->w);
 	jw_name(&c->w, "otherData");
 	jw_start_object(&c->w);
 	jw_string_field(&c->w, "source", source);
-	jw_string_field(&c->w, "exporter", "iotrail export --to chrome");
+	jw_string_field(&c->w, "exporter",
+			c->flows ? "iotrail flows -f chrome"
+				 : "iotrail export --to chrome");
 	jw_end_object(&c->w);
 	jw_end_object(&c->w);
 	fputc('\n', c->f);

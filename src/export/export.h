@@ -21,6 +21,13 @@
 /* ---- chrome.c ---- */
 
 struct chrome_dev; /* a device's process and its lanes */
+struct an_output;
+
+/* where a slice went: its process and thread (lane), its span */
+struct chrome_slice {
+	uint32_t pid, tid;
+	uint64_t start, end;
+};
 
 struct chrome {
 	FILE *f;
@@ -31,6 +38,7 @@ struct chrome {
 	size_t nr_devs, cap_devs;
 	struct u64map named; /* tids and pids whose names were written */
 	uint64_t slices;
+	bool flows; /* chrome_flows wrote it */
 };
 
 /* Starts the JSON on f. 0 or -ENOMEM. */
@@ -43,6 +51,11 @@ int chrome_request(struct chrome *c, const struct join_request *r);
 int chrome_syscall(struct chrome *c, const struct join_syscall *s);
 /* One user marker: an instant, or the end of an async slice. */
 int chrome_mark(struct chrome *c, const struct join_mark *m);
+/* The flows analyzer's chosen flows (docs/FLOWS.md): their calls and
+ * requests as above, and an arrow (a Chrome flow event) from each call to
+ * its requests and from each loop device's request to the requests below
+ * it waited for. 0 or -errno. */
+int chrome_flows(struct chrome *c, const struct an_output *flows);
 /* Closes the JSON (metadata: otherData) and frees what c holds. */
 void chrome_close(struct chrome *c, const char *source);
 

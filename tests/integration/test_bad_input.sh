@@ -64,7 +64,7 @@ must_fail "missing trace" 1 "nothere.iot: No such file or directory" "$IOTRAIL" 
 must_fail "directory as trace" 1 "not a regular file" "$IOTRAIL" report -i "$TMP"
 must_fail "unknown analyzer" 2 "--analyzer bogus: unknown" "$IOTRAIL" report -i "$TMP/small.iot" --analyzer latency,bogus
 must_fail "unknown view" 2 "--view pie: not stats, hist or series" "$IOTRAIL" report -i "$TMP/small.iot" --view pie
-must_fail "unknown format" 2 "--format xml: not text, csv or json" "$IOTRAIL" report -i "$TMP/small.iot" --format xml
+must_fail "unknown format" 2 "--format xml: not text, csv or json \\(or chrome, with the flows analyzer\\)" "$IOTRAIL" report -i "$TMP/small.iot" --format xml
 must_fail "bad window" 2 "--window 0: not a time" "$IOTRAIL" report -i "$TMP/small.iot" --window 0
 must_fail "unknown subcommand" 2 "'frobnicate' is not an iotrail command" "$IOTRAIL" frobnicate
 

@@ -118,6 +118,48 @@ rc=$?
 [ $rc -eq 0 ] && ok "flows: random reads wait for the lower device ($(cat "$TMP/r.out"))" ||
 	not_ok "flows: random reads wait for the lower device" "$(cat "$TMP/r.out")"
 
+# -f chrome: the flows' calls and requests as slices, an arrow from each
+# call to its request and from each request to the one below it waited for,
+# each end inside a slice of its lane (what Perfetto binds it to)
+"$IOTRAIL" flows -i "$TMP/r.iot" --slowest all -f chrome >"$TMP/r.chrome.json"
+python3 - "$TMP/r.chrome.json" "$TMP/r.json" "${UPPER#/dev/}" "${LOWER#/dev/}" >"$TMP/c.out" 2>&1 <<'PY'
+import json, sys
+from collections import defaultdict
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+fl = json.load(open(sys.argv[2]))
+up, lo = sys.argv[3], sys.argv[4]
+pname = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+lanes = defaultdict(list)
+for e in ev:
+    if e["ph"] == "X":
+        lanes[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"], e))
+ends = {"s": {}, "f": {}}
+for e in ev:
+    if e["ph"] in "sf":
+        inside = [x for x in lanes[(e["pid"], e["tid"])] if x[0] - 1e-3 <= e["ts"] <= x[1] + 1e-3]
+        assert inside, ("arrow end outside any slice of its lane", e)
+        ends[e["ph"]][e["id"]] = (e, inside[0][2])
+assert ends["s"].keys() == ends["f"].keys(), "unpaired arrows"
+pairs = defaultdict(int)
+for i, (s, sl) in ends["s"].items():
+    f, fs = ends["f"][i]
+    a = sl["cat"] if sl["cat"] == "syscall" else pname[s["pid"]]
+    pairs[(a, pname[f["pid"]])] += 1
+calls = sum(1 for f in fl["flows"] if f["cause"] == "pread64")
+below = sum(1 for f in fl["flows"] if f["devices"].startswith(up + ">" + lo))
+print(dict(pairs), calls, below)
+assert pairs[("syscall", up)] == calls, (pairs, calls)
+assert pairs[(up, lo)] == below, (pairs, below)
+assert len(pairs) >= 3 # and on to the disk under the lower loop's file
+PY
+rc=$?
+[ $rc -eq 0 ] && ok "flows -f chrome: slices and arrows call > $(basename $UPPER) > $(basename $LOWER) > disk, each end in a slice ($(head -1 "$TMP/c.out"))" ||
+	not_ok "flows -f chrome" "$(tail -3 "$TMP/c.out" | tr '\n' ' ')"
+expect_eq "flows: -f chrome is the flows analyzer's alone" \
+	"$("$IOTRAIL" report -i "$TMP/r.iot" -a flows,latency -f chrome 2>&1 >/dev/null; echo $?)" \
+	"iotrail: --format chrome: the flows analyzer's alone (iotrail flows -f chrome)
+2"
+
 # a direct-I/O loop reads into the upper request's own pages: not followed,
 # and said so (the count is the upper device's requests)
 losetup -d "$UPPER"
