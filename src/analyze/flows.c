@@ -36,6 +36,7 @@
 struct fl_bio {
 	uint64_t q_ns, sys_enter, uring, ino, index, sector;
 	uint32_t tid, pid, nr;
+	uint16_t cpu;
 	uint8_t host, cause, known;
 };
 
@@ -195,6 +196,7 @@ static void bio(struct analysis *a, void *priv, struct dev_result *d,
 						.tid = b->tid,
 						.pid = b->pid,
 						.nr = b->nr_sectors,
+						.cpu = b->cpu,
 						.host = b->why.host,
 						.cause = b->why.cause,
 						.known = b->why.known};
@@ -610,6 +612,7 @@ static const struct column event_cols[] = {
     {"elapsed_ns", "ELAPSED_US", 11, CELL_I64, IN_ALL, 0, 1e3, 3},
     {"layer", "LAYER", -8, CELL_STR},
     {"device", "DEVICE", -8, CELL_STR},
+    {"cpu", "CPU", 3, CELL_U64},
     {"tid", "TID", 7, CELL_U64},
     {"comm", "TASK", -15, CELL_STR},
     {"event", "EVENT", -6, CELL_STR},
@@ -738,8 +741,9 @@ static void flow_row(struct analysis *a, const struct fl_priv *p, struct table *
 	}
 }
 
+#define NO_CPU (-1)
 static void ev_row(struct analysis *a, struct table *t, uint32_t fi, uint64_t t0,
-		   uint64_t ts, const char *layer, uint32_t dev, uint32_t tid,
+		   uint64_t ts, const char *layer, uint32_t dev, int cpu, uint32_t tid,
 		   const char *event, const char *detail)
 {
 	table_row(t);
@@ -747,6 +751,10 @@ static void ev_row(struct analysis *a, struct table *t, uint32_t fi, uint64_t t0
 	table_i64(t, (int64_t)(ts - t0));
 	table_str(t, "%s", layer);
 	table_str(t, "%s", dev_name(a, dev));
+	if (cpu == NO_CPU)
+		table_na(t);
+	else
+		table_u64(t, (uint64_t)cpu);
 	if (tid) {
 		table_u64(t, tid);
 		table_str(t, "%s", comm_of(a, tid));
@@ -779,19 +787,20 @@ static void req_rows(struct analysis *a, const struct fl_priv *p, struct table *
 		else
 			snprintf(d, sizeof(d), "%llu+%u", (unsigned long long)b->sector,
 				 b->nr);
-		ev_row(a, t, fi, t0, b->q_ns, "block", q->r.dev, b->tid, "Q", d);
+		ev_row(a, t, fi, t0, b->q_ns, "block", q->r.dev, b->cpu, b->tid, "Q", d);
 	}
 	snprintf(d, sizeof(d), "%llu+%u", (unsigned long long)q->r.sector,
 		 q->r.nr_sectors);
 	if (q->r.g_ns)
-		ev_row(a, t, fi, t0, q->r.g_ns, "block", q->r.dev, q->r.tid, "G", d);
+		ev_row(a, t, fi, t0, q->r.g_ns, "block", q->r.dev, q->r.g_cpu, q->r.tid,
+		       "G", d);
 	if (q->r.i_ns)
-		ev_row(a, t, fi, t0, q->r.i_ns, "block", q->r.dev, 0, "I", d);
+		ev_row(a, t, fi, t0, q->r.i_ns, "block", q->r.dev, q->r.i_cpu, 0, "I", d);
 	if (q->r.d_ns)
-		ev_row(a, t, fi, t0, q->r.d_ns, "block", q->r.dev, 0, "D", d);
+		ev_row(a, t, fi, t0, q->r.d_ns, "block", q->r.dev, q->r.d_cpu, 0, "D", d);
 	if (q->r.error)
 		snprintf(d + strlen(d), sizeof(d) - strlen(d), " error %d", q->r.error);
-	ev_row(a, t, fi, t0, q->r.c_ns, "block", q->r.dev, 0, "C", d);
+	ev_row(a, t, fi, t0, q->r.c_ns, "block", q->r.dev, q->r.c_cpu, 0, "C", d);
 }
 
 /* the rows below request q of flow fi: the lower requests it waited for
@@ -816,10 +825,11 @@ static void lower_rows(struct analysis *a, const struct fl_priv *p, struct table
 			 "pages read earlier by %s %llu+%u (its C at %+.3f us)",
 			 dev_name(a, l->r.dev), (unsigned long long)l->r.sector,
 			 l->r.nr_sectors, ((double)l->r.c_ns - (double)t0) / 1e3);
-		ev_row(a, t, fi, t0, req_issue(q), "loop", q->r.dev, 0, "cache", d);
+		ev_row(a, t, fi, t0, req_issue(q), "loop", q->r.dev, NO_CPU, 0, "cache",
+		       d);
 	}
 	if (st && !q->nr_links)
-		ev_row(a, t, fi, t0, q->r.c_ns, "loop", q->r.dev, 0, "-",
+		ev_row(a, t, fi, t0, q->r.c_ns, "loop", q->r.dev, NO_CPU, 0, "-",
 		       st->dio ? "lower requests not followed: a direct I/O loop (its "
 				 "bios carry this request's pages, not recorded)"
 		       : !st->known_disk ? "nothing below: the backing file's filesystem "
@@ -889,12 +899,12 @@ static int timeline(struct analysis *a, const struct fl_priv *p, struct table *t
 			snprintf(d, sizeof(d), "fd %u pos %lld count %llu", s->fd,
 				 s->pos == ~0ull ? -1ll : (long long)s->pos,
 				 (unsigned long long)s->count);
-			ev_row(a, t, sel[i], f->start, s->enter_ns, "syscall", 0, s->tid,
-			       "enter", d);
+			ev_row(a, t, sel[i], f->start, s->enter_ns, "syscall", 0,
+			       s->enter_cpu, s->tid, "enter", d);
 			snprintf(d, sizeof(d), "%s = %lld", sys_name(a, s->nr),
 				 (long long)s->ret);
-			ev_row(a, t, sel[i], f->start, s->exit_ns, "syscall", 0, s->tid,
-			       "exit", d);
+			ev_row(a, t, sel[i], f->start, s->exit_ns, "syscall", 0,
+			       s->exit_cpu, s->tid, "exit", d);
 		} else if (f->kind == FK_URING) {
 			const struct join_uring *u = &p->urings[f->root].u;
 			char op[16];
@@ -903,10 +913,10 @@ static int timeline(struct analysis *a, const struct fl_priv *p, struct table *t
 				 iot_uring_op_name(u->opcode, op), u->len);
 			if (u->submit_ns)
 				ev_row(a, t, sel[i], f->start, u->submit_ns, "io_uring",
-				       0, u->tid, "submit", d);
+				       0, NO_CPU, u->tid, "submit", d);
 			snprintf(d, sizeof(d), "res %d", u->res);
-			ev_row(a, t, sel[i], f->start, u->cqe_ns, "io_uring", 0, 0, "cqe",
-			       d);
+			ev_row(a, t, sel[i], f->start, u->cqe_ns, "io_uring", 0, NO_CPU,
+			       0, "cqe", d);
 		}
 	}
 	for (size_t i = 0; i < p->nr_reqs; i++) {

@@ -66,6 +66,7 @@ struct join_bio_st {
 	uint32_t sys_gen;
 	uint64_t ino;	    /* inode of the syscall that queued it, 0 = none */
 	uint64_t sys_enter; /* that syscall's enter time, 0 = none */
+	uint16_t cpu;	    /* its Q's */
 	struct join_why why;
 	uint32_t uring; /* io_uring request index or NONE */
 	uint32_t uring_gen;
@@ -250,6 +251,7 @@ static int bio_new(struct join *j, const struct iot_rec *r, uint64_t q_ns, uint3
 
 	bs->ptr = r->id;
 	bs->q_ns = q_ns;
+	bs->cpu = r->cpu;
 	bs->sector = r->sector;
 	bs->nr = r->nr;
 	bs->dev = r->dev;
@@ -369,7 +371,9 @@ static int on_getrq(struct join *j, const struct iot_rec *r)
 	rs->r.tid = j->bios[b].tid;
 	rs->r.ino = j->bios[b].ino;
 	rs->r.q_ns = j->bios[b].q_ns;
+	rs->r.q_cpu = j->bios[b].cpu;
 	rs->r.g_ns = r->ts_ns;
+	rs->r.g_cpu = r->cpu;
 	req_append(j, ri, b, false);
 	return req_remerge(j, ri);
 }
@@ -472,6 +476,7 @@ static void emit_request(struct join *j, uint32_t ri)
 		    .pid = bs->pid,
 		    .why = bs->why,
 		    .sys_enter_ns = bs->sys_enter,
+		    .cpu = bs->cpu,
 		};
 		struct join_uring_st *us =
 		    bs->uring != NONE && j->urings[bs->uring].open &&
@@ -556,6 +561,7 @@ static int on_rq_complete(struct join *j, const struct iot_rec *r)
 	if (h && j->reqs[*h].held) { /* the sequence's end */
 		ri = *h;
 		j->reqs[ri].r.c_ns = r->ts_ns;
+		j->reqs[ri].r.c_cpu = r->cpu;
 		j->reqs[ri].r.estimated |= est;
 		release_held(j, ri);
 		return 0;
@@ -575,6 +581,7 @@ static int on_rq_complete(struct join *j, const struct iot_rec *r)
 	if (rs->left)
 		return 0; /* partial completion */
 	rs->r.c_ns = r->ts_ns;
+	rs->r.c_cpu = r->cpu;
 	rs->r.estimated |= est;
 	rs->r.error = (int32_t)(uint32_t)r->id2;
 	if (in_flush_seq(j, rs)) {
@@ -614,7 +621,9 @@ static int on_bio_complete(struct join *j, const struct iot_rec *r)
 	jr.tid = bs->tid;
 	jr.ino = bs->ino;
 	jr.q_ns = bs->q_ns;
+	jr.q_cpu = bs->cpu;
 	jr.c_ns = r->ts_ns;
+	jr.c_cpu = r->cpu;
 	jr.nr_bios = 1;
 	jr.error = (int32_t)r->id2;
 	jr.bio_only = true;
@@ -663,6 +672,7 @@ static int on_split(struct join *j, const struct iot_rec *r)
 			struct join_bio_st *fs = &j->bios[*f], *ps = &j->bios[parent];
 
 			fs->why = ps->why;
+			fs->cpu = ps->cpu;
 			if (fs->uring == NONE && ps->uring != NONE &&
 			    j->urings[ps->uring].gen == ps->uring_gen &&
 			    j->urings[ps->uring].open)
@@ -731,8 +741,10 @@ static int on_rq_merge(struct join *j, const struct iot_rec *r)
 	if (j->reqs[ti].r.sector > rs->r.sector)
 		j->reqs[ti].r.sector = rs->r.sector;
 	j->reqs[ti].r.nr_sectors += rs->r.nr_sectors;
-	if (rs->r.q_ns && (!j->reqs[ti].r.q_ns || rs->r.q_ns < j->reqs[ti].r.q_ns))
+	if (rs->r.q_ns && (!j->reqs[ti].r.q_ns || rs->r.q_ns < j->reqs[ti].r.q_ns)) {
 		j->reqs[ti].r.q_ns = rs->r.q_ns;
+		j->reqs[ti].r.q_cpu = rs->r.q_cpu;
+	}
 	req_free(j, ri);
 	return req_remerge(j, ti);
 }
@@ -970,6 +982,7 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 	ss->s.pos = r->id;
 	ss->s.count = r->nr;
 	ss->s.enter_ns = r->ts_ns;
+	ss->s.enter_cpu = r->cpu;
 	return 0;
 }
 
@@ -985,6 +998,7 @@ static void on_sys_exit(struct join *j, const struct iot_rec *r)
 	u64map_del(&j->sys_by_tid, r->tid);
 	ss->s.ret = (int64_t)r->sector;
 	ss->s.exit_ns = r->ts_ns;
+	ss->s.exit_cpu = r->cpu;
 	if (r->flags & IOT_F_ESTIMATED) {
 		ss->s.estimated = true;
 		ss->s.ret = IOT_RET_UNKNOWN;
@@ -1212,8 +1226,10 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		err = req_for_rq(j, r, r->id2, &ri);
 		if (err)
 			break;
-		if (!j->reqs[ri].r.i_ns)
+		if (!j->reqs[ri].r.i_ns) {
 			j->reqs[ri].r.i_ns = r->ts_ns;
+			j->reqs[ri].r.i_cpu = r->cpu;
+		}
 		if (j->reqs[ri].state == RQ_GOT)
 			j->reqs[ri].state = RQ_INSERTED;
 		break;
@@ -1222,6 +1238,7 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		if (err)
 			break;
 		j->reqs[ri].r.d_ns = r->ts_ns;
+		j->reqs[ri].r.d_cpu = r->cpu;
 		j->reqs[ri].r.sector = r->sector;
 		j->reqs[ri].r.nr_sectors = r->nr;
 		j->reqs[ri].r.flags = r->flags & ~IOT_F_ESTIMATED;

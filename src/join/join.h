@@ -27,6 +27,8 @@ struct join_request {
 	uint32_t pid, tid;   /* submitter of the first bio (0: unknown) */
 	uint64_t ino;	     /* inode of the syscall that queued it, 0 = none */
 	uint64_t q_ns, g_ns, i_ns, d_ns, c_ns; /* stage times, 0 = not seen */
+	/* the CPU each stage's event ran on (meaningful where its time is) */
+	uint16_t q_cpu, g_cpu, i_cpu, d_cpu, c_cpu;
 	uint64_t start_ns; /* the kernel's rq->start_time_ns, recorded for
 			      data-less requests (flushes) only; 0 = unknown */
 	uint32_t nr_bios;  /* bios carried (1 + merged) */
@@ -78,6 +80,7 @@ struct join_bio {
 	struct join_why why;
 	uint64_t uring_req;    /* the io_uring request it serves (struct io_kiocb
 				  address), 0 none known */
+	uint16_t cpu;	       /* the CPU its Q ran on */
 	uint64_t sys_enter_ns; /* the system call it was queued in (by the same
 				  task, between its enter and exit): that
 				  call's enter time, 0 none */
@@ -95,6 +98,7 @@ struct join_syscall {
 	uint64_t count; /* bytes asked (iovcnt for the v-calls) */
 	int64_t ret;
 	uint64_t enter_ns, exit_ns;
+	uint16_t enter_cpu, exit_cpu;
 	uint64_t wake_ns;      /* fsync, fdatasync: the last wakeup of the task
 				  in the call (IOT_EV_WAKEUP), 0 none seen */
 	uint32_t nr_bios;      /* bios the task queued during the call */

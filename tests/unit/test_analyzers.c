@@ -535,6 +535,7 @@ static void flows_stacked(void **state)
 				     .nr_bios = 1};
 	size_t cache_rows = 0, lower_q = 0;
 
+	lo.c_cpu = 1; /* the CPU of each stamp reaches the timeline */
 	other_page.sector = 20000;
 	pb.why.index = 300; /* pages 300-303: nobody's */
 	other_file.sector = 30000;
@@ -579,6 +580,11 @@ static void flows_stacked(void **state)
 		const char *ev = table_cell_str(te, r, col_of(te, "event")),
 			   *det = table_cell_str(te, r, col_of(te, "detail"));
 
+		if (!strcmp(ev, "C") &&
+		    !strcmp(table_cell_str(te, r, col_of(te, "device")), "loop0") &&
+		    table_cell(te, r, col_of(te, "flow"))->u ==
+			table_cell(tf, 0, col_of(tf, "flow"))->u)
+			assert_int_equal(table_cell(te, r, col_of(te, "cpu"))->u, 1);
 		if (!strcmp(ev, "cache")) {
 			cache_rows++;
 			assert_non_null(strstr(det, "read earlier by loop0 9000+32"));
