@@ -372,7 +372,8 @@ static int link_stack(struct fl_priv *p)
 				    b->q_ns, (uint32_t)i};
 			}
 		}
-		qsort(runs, nr_runs, sizeof(*runs), cmp_run);
+		if (nr_runs) /* runs is NULL without */
+			qsort(runs, nr_runs, sizeof(*runs), cmp_run);
 		for (size_t i = 0; i < p->nr_reqs && !err; i++)
 			if (p->reqs[i].r.dev == st->dev)
 				err = link_upper(p, st, (uint32_t)i, runs, nr_runs);
@@ -410,7 +411,7 @@ static uint32_t find_sys(const struct fl_priv *p, uint32_t tid, uint64_t enter)
 {
 	struct join_syscall key = {.tid = tid, .enter_ns = enter};
 	const struct join_syscall *s =
-	    bsearch(&key, p->sys, p->nr_sys, sizeof(*p->sys), cmp_sys);
+	    p->nr_sys ? bsearch(&key, p->sys, p->nr_sys, sizeof(*p->sys), cmp_sys) : NULL;
 
 	return s ? (uint32_t)(s - p->sys) : NO_IDX;
 }
@@ -490,8 +491,10 @@ static int make_flows(struct analysis *a, struct fl_priv *p)
 	struct u64map by_sys, by_uring;
 	int err;
 
-	qsort(p->sys, p->nr_sys, sizeof(*p->sys), cmp_sys);
-	qsort(p->urings, p->nr_urings, sizeof(*p->urings), cmp_uring);
+	if (p->nr_sys) /* NULL without: qsort's argument must not be */
+		qsort(p->sys, p->nr_sys, sizeof(*p->sys), cmp_sys);
+	if (p->nr_urings)
+		qsort(p->urings, p->nr_urings, sizeof(*p->urings), cmp_uring);
 	if ((err = u64map_init(&by_sys, 1024)))
 		return err;
 	if ((err = u64map_init(&by_uring, 64))) {

@@ -110,7 +110,9 @@ for s in st:
         near(k + "_await", t[k + "_await"], i[k + "_await"], 0.25, 0.06)
         assert abs(t[k + "_sched"] + t[k + "_dev"] - t[k + "_await"]) < 0.002, t
         assert t[k + "_dev"] <= t[k + "_await"] + 1e-9, t
-    near("aqu-sz", t["aqu-sz"], i["aqu-sz"], 0.15, 0.05)
+    # both printed with two decimals: 0.01 of the difference is rounding
+    # (CI: 0.23 against 0.28 failed a 0.05 bound by 2e-17)
+    near("aqu-sz", t["aqu-sz"], i["aqu-sz"], 0.15, 0.06)
     assert 800 <= t["r/s"] <= 1200 and t["f/s"] > 5, t
     # the time with a request at the driver is at most the sum of their
     # times there, unless a completion went unseen: the request then counts
