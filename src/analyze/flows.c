@@ -1074,6 +1074,7 @@ static void release(void *priv)
 	free(p->urings);
 	free(p->flows);
 	free(p->sel);
+	free(p->links);
 }
 
 /* a request's number in the trace, for the visitor: its index + 1 */
