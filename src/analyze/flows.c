@@ -933,7 +933,7 @@ static int timeline(struct analysis *a, const struct fl_priv *p, struct table *t
 		lower_rows(a, p, t, q->flow, t0, q, 0);
 	}
 	free(want);
-	if (t->err)
+	if (t->err || !t->nr_rows) /* no rows: no cells to order */
 		return t->err;
 	idx = malloc((t->nr_rows ? t->nr_rows : 1) * sizeof(*idx));
 	if (!idx)
