@@ -42,12 +42,11 @@ struct fl_bio {
 
 struct fl_req {
 	struct join_request r;
-	uint32_t bio0, nbio; /* its bios in fl_priv.bios */
-	uint32_t up;	     /* the upper request it serves, or NO_IDX */
-	uint32_t flow;	     /* its flow's index, NO_IDX before the end */
-	uint32_t crit;	     /* the lower request it waited for that completed
-				last, NO_IDX */
-	uint32_t nr_lower, nr_earlier;
+	uint32_t bio0, nbio;	  /* its bios in fl_priv.bios */
+	uint32_t up;		  /* the upper request it serves, or NO_IDX */
+	uint32_t flow;		  /* its flow's index, NO_IDX before the end */
+	uint32_t crit;		  /* the lower request it waited for that completed
+				     last, NO_IDX */
 	uint32_t link0, nr_links; /* its links in fl_priv.links */
 };
 
@@ -71,7 +70,6 @@ struct fl_stack {
 	uint32_t dev, disk; /* the loop; the disk under its backing file */
 	uint64_t ino, offset;
 	bool dio, known_disk;
-	char name[32];
 };
 
 enum fl_kind { FK_SYSCALL, FK_URING, FK_CAUSE };
@@ -132,8 +130,8 @@ static void parse_stack(struct analysis *a, struct fl_priv *p)
 		int dio, n = 0;
 		const struct iot_dev_entry *e;
 
-		if (sscanf(s, "%31s %u:%u on %u:%u ino %llu offset %llu dio %d%n",
-			   st->name, &ma, &mi, &fma, &fmi, &ino, &off, &dio, &n) == 8 &&
+		if (sscanf(s, "%*s %u:%u on %u:%u ino %llu offset %llu dio %d%n", &ma,
+			   &mi, &fma, &fmi, &ino, &off, &dio, &n) == 7 &&
 		    n) {
 			st->dev = ma << 20 | mi;
 			st->ino = ino;
@@ -314,13 +312,9 @@ static int link_upper(struct fl_priv *p, const struct fl_stack *st, uint32_t ui,
 		u->nr_links++;
 		if (l->up == NO_IDX)
 			l->up = ui;
-		if (l->r.c_ns > req_issue(u)) {
-			u->nr_lower++;
-			if (u->crit == NO_IDX || p->reqs[u->crit].r.c_ns < l->r.c_ns)
-				u->crit = r->lo;
-		} else {
-			u->nr_earlier++;
-		}
+		if (l->r.c_ns > req_issue(u) &&
+		    (u->crit == NO_IDX || p->reqs[u->crit].r.c_ns < l->r.c_ns))
+			u->crit = r->lo;
 	}
 	return 0;
 }
@@ -486,7 +480,7 @@ static void req_segs(const struct fl_priv *p, struct flow *f, const struct fl_re
 	req_segs(p, f, lo, lo_from, depth + 1);
 }
 
-static int make_flows(struct analysis *a, struct fl_priv *p)
+static int make_flows(struct fl_priv *p)
 {
 	struct u64map by_sys, by_uring;
 	int err;
@@ -588,7 +582,6 @@ static int make_flows(struct analysis *a, struct fl_priv *p)
 				f->end - f->start > io ? f->end - f->start - io : 0);
 		req_segs(p, f, c, 0, 0);
 	}
-	(void)a;
 	return 0;
 }
 
@@ -1003,7 +996,7 @@ static int finish(struct analysis *a, struct an_output *o)
 	size_t nr_sel = 0, want = a->env.flow_slowest ? a->env.flow_slowest : 20;
 	int err;
 
-	if ((err = link_stack(p)) || (err = make_flows(a, p)))
+	if ((err = link_stack(p)) || (err = make_flows(p)))
 		return err;
 	tl = an_output_table(a, o, "flow_layers", layer_cols,
 			     sizeof(layer_cols) / sizeof(layer_cols[0]));
@@ -1083,8 +1076,7 @@ static int visit_req(const struct fl_priv *p, const struct flows_visitor *v, uin
 {
 	const struct fl_req *q = &p->reqs[qi];
 	int err =
-	    v->request(v->ctx, fi + 1, qi + 1ull, &q->r, ui == NO_IDX ? 0 : ui + 1ull,
-		       ui == NO_IDX ? NULL : &p->reqs[ui].r);
+	    v->request(v->ctx, fi + 1, qi + 1ull, &q->r, ui == NO_IDX ? 0 : ui + 1ull);
 
 	for (uint32_t x = q->link0;
 	     !err && x != NO_IDX && x < q->link0 + q->nr_links && depth + 1 < MAX_STACK;

@@ -14,13 +14,12 @@ struct flows_visitor {
 	/* the system call a flow started at (not called for other flows) */
 	int (*syscall)(void *ctx, uint32_t flow, const struct join_syscall *s);
 	/* each request of a flow, upper ones before the lower ones they
-	 * waited for; up: the upper request (NULL for a top one), up_id its
-	 * number. id numbers the request in the trace (from 1): a lower
+	 * waited for; up_id: the upper request's number (0 for a top one).
+	 * id numbers the request in the trace (from 1): a lower
 	 * request serving several flows is given once per flow. 0 or the
 	 * first error, which ends the visit. */
 	int (*request)(void *ctx, uint32_t flow, uint64_t id,
-		       const struct join_request *r, uint64_t up_id,
-		       const struct join_request *up);
+		       const struct join_request *r, uint64_t up_id);
 };
 
 /* Visits the flows chosen in o (the flows analyzer's output, after

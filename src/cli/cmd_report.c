@@ -258,12 +258,11 @@ int cmd_report(int argc, char **argv)
 		}
 		case 'D':
 		case 'S': {
-			char *end;
-			unsigned long long n = strtoull(optarg, &end, 10);
+			uint64_t n = 0;
 
 			if (c == 'S' && !strcmp(optarg, "all")) {
 				env.flow_slowest = SIZE_MAX;
-			} else if (*end || end == optarg || !n || optarg[0] == '-') {
+			} else if (parse_count(optarg, &n) || !n) {
 				return usage_error("--%s %s: not a positive count%s",
 						   c == 'D' ? "id" : "slowest", optarg,
 						   c == 'S' ? " or all" : "");
@@ -381,10 +380,10 @@ int cmd_report(int argc, char **argv)
 		struct chrome ch;
 		int err = chrome_open(&ch, out, &nm, env.syscall_nr);
 
-		if (!err)
+		if (!err) { /* closed whatever the flows gave: it frees ch */
 			err = chrome_flows(&ch, analysis_output(&pl.an, "flows"));
-		if (err != -ENOMEM)
 			chrome_close(&ch, input);
+		}
 		if (err) {
 			fprintf(stderr, "iotrail: chrome: %s\n", strerror(-err));
 			goto cleanup;

@@ -365,14 +365,13 @@ static int draw_call(void *ctx, uint32_t flow, const struct join_syscall *s)
 }
 
 static int draw_part(void *ctx, uint32_t flow, uint64_t id, const struct join_request *r,
-		     uint64_t up_id, const struct join_request *up)
+		     uint64_t up_id)
 {
 	struct flow_draw *fd = ctx;
 	uint32_t *have = u64map_get(&fd->by_id, id), *from;
 	struct chrome_slice at;
 	int err;
 
-	(void)up;
 	if (!have) { /* a lower request of several flows is drawn once */
 		if ((err = draw_request(fd->c, r, &at)))
 			return err;
