@@ -222,6 +222,7 @@ static void req_free(struct join *j, uint32_t ri)
 	}
 	rs->next_free = j->free_req;
 	j->free_req = ri;
+	j->live_reqs--;
 }
 
 /* ---- bios ------------------------------------------------------------------ */
@@ -347,6 +348,7 @@ static int req_new(struct join *j, uint32_t *out)
 	if (POOL_TAKE(j->reqs, j->nr_reqs, j->cap_reqs, j->free_req, next_free, &ri))
 		return -ENOMEM;
 	j->reqs[ri].head = j->reqs[ri].tail = NONE;
+	j->live_reqs++;
 	*out = ri;
 	return 0;
 }
@@ -1419,6 +1421,7 @@ void join_end(struct join *j)
 {
 	while (j->held != NONE)
 		release_held(j, j->held);
+	j->st.unfinished = j->live_reqs;
 }
 
 void join_release(struct join *j)

@@ -192,6 +192,10 @@ struct join_stats {
 					came (their address was issued again) */
 	uint64_t unmatched_merges;   /* merges into requests never seen */
 	uint64_t lost_syscall_exits;
+	/* requests seen but not completed when the trace ended (join_end): in
+	   flight when it stopped, or their completion lost with their address
+	   never issued again */
+	uint64_t unfinished;
 	uint64_t invalid;     /* block records without a kernel address: damage */
 	uint64_t dirty_pages; /* pages seen dirtied (IOT_EV_DIRTY) */
 	uint64_t wb_dirtier_found, wb_dirtier_unseen; /* writeback bios */
@@ -238,7 +242,8 @@ struct join {
 	size_t cap_bios;
 	struct join_req_st *reqs;
 	uint32_t nr_reqs, free_req;
-	uint32_t held; /* requests held for the flush sequence's end, a list */
+	uint32_t live_reqs; /* taken and not freed */
+	uint32_t held;	    /* requests held for the flush sequence's end, a list */
 	size_t cap_reqs;
 	struct join_sys_st *sys;
 	uint32_t nr_sys, free_sys;

@@ -270,6 +270,7 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "syscalls", a->syscalls_total);
 	jw_uint_field(&w, "orphan_completions", ri->join.orphan_completions);
 	jw_uint_field(&w, "lost_completions", ri->join.lost_completions);
+	jw_uint_field(&w, "unfinished", ri->join.unfinished);
 	jw_uint_field(&w, "unmatched_merges", ri->join.unmatched_merges);
 	jw_uint_field(&w, "lost_syscall_exits", ri->join.lost_syscall_exits);
 	jw_uint_field(&w, "invalid_records", ri->join.invalid);

@@ -138,6 +138,11 @@ static void header(FILE *f, const struct report_info *ri)
 			"# %" PRIu64 " requests issued whose completion is not in the "
 			"trace (the address was issued again): left out\n",
 			ri->join.lost_completions);
+	if (ri->join.unfinished)
+		fprintf(f,
+			"# %" PRIu64 " requests not completed when the trace ended (in "
+			"flight as it stopped, or their completion lost): left out\n",
+			ri->join.unfinished);
 	if (ri->join.orphan_completions) {
 		static const char why[] =
 		    "(in flight when the trace began, or completed without issue,\n"

@@ -41,7 +41,9 @@ run() { # NAME CAUSE FIO-ENGINE-OPTIONS...
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = [r for r in d["who"]["rows"] if r["read_requests"]]
-lost = d["join"]["lost_completions"]  # the kernel ran no program for them
+# the kernel ran no program for their completions: counted lost when the
+# address came back, unfinished when it did not before the trace's end
+lost = d["join"]["lost_completions"] + d["join"]["unfinished"]
 cause, want = sys.argv[2], int(sys.argv[3])
 fio_ios = json.load(open(sys.argv[4]))["jobs"][0]["read"]["total_ios"]
 want_bytes = int(sys.argv[5]) * 512
@@ -151,18 +153,24 @@ python3 -c pass # python's own files in the cache: its device reads are the file
 "$IOTRAIL" report -i "$TMP/c.iot" -a who --by task -f json >"$TMP/c.json"
 python3 - "$TMP/c.json" $(cat "$TMP/io") <<'PY' >"$TMP/out" 2>&1 &&
 import json, sys
-rows = json.load(open(sys.argv[1]))["who"]["rows"]
+d = json.load(open(sys.argv[1]))
+rows = d["who"]["rows"]
 pid, rchar, read_bytes = (int(x) for x in sys.argv[2:5])
 r = [r for r in rows if r["pid"] == pid]
 assert len(r) == 1, rows
 r = r[0]
+# requests whose completion the kernel did not show (docs/ARCHITECTURE.md,
+# "Oracles") are left out: up to a read-ahead window (128 KiB) each
+lost = d["join"]["lost_completions"] + d["join"]["unfinished"]
+slack = lost * (128 << 10)
+assert lost <= 0.03 * r["read_requests"], d["join"]
 assert read_bytes >= 64 << 20, read_bytes  # the cold read went to the device
-assert abs(r["read_bytes"] - read_bytes) <= 0.01 * read_bytes, (r, read_bytes)
+assert abs(r["read_bytes"] - read_bytes) <= 0.01 * read_bytes + slack, (r, read_bytes, d["join"])
 want = rchar - read_bytes  # what the page cache served
-assert abs(r["cache_read_bytes"] - want) <= 0.01 * want, (r, rchar, read_bytes)
+assert abs(r["cache_read_bytes"] - want) <= 0.01 * want + slack, (r, rchar, read_bytes, d["join"])
 assert r["read_calls_io"] > 0 and r["read_calls"] > 2 * r["read_calls_io"], r
-print("device %d KiB (/proc: %d), cache %d KiB (/proc: rchar - read_bytes = %d), %d of %d read calls waited for I/O"
-      % (r["read_bytes"] >> 10, read_bytes >> 10, r["cache_read_bytes"] >> 10, want >> 10, r["read_calls_io"], r["read_calls"]))
+print("device %d KiB (/proc: %d), cache %d KiB (/proc: rchar - read_bytes = %d), %d of %d read calls waited for I/O (%d completions lost)"
+      % (r["read_bytes"] >> 10, read_bytes >> 10, r["cache_read_bytes"] >> 10, want >> 10, r["read_calls_io"], r["read_calls"], lost))
 PY
 	ok "page cache: $(cat "$TMP/out")" || not_ok "page cache" "$(tail -3 "$TMP/out")"
 # per file: the calls on the file got 128 MiB, half from the device; every
@@ -170,14 +178,16 @@ PY
 "$IOTRAIL" report -i "$TMP/c.iot" -a who --by file -f json >"$TMP/f.json"
 python3 - "$TMP/f.json" "$(stat -c %i "$MNT/p")" <<'PY' >"$TMP/out" 2>&1 &&
 import json, sys
-rows = [r for r in json.load(open(sys.argv[1]))["who"]["rows"] if r["inode"] == int(sys.argv[2])]
+d = json.load(open(sys.argv[1]))
+rows = [r for r in d["who"]["rows"] if r["inode"] == int(sys.argv[2])]
 assert len(rows) == 1, rows
 r = rows[0]
 size = 64 << 20
+slack = (d["join"]["lost_completions"] + d["join"]["unfinished"]) * (128 << 10)
 got = r["cache_read_bytes"] + r["read_bytes"]  # what its read calls returned
 assert got == 2 * size, (got, r)
-assert abs(r["read_bytes"] - size) <= 0.01 * size, r
-assert abs(r["cache_read_bytes"] - size) <= 0.01 * size, r
+assert abs(r["read_bytes"] - size) <= 0.01 * size + slack, (r, d["join"])
+assert abs(r["cache_read_bytes"] - size) <= 0.01 * size + slack, (r, d["join"])
 assert r["readahead_bytes"] >= size // 2 and r["readahead_used_bytes"] == r["readahead_bytes"], r
 print("device %d KiB, cache %d KiB, read ahead %d KiB, all of it used"
       % (r["read_bytes"] >> 10, r["cache_read_bytes"] >> 10, r["readahead_bytes"] >> 10))

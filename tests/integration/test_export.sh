@@ -65,7 +65,7 @@ rep = json.load(open(sys.argv[3]))
 dev = [d for d in rep["devices"] if d["name"] == sys.argv[4]][0]
 reads = sum(r["rwbs"].startswith("R") for r in rows)
 writes = sum(r["rwbs"].startswith("W") for r in rows)
-lost = rep.get("join", {}).get("lost_completions", 0)
+lost = rep.get("join", {}).get("lost_completions", 0) + rep.get("join", {}).get("unfinished", 0)
 # every completion the device made, less those the kernel kept from us
 assert (reads, writes) == (int(sys.argv[5]), int(sys.argv[6])) or \
     (reads + writes + lost == int(sys.argv[5]) + int(sys.argv[6])), \

@@ -47,7 +47,7 @@ after=$(diskstats "$B")
 python3 - "$TMP/x.json" $before $after <<'PY' >"$TMP/out" 2>&1 &&
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows, lost = d["who"]["rows"], d["join"]["lost_completions"]
+rows, lost = d["who"]["rows"], d["join"]["lost_completions"] + d["join"]["unfinished"]
 b, a = [int(x) for x in sys.argv[2:6]], [int(x) for x in sys.argv[6:10]]
 reads, writes = a[0] - b[0], a[2] - b[2]
 n = {}

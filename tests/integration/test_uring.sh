@@ -29,7 +29,8 @@ run() { # MODE VIA OP
 	python3 - "$TMP/u.json" "$via" "$op" $((r1 - r0)) "$(cat "$TMP/pid")" "$N" <<'PY' >"$TMP/res" 2>&1 &&
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows, lost = d["uring"], d["join"]["lost_completions"]
+# lost completions: counted when the address came back, else unfinished
+rows, lost = d["uring"], d["join"]["lost_completions"] + d["join"]["unfinished"]
 via, op, want, pid, n = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 assert want == n, ("diskstats", want, n)
 assert len(rows) == n, ("requests", len(rows), n)
