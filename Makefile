@@ -99,10 +99,12 @@ $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $^ -lm $(TOOL_LIBS_$*)
 
+# unit tests of the recorder's pure parts link their objects too
+$(OUT)/tests/test_flowdef: $(OUT)/obj/record/flowdef.o
 $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(OUT)/obj/tests
-	$(COMPILE) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $^ -lcmocka -ljansson -lm
+	$(COMPILE) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $(filter-out %.a,$^) $(filter %.a,$^) -lcmocka -ljansson -lm
 
 # the user markers' library (include/iotrail/marker.h), static and shared
 MARKER_CFLAGS = $(CFLAGS) $(SAN) $(IOT_CFLAGS) -Iinclude -fPIC -fvisibility=hidden \

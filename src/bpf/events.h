@@ -308,6 +308,40 @@ struct iot_stop {
  * (the head bio and the bios merged into it, following bi_next) */
 #define IOT_SPEC_CHAIN 64u
 
+/*
+ * record --flow (docs/FLOWS.md, "Recording only some flows"): definitions
+ * user space fixes before load. A flow starts where its start kind and
+ * every set filter match; the programs then carry its bit (one per
+ * definition) on the task for the system call, on the bio, its split parts,
+ * its request, and through a loop device on the backing file's pages, and
+ * write only events that carry a bit.
+ */
+#define IOT_FLOW_MAX	   8u
+#define IOT_FLOW_MAX_LOOPS 16u
+/* start kinds: a system call, an io_uring request, or a bio of a cause */
+#define IOT_FLOW_START_SYSCALL	 (1u << 0)
+#define IOT_FLOW_START_URING	 (1u << 1)
+#define IOT_FLOW_START_WRITEBACK (1u << 2)
+#define IOT_FLOW_START_JOURNAL	 (1u << 3)
+#define IOT_FLOW_START_READAHEAD (1u << 4)
+#define IOT_FLOW_START_FLUSH	 (1u << 5)
+#define IOT_FLOW_START_OTHER	 (1u << 6) /* any other bio: swap, metadata, ... */
+/* operations: a system call's kind, or a bio's op */
+#define IOT_FLOW_OP_READ  (1u << 0)
+#define IOT_FLOW_OP_WRITE (1u << 1)
+#define IOT_FLOW_OP_SYNC  (1u << 2) /* fsync, fdatasync; a flush bio */
+struct iot_flow_def {
+	__u32 starts; /* IOT_FLOW_START_* */
+	__u32 ops;    /* IOT_FLOW_OP_*, 0: any */
+	__u32 tgid;   /* 0: any */
+	__u32 dev;    /* a file's st_dev (system call) or a bio's disk, 0: any */
+	__u64 cgroup; /* cgroup v2 id (bpf_get_current_cgroup_id), 0: any */
+	__u64 ino;    /* the file's inode, 0: any */
+	__u64 size_min, size_max; /* bytes asked, or the bio's */
+	__u64 off_min, off_max;	  /* file position, or the bio's sector * 512 */
+	char comm[16];		  /* the task's, "" any */
+};
+
 #define IOT_REC_SIZE 64u
 #define IOT_MAX_CPUS 512u
 /* free slots kept back so that records of nested programs (interrupts on the

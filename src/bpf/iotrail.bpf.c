@@ -14,6 +14,7 @@
  *   speculate.bpf.h  --speculate
  *   syscalls.bpf.h   syscall numbers, the process filter, fd -> file
  *   cause.bpf.h      who and why: a bio's file, cgroup and cause
+ *   flow.bpf.h       record --flow: which flows an event belongs to
  * This file holds the programs only.
  */
 #include "vmlinux.h"
@@ -31,6 +32,7 @@
 #include "speculate.bpf.h"
 #include "syscalls.bpf.h"
 #include "cause.bpf.h"
+#include "flow.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -45,6 +47,8 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 		sum_bio_queue(bio);
 		return 0;
 	}
+	if (cfg_flow && !flow_bio_queue(bio))
+		return 0;
 	if (SPEC_ON) {
 		sl = sum_bio_queue(bio);
 		if (sl)
@@ -65,6 +69,8 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 TP(block_getrq)
 int BPF_PROG(block_getrq, struct bio *bio)
 {
+	if (cfg_flow && !flow_of((__u64)bio))
+		return 0;
 	return emit_bio(IOT_EV_GETRQ, bio, 0);
 }
 
@@ -81,12 +87,16 @@ int BPF_PROG(block_bio_backmerge, struct bio *bio)
 		if (STATE_ON)
 			return 0;
 	}
+	if (cfg_flow && !flow_of((__u64)bio))
+		return 0;
 	return emit_bio(IOT_EV_BIO_BACKMERGE, bio, 0);
 }
 
 TP(block_bio_frontmerge)
 int BPF_PROG(block_bio_frontmerge, struct bio *bio)
 {
+	if (cfg_flow && !flow_of((__u64)bio))
+		return 0;
 	return emit_bio(IOT_EV_BIO_FRONTMERGE, bio, 0);
 }
 
@@ -107,6 +117,8 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 				 KREAD1(bio, bi_status));
 		return 0;
 	}
+	if (cfg_flow && !flow_of((__u64)bio))
+		return 0;
 	emit_bio(IOT_EV_BIO_COMPLETE, bio, KREAD1(bio, bi_status));
 	if (SPEC_ON) {
 		if (!KREAD1(q, mq_ops))
@@ -130,6 +142,13 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 		sum_split(bio);
 		return 0;
 	}
+	if (cfg_flow) { /* copy: the part carries its parent's flows */
+		__u32 m = flow_of((__u64)KREAD1(bio, bi_private));
+
+		if (!m)
+			return 0;
+		flow_set((__u64)bio, m);
+	}
 	if (SPEC_ON) {
 		sl = sum_split(bio);
 		if (sl)
@@ -144,12 +163,16 @@ TP(block_bio_remap)
 int BPF_PROG(block_bio_remap, struct bio *bio, dev_t old_dev, sector_t from)
 {
 	/* the old device in place of the op flags: a remap carries no new op */
+	if (cfg_flow && !flow_of((__u64)bio))
+		return 0;
 	return emit_bio_flags(IOT_EV_BIO_REMAP, bio, from, old_dev);
 }
 
 TP(block_rq_remap)
 int BPF_PROG(block_rq_remap, struct request *rq, dev_t old_dev, sector_t from)
 {
+	if (cfg_flow && !flow_rq(rq, false))
+		return 0;
 	return emit_rq(IOT_EV_RQ_REMAP, rq, from, old_dev);
 }
 
@@ -169,6 +192,17 @@ static __always_inline void sum_rq_stage(struct request *rq, int stage)
 	}
 }
 
+/* --flow at I and D: the request's flows, from its bios (merges since);
+ * at D on a loop device, handed on to the backing file's pages. */
+static __always_inline __u32 flow_rq_stage(struct request *rq, int stage)
+{
+	__u32 m = flow_rq(rq, stage >= 1);
+
+	if (m && stage == 2)
+		flow_loop_issue(rq_devt(rq), KREAD1(rq, __sector), rq_sectors(rq), m);
+	return m;
+}
+
 /* The request tracepoints, generated alike. */
 #define RQ_PROG(name, type, stage)                                                       \
 	TP(name)                                                                         \
@@ -179,6 +213,8 @@ static __always_inline void sum_rq_stage(struct request *rq, int stage)
 				sum_rq_stage(rq, stage);                                 \
 			return 0;                                                        \
 		}                                                                        \
+		if (cfg_flow && !flow_rq_stage(rq, stage))                               \
+			return 0;                                                        \
 		return emit_rq(type, rq, (__u64)KREAD1(rq, bio), rq_sectors(rq));        \
 	}
 
@@ -190,12 +226,16 @@ RQ_PROG(block_rq_merge, IOT_EV_RQ_MERGE, -1)
 TP(block_io_start)
 int BPF_PROG(block_io_start, struct request *rq)
 {
+	if (cfg_flow && !flow_rq(rq, false))
+		return 0;
 	return emit_rq(IOT_EV_IO_START, rq, 0, rq_sectors(rq));
 }
 
 TP(block_io_done)
 int BPF_PROG(block_io_done, struct request *rq)
 {
+	if (cfg_flow && !flow_rq(rq, false))
+		return 0;
 	return emit_rq(IOT_EV_IO_DONE, rq, 0, rq_sectors(rq));
 }
 
@@ -212,6 +252,14 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 				sum_emit(sl, 0, KREAD1(rq, start_time_ns), error);
 		}
 		return 0;
+	}
+	if (cfg_flow) {
+		if (!flow_rq(rq, false))
+			return 0;
+		if (nr_bytes >= KREAD1(rq, __data_len)) {
+			bpf_map_delete_elem(&flow_objs, &rq);
+			flow_loop_complete(rq_devt(rq));
+		}
 	}
 	/* a data-less request (a flush) shows its bio and the kernel's start
 	 * time, which /proc/diskstats' flush time counts from: the flush
@@ -236,7 +284,7 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 TP(block_plug)
 int BPF_PROG(block_plug, struct request_queue *q)
 {
-	if (cfg_nr_devs || SPEC_ON)
+	if (cfg_nr_devs || SPEC_ON || cfg_flow)
 		return 0;
 	emit_rec(IOT_EV_PLUG, (__u64)q, 0, 0, 0, disk_devt(KREAD1(q, disk)), 0);
 	return 0;
@@ -245,7 +293,7 @@ int BPF_PROG(block_plug, struct request_queue *q)
 TP(block_unplug)
 int BPF_PROG(block_unplug, struct request_queue *q, unsigned int depth, bool explicit)
 {
-	if (cfg_nr_devs || SPEC_ON)
+	if (cfg_nr_devs || SPEC_ON || cfg_flow)
 		return 0;
 	emit_rec(IOT_EV_UNPLUG, (__u64)q, 0, 0, depth, disk_devt(KREAD1(q, disk)),
 		 explicit);
@@ -314,6 +362,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	} else if (fi.found && id != cfg_nr_fsync && id != cfg_nr_fdatasync) {
 		pos = fi.pos;
 	}
+	if (cfg_flow && !flow_sys_enter(syscall_op(id), fi.dev, fi.ino, count, pos))
+		return 0;
 	emit_rec(IOT_EV_SYS_ENTER, pos, fi.ino, id, count, fi.dev, aux);
 	return 0;
 }
@@ -346,6 +396,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 		sync_exit();
+	if (cfg_flow && !flow_sys_exit())
+		return 0;
 	emit_rec(IOT_EV_SYS_EXIT, 0, 0, (__u64)ret, 0, 0, (__u32)id);
 	return 0;
 }
@@ -461,6 +513,9 @@ int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *m
 
 	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
+	/* --flow: pages dirtied in a flow's call (its writeback's dirtier) */
+	if (cfg_flow && !flow_task_mask())
+		return 0;
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
 		return 0;
@@ -500,7 +555,7 @@ int BPF_PROG(mm_filemap_fault, struct address_space *mapping, unsigned long inde
 {
 	struct inode *host;
 
-	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
+	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON || cfg_flow)
 		return 0;
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
@@ -518,7 +573,8 @@ int BPF_PROG(mm_filemap_map_pages, struct address_space *mapping, unsigned long 
 {
 	struct inode *host;
 
-	if (!mapping || end < start || !task_wanted() || cfg_summary || SPEC_ON)
+	if (!mapping || end < start || !task_wanted() || cfg_summary || SPEC_ON ||
+	    cfg_flow)
 		return 0;
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
@@ -566,6 +622,38 @@ static __always_inline bool uring_op_traced(__u8 op)
 	       !cfg_aggregate && !SPEC_ON;
 }
 
+/* --flow: an io_uring request starts a flow when a definition matches its
+ * op, file, length and position; the bios its thread queues inline next
+ * carry it (the task's mask until the next submission or the call's exit),
+ * an io-wq worker's through the io_kiocb. */
+static __always_inline bool flow_uring_submit(struct io_kiocb *req, __u8 op, __u64 pos,
+					      __u32 len)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), fop = 0, m;
+	struct file *f = BPF_CORE_READ(req, file);
+	__u64 ino = 0;
+	__u32 dev = 0;
+
+	if (op == 1 || op == 4 || op == 22) /* READV, READ_FIXED, READ */
+		fop = IOT_FLOW_OP_READ;
+	else if (op == 2 || op == 5 || op == 23) /* WRITEV, WRITE_FIXED, WRITE */
+		fop = IOT_FLOW_OP_WRITE;
+	else if (op == 3) /* FSYNC */
+		fop = IOT_FLOW_OP_SYNC;
+	if (f) {
+		ino = BPF_CORE_READ(f, f_inode, i_ino);
+		dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	}
+	m = flow_match(IOT_FLOW_START_URING, fop, dev, ino, len, pos, task_blkcg());
+	if (!m) {
+		bpf_map_delete_elem(&flow_task, &tid);
+		return false;
+	}
+	flow_set((__u64)req, m);
+	bpf_map_update_elem(&flow_task, &tid, &m, BPF_ANY);
+	return true;
+}
+
 /* After the request's prep, in the submitting thread: the bios it queues
  * inline follow in the same thread (the join links them). */
 SEC("raw_tp/io_uring_submit_req")
@@ -585,6 +673,8 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	}
 	if (bpf_get_current_task_btf()->flags & IOT_PF_IO_WORKER)
 		flags |= IOT_URING_SQPOLL; /* io-wq workers do not submit */
+	if (cfg_flow && !flow_uring_submit(req, op, pos, len))
+		return 0;
 	emit_rec(IOT_EV_URING_SUBMIT, (__u64)req, pos, 0, len, 0, flags);
 	return 0;
 }
@@ -604,6 +694,11 @@ int BPF_PROG(io_uring_complete, struct io_ring_ctx *ring, void *req_,
 
 	if (!uring_op_traced(op) || !tgid_wanted(BPF_CORE_READ(req, tctx, task, tgid)))
 		return 0;
+	if (cfg_flow) {
+		if (!flow_of((__u64)req))
+			return 0;
+		bpf_map_delete_elem(&flow_objs, &req);
+	}
 	f = BPF_CORE_READ(req, file);
 	if (f) { /* a fixed file's too: the table's struct file */
 		ino = BPF_CORE_READ(f, f_inode, i_ino);
@@ -627,6 +722,9 @@ static __always_inline int emit_drv(__u16 type, struct request *rq, __u64 id2)
 	struct gendisk *disk = BPF_CORE_READ(q, disk);
 	__u64 sector = BPF_CORE_READ(rq, __sector);
 	__u32 dev, qid = 0;
+
+	if (cfg_flow && !flow_rq(rq, false))
+		return 0;
 
 	if (!disk)
 		return 0; /* an admin command: no disk */

@@ -50,6 +50,22 @@ static __always_inline bool async_submit(long id)
 	return id == cfg_nr_io_submit || id == cfg_nr_io_uring_enter;
 }
 
+/* What a call does, for record --flow's op filter (IOT_FLOW_OP_*): the
+ * submitting calls (io_submit, io_uring_enter) may do any. */
+static __always_inline __u32 syscall_op(long id)
+{
+	if (id == cfg_nr_read || id == cfg_nr_pread64 || id == cfg_nr_readv ||
+	    id == cfg_nr_preadv || id == cfg_nr_preadv2 || id == cfg_nr_sendfile)
+		return IOT_FLOW_OP_READ;
+	if (id == cfg_nr_write || id == cfg_nr_pwrite64 || id == cfg_nr_writev ||
+	    id == cfg_nr_pwritev || id == cfg_nr_pwritev2)
+		return IOT_FLOW_OP_WRITE;
+	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
+		return IOT_FLOW_OP_SYNC;
+	/* splice and copy_file_range read one file and write another */
+	return IOT_FLOW_OP_READ | IOT_FLOW_OP_WRITE;
+}
+
 static __always_inline bool traced_syscall(long id)
 {
 	return id == cfg_nr_read || id == cfg_nr_write || id == cfg_nr_pread64 ||

@@ -17,7 +17,7 @@ static void record_usage(FILE *f)
 	    "usage: iotrail record [-o FILE] [-d DEV]... [-p PID]... [--duration TIME]\n"
 	    "                      [-b SIZE] [--switchrate RATE] [--summary] "
 	    "[--accounting]\n"
-	    "                      [--uring]\n"
+	    "                      [--uring] [--flow NAME[,NAME]] [--flow-file FILE]\n"
 	    "                      [-- COMMAND ...]\n"
 	    "\n"
 	    "  -o, --output FILE     trace file (default iotrail.iot)\n"
@@ -35,6 +35,11 @@ static void record_usage(FILE *f)
 	    "      --uring           also every io_uring request on a file: submission,\n"
 	    "                        completion, the io-wq worker that ran it (report\n"
 	    "                        -a uring; two records more per request)\n"
+	    "      --flow NAME[,...] only the events of these flows, decided in the\n"
+	    "                        kernel where each starts (built in: command,\n"
+	    "                        reads, writes, sync, writeback, journal;\n"
+	    "                        docs/FLOWS.md)\n"
+	    "      --flow-file FILE  more flow definitions ([name] start = ... lines)\n"
 	    "      --bufpolicy POL   switch (default): drop and count what does not "
 	    "fit;\n"
 	    "                        fill: stop at the first full CPU; ring: keep the\n"
@@ -138,6 +143,51 @@ static int set_trigger(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/* --flow a,b with --flow-file: the definitions, copied into flows[] */
+static int select_flows(struct record_opts *o, struct flowdef *flows, const char *names,
+			const char *file)
+{
+	struct flowdefs defs = {0};
+	char err[512], buf[256], *save = NULL, *tok;
+	int n = 0, ret = 0;
+
+	if (flowdefs_builtin(&defs, err, sizeof(err)) ||
+	    (file && flowdefs_load(&defs, file, err, sizeof(err)))) {
+		fprintf(stderr, "iotrail record: --flow-file %s\n", err);
+		flowdefs_release(&defs);
+		return 2;
+	}
+	snprintf(buf, sizeof(buf), "%s", names);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct flowdef *f = flowdefs_find(&defs, tok);
+
+		if (!f) {
+			char known[300] = "";
+
+			for (size_t i = 0; i < defs.n; i++)
+				snprintf(known + strlen(known),
+					 sizeof(known) - strlen(known), "%s%s",
+					 i ? ", " : "", defs.v[i].name);
+			ret = usage_error("--flow %s: no such flow (%s)", tok, known);
+			break;
+		}
+		if (n == IOT_FLOW_MAX) {
+			ret = usage_error("--flow: at most %u flows", IOT_FLOW_MAX);
+			break;
+		}
+		flows[n++] = *f;
+		/* an io_uring start needs the io_uring tracepoints */
+		if (f->d.starts & IOT_FLOW_START_URING)
+			o->uring = true;
+	}
+	if (!ret && !n)
+		ret = usage_error("--flow '%s': no flow named", names);
+	flowdefs_release(&defs);
+	o->flows = flows;
+	o->nr_flows = n;
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -157,6 +207,8 @@ int cmd_record(int argc, char **argv)
 	    {"nice", required_argument, NULL, 'N'},
 	    {"interval", required_argument, NULL, 'I'},
 	    {"speculate", required_argument, NULL, 'C'},
+	    {"flow", required_argument, NULL, 'F'},
+	    {"flow-file", required_argument, NULL, 'L'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -168,7 +220,8 @@ int cmd_record(int argc, char **argv)
 	    .specsize = RECORD_DEFAULT_SPECSIZE,
 	    .nspec = RECORD_DEFAULT_NSPEC,
 	};
-	const char *devs[64];
+	const char *devs[64], *flow_names = NULL, *flow_file = NULL;
+	struct flowdef flows[IOT_FLOW_MAX];
 	pid_t pids[64];
 	char cmdline[1024] = "";
 	int c, ret;
@@ -271,6 +324,12 @@ int cmd_record(int argc, char **argv)
 		case 'U':
 			o.uring = true;
 			break;
+		case 'F':
+			flow_names = optarg;
+			break;
+		case 'L':
+			flow_file = optarg;
+			break;
 		case 'h':
 			record_usage(stdout);
 			return 0;
@@ -296,6 +355,20 @@ int cmd_record(int argc, char **argv)
 	if ((o.trigger_ns || o.trigger_error) && o.policy != IOT_POLICY_RING)
 		return usage_error(
 		    "--trigger: only with --bufpolicy ring (a flight recorder)");
+	if (flow_file && !flow_names)
+		return usage_error("--flow-file %s: only with --flow NAME", flow_file);
+	if (flow_names) {
+		if (o.summary || o.aggregate || o.speculate_ns)
+			return usage_error(
+			    "--flow: not with --%s (it keeps the flows' every "
+			    "event)",
+			    o.summary	  ? "summary"
+			    : o.aggregate ? "aggregate"
+					  : "speculate");
+		ret = select_flows(&o, flows, flow_names, flow_file);
+		if (ret)
+			return ret;
+	}
 	ret = record_run(&o);
 	return ret;
 }

@@ -175,7 +175,7 @@ int cmd_report(int argc, char **argv)
 	FILE *out = stdout;
 	struct pipeline pl;
 	struct report_info ri;
-	char imported[32], models[512];
+	char imported[32], models[512], flows[2048];
 	uint64_t window_ns = 0; /* 0 with windows: auto */
 	char errbuf[512], mode[32], kernel[128];
 	int c, ret = 1;
@@ -361,6 +361,8 @@ int cmd_report(int argc, char **argv)
 	trace_reader_meta(&pl.rd, "import", imported, sizeof(imported));
 	trace_reader_meta(&pl.rd, "models", models, sizeof(models));
 	ri.models = models;
+	trace_reader_meta(&pl.rd, "flows", flows, sizeof(flows));
+	ri.flows = flows;
 	ri.imported = imported[0] ? imported : NULL;
 	if (out_dir && write_out_dir(out_dir, &ri, &pl.an, &ro))
 		goto cleanup;

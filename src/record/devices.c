@@ -248,12 +248,11 @@ void devtab_models(const struct dev_table *t, char *out, size_t len)
 	}
 }
 
-void devtab_stack(const struct dev_table *t, char *out, size_t len)
+size_t devtab_loops(const struct dev_table *t, struct loop_ref *out, size_t max)
 {
-	size_t used = 0;
+	size_t n = 0;
 
-	out[0] = 0;
-	for (size_t i = 0; i < t->n && used < len; i++) {
+	for (size_t i = 0; i < t->n && n < max; i++) {
 		struct loop_info64 li;
 		char path[64];
 		int fd;
@@ -266,16 +265,33 @@ void devtab_stack(const struct dev_table *t, char *out, size_t len)
 		if (fd < 0)
 			continue;
 		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0) /* ENXIO: unbound */
-			used += (size_t)snprintf(
-			    out + used, len - used,
-			    "%s%s %u:%u on %u:%u ino %llu offset %llu dio %d",
-			    used ? "; " : "", t->e[i].name, KDEV_MAJOR(t->e[i].dev),
-			    KDEV_MINOR(t->e[i].dev), major(li.lo_device),
-			    minor(li.lo_device), (unsigned long long)li.lo_inode,
-			    (unsigned long long)li.lo_offset,
-			    !!(li.lo_flags & LO_FLAGS_DIRECT_IO));
+			out[n++] = (struct loop_ref){
+			    .name = t->e[i].name,
+			    .dev = t->e[i].dev,
+			    .backing_dev = KDEV(major(li.lo_device), minor(li.lo_device)),
+			    .ino = li.lo_inode,
+			    .offset = li.lo_offset,
+			    .dio = !!(li.lo_flags & LO_FLAGS_DIRECT_IO),
+			};
 		close(fd);
 	}
+	return n;
+}
+
+void devtab_stack(const struct dev_table *t, char *out, size_t len)
+{
+	struct loop_ref l[256];
+	size_t n = devtab_loops(t, l, sizeof(l) / sizeof(l[0])), used = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(
+		    out + used, len - used,
+		    "%s%s %u:%u on %u:%u ino %llu offset %llu dio %d", used ? "; " : "",
+		    l[i].name, KDEV_MAJOR(l[i].dev), KDEV_MINOR(l[i].dev),
+		    KDEV_MAJOR(l[i].backing_dev), KDEV_MINOR(l[i].backing_dev),
+		    (unsigned long long)l[i].ino, (unsigned long long)l[i].offset,
+		    l[i].dio);
 	if (used >= len) { /* cut at the last whole entry */
 		char *semi = strrchr(out, ';');
 

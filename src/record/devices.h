@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "../trace/format.h"
 
 struct dev_table {
@@ -31,5 +34,15 @@ void devtab_models(const struct dev_table *t, char *out, size_t len);
  * out (META stack=, docs/FLOWS.md), "" if none. The device is the loop's,
  * the second MAJ:MIN the st_dev of its backing file's filesystem. */
 void devtab_stack(const struct dev_table *t, char *out, size_t len);
+
+/* A bound loop device, as LOOP_GET_STATUS64 reports it. */
+struct loop_ref {
+	const char *name;	   /* t's entry's */
+	uint32_t dev, backing_dev; /* kernel dev_t: the loop's, its file's st_dev */
+	uint64_t ino, offset;	   /* the backing file's inode; where the loop begins */
+	bool dio;		   /* LO_FLAGS_DIRECT_IO */
+};
+/* The bound loop devices of t, at most max: how many. */
+size_t devtab_loops(const struct dev_table *t, struct loop_ref *out, size_t max);
 
 #endif

@@ -142,6 +142,34 @@ static int config_devs(struct recorder *rc, char *msg, size_t msglen)
 	return 0;
 }
 
+/* --flow: the definitions, and the loop devices (not direct I/O) whose
+ * backing files' pages hand a flow on to the device below (before load). */
+static void config_flows(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	typeof(rc->skel->rodata) ro = rc->skel->rodata;
+	struct loop_ref l[IOT_FLOW_MAX_LOOPS * 4];
+	size_t n;
+	uint32_t k = 0;
+
+	if (!o->nr_flows)
+		return;
+	ro->cfg_flow = true;
+	ro->cfg_nr_flows = (uint32_t)o->nr_flows;
+	for (int i = 0; i < o->nr_flows; i++)
+		memcpy((void *)&ro->cfg_flows[i], &o->flows[i].d, sizeof(o->flows[i].d));
+	n = devtab_loops(&rc->devs, l, sizeof(l) / sizeof(l[0]));
+	for (size_t i = 0; i < n && k < IOT_FLOW_MAX_LOOPS; i++) {
+		if (l[i].dio)
+			continue;
+		ro->cfg_flow_loop_dev[k] = l[i].dev;
+		ro->cfg_flow_loop_ino[k] = l[i].ino;
+		ro->cfg_flow_loop_off[k] = l[i].offset;
+		k++;
+	}
+	ro->cfg_nr_flow_loops = k;
+}
+
 /* -p and COMMAND: the processes whose syscalls are traced (after load). */
 int setup_pids(struct recorder *rc)
 {
@@ -242,6 +270,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	if (err)
 		return err;
 	set_syscall_numbers(rc);
+	config_flows(rc);
 	rc->skel->rodata->cfg_nr_slots = rc->nr_slots;
 	rc->skel->rodata->cfg_self_tgid = getpid();
 	rc->skel->rodata->cfg_filter_pids = po.pid_filter;

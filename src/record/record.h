@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "../bpf/events.h"
+#include "flowdef.h"
 
 /* A live view of --aggregate's histograms (`iotrail serve`): what another
  * thread may read while the recording runs, from record_opts.live_start
@@ -61,6 +62,9 @@ struct record_opts {
 	void (*live_stop)(void *ctx);
 	void *live_ctx;
 	const char *cmdline; /* the options as typed, stored in META */
+	/* --flow: only these flows' events (docs/FLOWS.md), at most IOT_FLOW_MAX */
+	const struct flowdef *flows;
+	int nr_flows;
 };
 
 #define RECORD_DEFAULT_BUFSIZE (4ull << 20)

@@ -101,7 +101,7 @@ static int write_cgroups(struct recorder *rc)
 int write_meta(struct recorder *rc)
 {
 	const struct record_opts *o = rc->o;
-	char host[256] = "", kernel[256], models[512], stack[1536];
+	char host[256] = "", kernel[256], models[512], stack[1536], flows[2048] = "";
 	struct utsname u;
 	int err;
 	struct trace_meta m = {
@@ -124,6 +124,7 @@ int write_meta(struct recorder *rc)
 	    .drivers = rc->drivers,
 	    .models = models,
 	    .stack = stack,
+	    .flows = flows,
 	};
 
 	uname(&u);
@@ -132,6 +133,16 @@ int write_meta(struct recorder *rc)
 	m.arch = u.machine;
 	devtab_models(&rc->devs, models, sizeof(models));
 	devtab_stack(&rc->devs, stack, sizeof(stack));
+	for (int i = 0; i < o->nr_flows; i++) {
+		size_t used = strlen(flows);
+
+		if (used + 4 >= sizeof(flows))
+			break;
+		if (i)
+			strcat(flows, "; ");
+		flowdef_describe(&o->flows[i], flows + strlen(flows),
+				 sizeof(flows) - strlen(flows));
+	}
 	err = trace_writer_meta(&rc->w, &m);
 	if (!err)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DEVICES, 0, rc->devs.e,

@@ -193,6 +193,8 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_string_field(&w, "identity", ri->imported ? "sector" : "address");
 	/* devices that were models (iotrail-hdd), with their parameters */
 	jw_string_field(&w, "device_models", ri->models ? ri->models : "");
+	/* record --flow: the flows recorded, "" when everything was */
+	jw_string_field(&w, "flows_recorded", ri->flows ? ri->flows : "");
 	if (ri->imported)
 		jw_string_field(&w, "imported", ri->imported);
 	if (ri->repair_method) {

@@ -51,6 +51,8 @@ struct report_info {
 	/* devices the recorder found to be models (iotrail-hdd), with their
 	 * parameters: "loop0: iotrail-hdd rpm=...; ..." or "" */
 	const char *models;
+	/* record --flow: the flows recorded (META flows=), "" for all */
+	const char *flows;
 	const char *(*comm)(void *ctx, uint32_t tid);
 	void *comm_ctx;
 	/* "blktrace" for an imported capture: its requests were linked by

@@ -65,6 +65,12 @@ static void header(FILE *f, const struct report_info *ri)
 		ri->models && ri->models[0] ? "; the device was a model, not a disk: "
 					    : "",
 		ri->models && ri->models[0] ? ri->models : "");
+	if (ri->flows && ri->flows[0])
+		fprintf(
+		    f,
+		    "# recorded with --flow: only these flows' events (others' I/O is "
+		    "not in the trace): %s\n",
+		    ri->flows);
 	if (!ri->complete)
 		fprintf(f, "# the recording was cut short (no END chunk): its length and "
 			   "drops are unknown\n");

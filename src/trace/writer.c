@@ -146,18 +146,18 @@ int trace_writer_close(struct trace_writer *w)
 int trace_writer_meta(struct trace_writer *w, const struct trace_meta *m)
 {
 #define S(x) ((x) ? (x) : "")
-	char meta[4096];
+	char meta[8192];
 	int n = snprintf(
 	    meta, sizeof(meta),
 	    "tool=iotrail\nhost=%s\nkernel=%s\narch=%s\ncmdline=%s\nmode=%s\n"
 	    "speculate_ns=%llu\nbufpolicy=%s\nbufresize=%s\nbufsize=%llu\n"
 	    "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\ndrivers=%s\nmodels=%s\n"
-	    "stack=%s\n",
+	    "stack=%s\nflows=%s\n",
 	    S(m->host), S(m->kernel), S(m->arch), S(m->cmdline), S(m->mode),
 	    (unsigned long long)m->speculate_ns, S(m->bufpolicy), S(m->bufresize),
 	    (unsigned long long)m->bufsize, (unsigned long long)m->switch_ns,
 	    S(m->attach), S(m->variant), S(m->missing), S(m->drivers), S(m->models),
-	    S(m->stack));
+	    S(m->stack), S(m->flows));
 #undef S
 
 	if (n < 0)

@@ -51,6 +51,8 @@ struct trace_meta {
 	const char *models;  /* devices that are models (devtab_models), or "" */
 	const char *stack;   /* loop devices and their backing files
 				(devtab_stack), or "" */
+	const char *flows;   /* record --flow: the definitions, "; "-joined
+				(flowdef_describe), or "" */
 };
 /* Writes m as the META chunk (key=value lines, padded to 8 bytes). */
 int trace_writer_meta(struct trace_writer *w, const struct trace_meta *m);
