@@ -7,7 +7,11 @@
  * no BPF ring buffer and no wake-up: user space polls at switchrate.
  *
  * Producer protocol (per record):
- *   0. stopped (fill full, or a ring trigger fired): nothing more is traced
+ *   0. not armed yet, or no more (user space sets `armed` once every program
+ *      is attached, and clears it before detaching them): nothing is written,
+ *      so a trace begins and ends at one instant for every event type, not
+ *      program by program as they attach
+ *      stopped (fill full, or a ring trigger fired): nothing more is traced
  *   1. switch, fill: h = ctl.head, t = ctl.tail; if h - t >= capacity the
  *      record is dropped and counted (switch), or tracing stops on every CPU
  *      and a STOP record goes into the space reserved for it (fill)
@@ -47,6 +51,8 @@ const volatile __u32 cfg_policy = IOT_POLICY_SWITCH;
 /* Set once, by the first CPU whose fill buffer is full or whose request
  * fires the ring trigger; read by user space through the skeleton's bss. */
 struct iot_stop stop = {};
+/* 1 from when every program is attached until the recording stops */
+__u32 armed = 0;
 
 /* This CPU's control block (for its counters). */
 static __always_inline struct iot_ctl *this_ctl(void)
@@ -101,7 +107,7 @@ static __always_inline struct iot_rec *iot_reserve(__u32 cpu, __u64 *seq)
 	struct iot_rec *r;
 	__u64 s;
 
-	if (cfg_policy != IOT_POLICY_SWITCH && stop.reason)
+	if (!armed || (cfg_policy != IOT_POLICY_SWITCH && stop.reason))
 		return NULL;
 	c = bpf_map_lookup_elem(&ctl, &cpu);
 	if (!c)

@@ -145,8 +145,10 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 	if (cfg_flow) { /* copy: the part carries its parent's flows */
 		__u32 m = flow_of((__u64)KREAD1(bio, bi_private));
 
-		if (!m)
+		if (!m) { /* and not an earlier bio's at this address */
+			bpf_map_delete_elem(&flow_objs, &bio);
 			return 0;
+		}
 		flow_set((__u64)bio, m);
 	}
 	if (SPEC_ON) {

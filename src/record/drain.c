@@ -509,7 +509,8 @@ int final_drain(struct recorder *rc)
 {
 	int e;
 
-	/* stop producing, then take what is left */
+	/* stop producing (every program at once), then take what is left */
+	__atomic_store_n(&rc->skel->bss->armed, 0, __ATOMIC_RELEASE);
 	iotrail_bpf__detach(rc->skel);
 	if (rc->o->policy == IOT_POLICY_RING) {
 		/* let programs still running on other CPUs finish */

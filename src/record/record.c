@@ -211,6 +211,8 @@ int record_run(const struct record_opts *o)
 		fprintf(stderr, "iotrail: could not attach: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	/* every program at once: no event type starts before another */
+	__atomic_store_n(&rc.skel->bss->armed, 1, __ATOMIC_RELEASE);
 	/* every signal that ends a process by default ends the recording
 	 * the same way, END chunk included (SIGPIPE: a closed terminal or
 	 * pipe on stderr) */
@@ -250,6 +252,7 @@ int record_run(const struct record_opts *o)
 		if (final_drain(&rc))
 			ret = 1;
 	} else {
+		__atomic_store_n(&rc.skel->bss->armed, 0, __ATOMIC_RELEASE);
 		iotrail_bpf__detach(rc.skel);
 	}
 	say_stop(&rc, rc.reason);

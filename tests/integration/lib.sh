@@ -17,16 +17,25 @@ CGROUPS=() # made by make_cgroup, removed by name
 BLK_TRACER_DEV=""
 FAILED=0
 
+# every loop device backed by a file in our directories, by name (make_loop
+# runs in command substitutions, so no list of ours would see them)
+detach_ours() {
+	local l
+	for l in $(losetup -a 2>/dev/null | grep -F -e "$TMP/" -e "$DISKTMP/" | cut -d: -f1); do losetup -d "$l"; done
+}
+
 cleanup() {
-	local m l
+	local m
+	# loops first: one over a file on a filesystem of ours keeps it busy,
+	# and once that is unmounted (lazily) its path no longer names our
+	# directory. A loop under a mounted filesystem is freed at its unmount.
+	detach_ours
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
 	# and any mount under our directories (made by a program we ran), by name
 	for m in $(awk -v a="$TMP/" -v b="$DISKTMP/" 'index($2, a) == 1 || index($2, b) == 1 {print $2}' /proc/mounts); do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 	done
-	# every loop device backed by a file in our directory, by name (make_loop
-	# runs in command substitutions, so no list of ours would see them)
-	for l in $(losetup -a 2>/dev/null | grep -F -e "$TMP/" -e "$DISKTMP/" | cut -d: -f1); do losetup -d "$l"; done
+	detach_ours
 	if [ -n "$BLK_TRACER_DEV" ]; then
 		echo 0 >/sys/kernel/tracing/tracing_on 2>/dev/null
 		echo 0 >"/sys/block/$BLK_TRACER_DEV/trace/enable" 2>/dev/null
