@@ -152,8 +152,12 @@ static void config_flows(struct recorder *rc)
 	size_t n;
 	uint32_t k = 0;
 
-	if (!o->nr_flows)
+	if (!o->nr_flows) { /* the LRU hashes preallocate: none to speak of */
+		bpf_map__set_max_entries(rc->skel->maps.flow_task, 1);
+		bpf_map__set_max_entries(rc->skel->maps.flow_objs, 1);
+		bpf_map__set_max_entries(rc->skel->maps.flow_pages, 1);
 		return;
+	}
 	ro->cfg_flow = true;
 	ro->cfg_nr_flows = (uint32_t)o->nr_flows;
 	for (int i = 0; i < o->nr_flows; i++)
