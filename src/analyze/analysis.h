@@ -93,6 +93,10 @@ struct analysis_env {
 	uint64_t flow_id;		/* flows: --id N (1-based), 0: none */
 	size_t flow_slowest;		/* flows: --slowest N, 0: 20, SIZE_MAX:
 					   all */
+	/* flows: --where layer=LAYER[@DEV]: the flows with time in that
+	   layer (at that device) on their critical path, ordered by it;
+	   NULL: every flow, by its total */
+	const char *flow_where;
 	void *ctx;
 	const char *(*dev_name)(void *ctx, uint32_t dev);
 	bool (*is_bio_based)(void *ctx, uint32_t dev);

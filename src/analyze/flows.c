@@ -671,6 +671,51 @@ static int dominant(const struct flow *f)
 	return best;
 }
 
+/* --where layer=L[@DEV]: the flow's time in that layer on its critical
+ * path (0: none) */
+static uint64_t where_ns(struct analysis *a, const struct flow *f)
+{
+	const char *w = a->env.flow_where, *at = strchr(w, '@');
+	size_t llen = at ? (size_t)(at - w) : strlen(w);
+	uint64_t ns = 0;
+
+	for (int i = 0; i < f->nr_seg; i++) {
+		const char *ln = layer_names[f->seg_layer[i]];
+
+		if (strlen(ln) != llen || strncmp(ln, w, llen))
+			continue;
+		if (at && (!f->seg_dev[i] || strcmp(dev_name(a, f->seg_dev[i]), at + 1)))
+			continue;
+		ns += f->seg[i] ? f->seg[i] : 1; /* present, if for no time */
+	}
+	return ns;
+}
+
+int flows_where_check(const char *where)
+{
+	size_t llen = strcspn(where, "@");
+
+	for (int k = 0; k < NR_FL_LAYERS; k++)
+		if (strlen(layer_names[k]) == llen &&
+		    !strncmp(layer_names[k], where, llen))
+			return where[llen] == '@' && !where[llen + 1] ? -EINVAL : 0;
+	return -EINVAL;
+}
+
+struct where_key {
+	uint32_t flow;
+	uint64_t ns;
+};
+
+static int cmp_where(const void *x, const void *y)
+{
+	const struct where_key *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->flow < b->flow ? -1 : 1;
+}
+
 static int cmp_total(const void *x, const void *y, void *ctx)
 {
 	const struct flow *f = ctx;
@@ -1020,6 +1065,36 @@ static int finish(struct analysis *a, struct an_output *o)
 			sel[nr_sel++] = (uint32_t)(a->env.flow_id - 1);
 		snprintf(tf->title, sizeof(tf->title), "Flow %llu",
 			 (unsigned long long)a->env.flow_id);
+	} else if (a->env.flow_where) {
+		struct where_key *k =
+		    malloc((p->nr_flows ? p->nr_flows : 1) * sizeof(*k));
+		size_t n = 0;
+
+		if (!k) {
+			free(sel);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < p->nr_flows; i++) {
+			uint64_t ns = where_ns(a, &p->flows[i]);
+
+			if (ns)
+				k[n++] = (struct where_key){(uint32_t)i, ns};
+		}
+		qsort(k, n, sizeof(*k), cmp_where);
+		nr_sel = a->env.flow_slowest == SIZE_MAX || want > n ? n : want;
+		for (size_t i = 0; i < nr_sel; i++)
+			sel[i] = k[i].flow;
+		free(k);
+		snprintf(
+		    tf->title, sizeof(tf->title),
+		    "The %zu of %zu flows with the most time in %s on their critical "
+		    "path (%zu have some)",
+		    nr_sel, p->nr_flows, a->env.flow_where, n);
+		if (!n)
+			table_note(tf,
+				   "no flow spent time in %s (layers: syscall, queue, "
+				   "device, loop; @ a device of the trace)",
+				   a->env.flow_where);
 	} else {
 		for (size_t i = 0; i < p->nr_flows; i++)
 			sel[i] = (uint32_t)i;

@@ -23,6 +23,7 @@ int cmd_flows(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf(
 			    "usage: iotrail flows [-i FILE] [--id N] [--slowest N|all] "
+			    "[--where layer=L[@DEV]]\n                     "
 			    "[-f text|csv|json|chrome]\n"
 			    "\n"
 			    "Each I/O followed from what asked for it (a system call, an "

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "../analyze/analyzer.h"
+#include "../analyze/flows.h"
 #include "../export/export.h"
 #include "../layout/layout_json.h"
 #include "../join/join.h"
@@ -69,6 +70,8 @@ static void report_usage(FILE *f)
 	    "      --slowest N|all   the flows analyzer's N slowest flows with their\n"
 	    "                        timelines (default 20)\n"
 	    "      --id N            the flows analyzer's flow N alone\n"
+	    "      --where layer=L[@DEV]  the flows with time in layer L (syscall,\n"
+	    "                        queue, device, loop), at DEV, most first\n"
 	    "  analyzers: %s\n",
 	    list);
 }
@@ -161,6 +164,7 @@ int cmd_report(int argc, char **argv)
 	    {"top", required_argument, NULL, 'T'},
 	    {"id", required_argument, NULL, 'D'},
 	    {"slowest", required_argument, NULL, 'S'},
+	    {"where", required_argument, NULL, 'W'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -274,6 +278,18 @@ int cmd_report(int argc, char **argv)
 			set |= AN_BIT(analyzer_index("flows"));
 			break;
 		}
+		case 'W':
+			if (strncmp(optarg, "layer=", 6))
+				return usage_error("--where %s: not layer=LAYER[@DEV]",
+						   optarg);
+			if (flows_where_check(optarg + 6))
+				return usage_error(
+				    "--where %s: not a layer (syscall, queue, "
+				    "device, loop), or @ without a device",
+				    optarg);
+			env.flow_where = optarg + 6;
+			set |= AN_BIT(analyzer_index("flows"));
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
