@@ -223,6 +223,15 @@ static void on_mark(void *ctx, const struct join_mark *m)
 			a->out[i].an->mark(a, a->out[i].priv, m);
 }
 
+static void on_unfinished(void *ctx, const struct join_request *r)
+{
+	struct analysis *a = ctx;
+
+	for (size_t i = 0; i < a->nr_out; i++)
+		if (a->out[i].an->unfinished)
+			a->out[i].an->unfinished(a, a->out[i].priv, r);
+}
+
 static void on_fault(void *ctx, const struct join_fault *f)
 {
 	struct analysis *a = ctx;
@@ -290,6 +299,7 @@ struct join_sink analysis_sink(struct analysis *a)
 	    .uring = on_uring,
 	    .fault = on_fault,
 	    .mark = on_mark,
+	    .unfinished = on_unfinished,
 	};
 
 	return s;

@@ -38,6 +38,8 @@ struct analyzer {
 	void (*fault)(struct analysis *a, void *priv, const struct join_fault *f);
 	/* a user marker (include/iotrail/marker.h) */
 	void (*mark)(struct analysis *a, void *priv, const struct join_mark *m);
+	/* a request never completed, at the trace's end (join_sink) */
+	void (*unfinished)(struct analysis *a, void *priv, const struct join_request *r);
 	/* an io_uring request on a file, at its completion */
 	void (*uring)(struct analysis *a, void *priv, const struct join_uring *u);
 	/* an in-kernel histogram of an --aggregate recording */

@@ -116,6 +116,9 @@ struct fl_priv {
 	struct fl_stack stack[MAX_STACK];
 	int nr_stack;
 	uint64_t lower_linked, lower_unlinked, dio_unfollowed, no_disk;
+	/* requests never completed (the join's, at the trace's end) */
+	struct join_request *unf;
+	size_t nr_unf, cap_unf;
 };
 
 /* META stack=: "loop1 7:1 on 7:0 ino 12 offset 0 dio 0; ..." */
@@ -615,6 +618,17 @@ static const struct column event_cols[] = {
     {"detail", "DETAIL", -40, CELL_STR},
 };
 
+static const struct column unf_cols[] = {
+    {"device", "DEVICE", -8, CELL_STR},
+    {"sector", "SECTOR", 12, CELL_U64},
+    {"sectors", "SECTORS", 7, CELL_U64},
+    {"op", "OP", -5, CELL_STR},
+    {"pid", "PID", 7, CELL_U64},
+    {"comm", "TASK", -15, CELL_STR},
+    {"last", "LAST", -4, CELL_STR},
+    {"last_s", "LAST_S", 11, CELL_F64, IN_ALL, 0, 1, 6},
+};
+
 static const struct column layer_cols[] = {
     {"layer", "LAYER", -8, CELL_STR},
     {"device", "DEVICE", -8, CELL_STR},
@@ -1033,10 +1047,66 @@ static int layers(struct analysis *a, const struct fl_priv *p, struct table *t)
 	return t->err;
 }
 
+static void unfinished(struct analysis *a, void *priv, const struct join_request *r)
+{
+	struct fl_priv *p = priv;
+
+	if (GROW(p->unf, p->nr_unf + 1, p->cap_unf)) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	p->unf[p->nr_unf++] = *r;
+}
+
+/* The requests that never finished, in the order of their last stage. */
+static int cmp_unf(const void *x, const void *y)
+{
+	const struct join_request *a = x, *b = y;
+	uint64_t ta = a->d_ns ?: a->i_ns ?: a->g_ns ?: a->q_ns;
+	uint64_t tb = b->d_ns ?: b->i_ns ?: b->g_ns ?: b->q_ns;
+
+	return ta < tb ? -1 : ta > tb;
+}
+
+static int unfinished_table(struct analysis *a, struct fl_priv *p, struct table *t)
+{
+	static const char *const ops[] = {"read", "write", "flush", "discard"};
+
+	snprintf(t->title, sizeof(t->title),
+		 "Requests that never finished: %zu (in flight as the trace ended, or "
+		 "their completion not shown to the programs)",
+		 p->nr_unf);
+	if (p->nr_unf)
+		qsort(p->unf, p->nr_unf, sizeof(*p->unf), cmp_unf);
+	for (size_t i = 0; i < p->nr_unf; i++) {
+		const struct join_request *r = &p->unf[i];
+		uint32_t op = r->flags & IOT_OP_MASK;
+		const char *last = r->d_ns ? "D" : r->i_ns ? "I" : r->g_ns ? "G" : "Q";
+		uint64_t at = r->d_ns ?: r->i_ns ?: r->g_ns ?: r->q_ns;
+
+		table_row(t);
+		table_str(t, "%s", dev_name(a, r->dev));
+		table_u64(t, r->sector);
+		table_u64(t, r->nr_sectors);
+		table_str(t, "%s", op < 4 ? ops[op] : "other");
+		if (r->pid)
+			table_u64(t, r->pid);
+		else
+			table_na(t);
+		table_str(t, "%s", r->tid ? comm_of(a, r->tid) : "-");
+		table_str(t, "%s", last);
+		if (at >= a->env.t0_ns)
+			table_f64(t, (at - a->env.t0_ns) / 1e9);
+		else
+			table_na(t);
+	}
+	return t->err;
+}
+
 static int finish(struct analysis *a, struct an_output *o)
 {
 	struct fl_priv *p = o->priv;
-	struct table *tf, *te, *tl;
+	struct table *tf, *te, *tl, *tu;
 	uint32_t *sel;
 	size_t nr_sel = 0, want = a->env.flow_slowest ? a->env.flow_slowest : 20;
 	int err;
@@ -1049,8 +1119,10 @@ static int finish(struct analysis *a, struct an_output *o)
 			     sizeof(flow_cols) / sizeof(flow_cols[0]));
 	te = an_output_table(a, o, "flow_events", event_cols,
 			     sizeof(event_cols) / sizeof(event_cols[0]));
+	tu = an_output_table(a, o, "flows_unfinished", unf_cols,
+			     sizeof(unf_cols) / sizeof(unf_cols[0]));
 	sel = malloc((p->nr_flows ? p->nr_flows : 1) * sizeof(*sel));
-	if (!tf || !te || !tl || !sel) {
+	if (!tf || !te || !tl || !tu || !sel) {
 		free(sel);
 		return -ENOMEM;
 	}
@@ -1129,6 +1201,8 @@ static int finish(struct analysis *a, struct an_output *o)
 	if (a->env.flow_id && a->env.flow_id > p->nr_flows)
 		table_note(tf, "no flow %llu: the trace has %zu",
 			   (unsigned long long)a->env.flow_id, p->nr_flows);
+	if ((err = unfinished_table(a, p, tu)))
+		return err;
 	return tf->err ? tf->err : te->err ? te->err : tl->err;
 }
 
@@ -1143,6 +1217,7 @@ static void release(void *priv)
 	free(p->flows);
 	free(p->sel);
 	free(p->links);
+	free(p->unf);
 }
 
 /* a request's number in the trace, for the visitor: its index + 1 */
@@ -1202,6 +1277,7 @@ const struct analyzer an_flows = {
     .bio = bio,
     .syscall = syscall,
     .uring = uring,
+    .unfinished = unfinished,
     .finish = finish,
     .release = release,
 };

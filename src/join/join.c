@@ -1419,9 +1419,24 @@ void join_feed_summary(struct join *j, const struct iot_summary *s)
 
 void join_end(struct join *j)
 {
+	uint8_t *is_free;
+
 	while (j->held != NONE)
 		release_held(j, j->held);
 	j->st.unfinished = j->live_reqs;
+	if (!j->sink.unfinished || !j->live_reqs)
+		return;
+	/* the live slots: every slot not on the free list */
+	is_free = calloc(j->nr_reqs ? j->nr_reqs : 1, 1);
+	if (!is_free)
+		return; /* counted, not listed */
+	for (uint32_t f = j->free_req, n = 0;
+	     f != NONE && f < j->nr_reqs && n < j->nr_reqs; f = j->reqs[f].next_free, n++)
+		is_free[f] = 1;
+	for (uint32_t i = 0; i < j->nr_reqs; i++)
+		if (!is_free[i])
+			j->sink.unfinished(j->sink.ctx, &j->reqs[i].r);
+	free(is_free);
 }
 
 void join_release(struct join *j)

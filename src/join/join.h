@@ -183,6 +183,9 @@ struct join_sink {
 	void (*uring)(void *ctx, const struct join_uring *u);	/* optional */
 	void (*fault)(void *ctx, const struct join_fault *f);	/* optional */
 	void (*mark)(void *ctx, const struct join_mark *m);	/* optional */
+	/* optional, at join_end(): each request never completed (c_ns 0):
+	 * in flight as the trace ended, or its completion not shown */
+	void (*unfinished)(void *ctx, const struct join_request *r);
 };
 
 struct join_stats {

@@ -194,6 +194,27 @@ PY
 check "flows --where: the title names the layer and how many flows have some" \
 	grep -q "^The 1 of [0-9]* flows with the most time in queue@${LOWER#/dev/} on their critical path ([0-9]* have some)" "$TMP/w.txt"
 
+# a recording that stops with 16 reads in flight: they never finish in the
+# trace, and the flows analyzer lists each, with the last stage it reached
+"$IOTRAIL" record -o "$TMP/u.iot" -D 500ms -d "${UPPER#/dev/}" -- fio --name=u --filename="$UPPER" \
+	--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=16 --time_based --runtime=2 \
+	--output=/dev/null 2>>"$TMP/rec.err"
+"$IOTRAIL" flows -i "$TMP/u.iot" --slowest 1 -f json >"$TMP/u.json"
+"$IOTRAIL" flows -i "$TMP/u.iot" --slowest 1 >"$TMP/u.txt"
+python3 - "$TMP/u.json" "${UPPER#/dev/}" <<'PY' >"$TMP/u.out" 2>&1 &&
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows, n = j["flows_unfinished"], j["join"]["unfinished"]
+assert n >= 1 and len(rows) == n, (n, rows[:3])
+assert all(r["device"] == sys.argv[2] and r["op"] == "read" and r["last"] in "QGID" and
+           r["comm"] == "fio" for r in rows), rows[:3]
+print("%d requests never finished, each listed (last stages: %s)"
+      % (n, ", ".join(sorted({r["last"] for r in rows}))))
+PY
+	ok "flows: $(cat "$TMP/u.out")" || not_ok "flows: unfinished" "$(tail -3 "$TMP/u.out")"
+check "flows: the text says which requests never finished" \
+	grep -q "^Requests that never finished: [1-9]" "$TMP/u.txt"
+
 # a direct-I/O loop reads into the upper request's own pages: not followed,
 # and said so (the count is the upper device's requests)
 losetup -d "$UPPER"

@@ -554,10 +554,23 @@ static void flows_stacked(void **state)
 	s.request(s.ctx, &up2);
 	s.bio(s.ctx, &up2, &ub2);
 	s.syscall(s.ctx, &call2);
+	{ /* issued, never completed: listed as such, in no flow */
+		struct join_request never = up2;
+
+		never.sector = 4096;
+		never.c_ns = 0;
+		s.unfinished(s.ctx, &never);
+	}
 	assert_int_equal(analysis_finish(&a), 0);
 	o = analysis_output(&a, "flows");
 	assert_non_null(o);
-	assert_int_equal(o->nr_tables, 3);
+	assert_int_equal(o->nr_tables, 4);
+	assert_string_equal(o->tables[3]->name, "flows_unfinished");
+	assert_int_equal(o->tables[3]->nr_rows, 1);
+	assert_int_equal(table_cell(o->tables[3], 0, col_of(o->tables[3], "sector"))->u,
+			 4096);
+	assert_string_equal(table_cell_str(o->tables[3], 0, col_of(o->tables[3], "last")),
+			    "D");
 	tf = o->tables[1];
 	te = o->tables[2];
 	assert_string_equal(tf->name, "flows");

@@ -53,11 +53,24 @@ static bool is_bio_based(void *c, uint32_t dev)
 
 static struct join j;
 
+/* requests the join handed over as never finished, by first sector */
+static uint64_t unf_sector[8];
+static int nunf;
+
+static void on_unf(void *ctx, const struct join_request *r)
+{
+	(void)ctx;
+	if (nunf < 8)
+		unf_sector[nunf] = r->sector;
+	nunf++;
+}
+
 static int setup(void **state)
 {
 	struct join_sink sink = {NULL, on_req, on_bio, on_sys, on_commit, on_uring};
 
-	nreq = nbio = nsys = ncommit = nuring = 0;
+	sink.unfinished = on_unf;
+	nreq = nbio = nsys = ncommit = nuring = nunf = 0;
 	bio_based = false;
 	return join_init(&j, &sink, is_bio_based, NULL);
 }
@@ -402,6 +415,10 @@ static void unfinished_at_end(void **state)
 	assert_int_equal(nreq, 1);
 	assert_int_equal(reqs[0].sector, 64);
 	assert_int_equal(j.st.unfinished, 2);
+	/* and each is handed over, once, as it stood */
+	assert_int_equal(nunf, 2);
+	assert_true((unf_sector[0] == 0 && unf_sector[1] == 128) ||
+		    (unf_sector[0] == 128 && unf_sector[1] == 0));
 }
 
 /* the event types of the random streams below */
