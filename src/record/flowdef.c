@@ -39,20 +39,19 @@ static const char builtin[] =
     "[journal]\n"
     "start = journal\n";
 
-static const struct {
+struct name_bit {
 	const char *name;
 	uint32_t bit;
-} starts[] = {
+};
+
+static const struct name_bit starts[] = {
     {"syscall", IOT_FLOW_START_SYSCALL},     {"io_uring", IOT_FLOW_START_URING},
     {"writeback", IOT_FLOW_START_WRITEBACK}, {"journal", IOT_FLOW_START_JOURNAL},
     {"readahead", IOT_FLOW_START_READAHEAD}, {"flush", IOT_FLOW_START_FLUSH},
     {"other", IOT_FLOW_START_OTHER},
 };
 
-static const struct {
-	const char *name;
-	uint32_t bit;
-} ops[] = {
+static const struct name_bit ops[] = {
     {"read", IOT_FLOW_OP_READ},
     {"write", IOT_FLOW_OP_WRITE},
     {"sync", IOT_FLOW_OP_SYNC},
@@ -83,13 +82,10 @@ static int fail(const struct cursor *c, const char *at, const char *fmt, ...)
 
 /* a word list "a, b, c" of names from a table: bits */
 #define WORDS(c, at, val, tab, what, out)                                                \
-	words(c, at, val, (const char *const *)&(tab)[0].name, sizeof((tab)[0]),         \
-	      (const uint32_t *)&(tab)[0].bit, sizeof(tab) / sizeof((tab)[0]), what,     \
-	      out)
+	words(c, at, val, tab, sizeof(tab) / sizeof((tab)[0]), what, out)
 
 static int words(const struct cursor *c, const char *at, const char *val,
-		 const char *const *names, size_t stride, const uint32_t *bits, size_t n,
-		 const char *what, uint32_t *out)
+		 const struct name_bit *tab, size_t n, const char *what, uint32_t *out)
 {
 	const char *p = val;
 
@@ -98,27 +94,17 @@ static int words(const struct cursor *c, const char *at, const char *val,
 		size_t len = strcspn(p, ", \t");
 		bool found = false;
 
-		for (size_t i = 0; i < n && len; i++) {
-			const char *name =
-			    *(const char *const *)((const char *)names + i * stride);
-
-			if (strlen(name) == len && !strncmp(name, p, len)) {
-				*out |=
-				    *(const uint32_t *)((const char *)bits + i * stride);
+		for (size_t i = 0; i < n && len; i++)
+			if (strlen(tab[i].name) == len && !strncmp(tab[i].name, p, len)) {
+				*out |= tab[i].bit;
 				found = true;
 			}
-		}
 		if (!found) {
 			char list[160] = "";
 
-			for (size_t i = 0; i < n; i++) {
-				const char *name =
-				    *(const char *const *)((const char *)names +
-							   i * stride);
-
+			for (size_t i = 0; i < n; i++)
 				snprintf(list + strlen(list), sizeof(list) - strlen(list),
-					 "%s%s", i ? ", " : "", name);
-			}
+					 "%s%s", i ? ", " : "", tab[i].name);
 			return fail(c, at + (p - val), "%s '%.*s': not one of %s", what,
 				    (int)(len ? len : 1), p, list);
 		}
