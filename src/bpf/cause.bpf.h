@@ -179,16 +179,63 @@ static __always_inline __u64 io_wq_req(struct task_struct *task)
 	return work ? (__u64)work - bpf_core_field_offset(struct io_kiocb, work) : 0;
 }
 
+/* Why a bio is queued (IOT_CAUSE_*, with IOT_WB_* in *reason), from its op,
+ * its first page's kind and the task queueing it: BIO_INFO's cause, and
+ * where record --flow's bio starts come from (flow.bpf.h). */
+static __always_inline __u32 bio_cause(struct bio *bio, __u32 opf, __u32 kind,
+				       struct task_struct *task, __u32 *reason)
+{
+	/* writeback works and commits run in kernel threads: a user task's
+	 * bio needs no look at its context */
+	struct task_ctx *tc = task->flags & IOT_PF_KTHREAD ? task_ctx(false) : NULL;
+
+	*reason = 0;
+	if (!KREAD1(bio, bi_iter.bi_size) &&
+	    (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH))))
+		return IOT_CAUSE_FLUSH;
+	if (bpf_core_enum_value_exists(enum req_flag_bits, __REQ_SWAP) &&
+	    (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_SWAP))))
+		return IOT_CAUSE_SWAP;
+	if (tc && tc->commit) {
+		/* the commit writes its log, and in ordered mode the data the
+		 * transaction's inodes dirtied */
+		*reason = IOT_WB_JOURNAL;
+		return kind == IOT_HOST_REG ? IOT_CAUSE_WRITEBACK : IOT_CAUSE_JOURNAL;
+	}
+	if (tc && tc->wb) {
+		*reason = tc->wb;
+		return IOT_CAUSE_WRITEBACK;
+	}
+	/* an io_uring request an io-wq worker or the SQPOLL thread runs: both
+	 * are threads of the ring's owner */
+	if (task->flags & IOT_PF_IO_WORKER)
+		return IOT_CAUSE_IO_URING;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD)))
+		return IOT_CAUSE_READAHEAD;
+	if (task->flags & (IOT_PF_KSWAPD | IOT_PF_MEMALLOC)) {
+		*reason = IOT_WB_VMSCAN;
+		return IOT_CAUSE_WRITEBACK;
+	}
+	if ((opf & IOT_OP_MASK) == IOT_OP_WRITE && kind == IOT_HOST_REG) {
+		/* a file's dirty pages, written by the task itself: close()
+		 * after a truncate (ext4's auto_da_alloc), sync_file_range(),
+		 * msync(); or in a traced fsync or O_SYNC write, which the
+		 * join tells (it knows the task's open system call) */
+		*reason = IOT_WB_TASK;
+		return IOT_CAUSE_WRITEBACK;
+	}
+	return IOT_CAUSE_OTHER;
+}
+
 /* The record beside a bio's Q; dev: its disk, which the Q's filter let
  * through. */
 static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 {
 	__u32 opf = KREAD1(bio, bi_opf), kind = IOT_HOST_NONE, cause, reason = 0;
-	__u32 size = KREAD1(bio, bi_iter.bi_size), cgroup = 0;
+	__u32 cgroup = 0;
 	__u64 ino = 0, index = 0;
 	struct task_struct *task;
 	struct bi_plain *plain = NULL;
-	struct task_ctx *tc;
 	__u64 uring_req = 0;
 	__u32 tid1 = 0;
 
@@ -203,44 +250,9 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 	}
 	cgroup = bio_cgroup(bio);
 	task = bpf_get_current_task_btf();
-	/* writeback works and commits run in kernel threads: a user task's
-	 * bio needs no look at its context */
-	tc = task->flags & IOT_PF_KTHREAD ? task_ctx(false) : NULL;
-	if (!size &&
-	    (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))) {
-		cause = IOT_CAUSE_FLUSH;
-	} else if (bpf_core_enum_value_exists(enum req_flag_bits, __REQ_SWAP) &&
-		   (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_SWAP)))) {
-		cause = IOT_CAUSE_SWAP;
-	} else if (tc && tc->commit) {
-		/* the commit writes its log, and in ordered mode the data the
-		 * transaction's inodes dirtied */
-		cause = kind == IOT_HOST_REG ? IOT_CAUSE_WRITEBACK : IOT_CAUSE_JOURNAL;
-		reason = IOT_WB_JOURNAL;
-	} else if (tc && tc->wb) {
-		cause = IOT_CAUSE_WRITEBACK;
-		reason = tc->wb;
-	} else if (task->flags & IOT_PF_IO_WORKER) {
-		/* an io_uring request an io-wq worker or the SQPOLL thread
-		 * runs: both are threads of the ring's owner */
-		cause = IOT_CAUSE_IO_URING;
-		if (cfg_uring)
-			uring_req = io_wq_req(task);
-	} else if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD))) {
-		cause = IOT_CAUSE_READAHEAD;
-	} else if (task->flags & (IOT_PF_KSWAPD | IOT_PF_MEMALLOC)) {
-		cause = IOT_CAUSE_WRITEBACK;
-		reason = IOT_WB_VMSCAN;
-	} else if ((opf & IOT_OP_MASK) == IOT_OP_WRITE && kind == IOT_HOST_REG) {
-		/* a file's dirty pages, written by the task itself: close()
-		 * after a truncate (ext4's auto_da_alloc), sync_file_range(),
-		 * msync(); or in a traced fsync or O_SYNC write, which the
-		 * join tells (it knows the task's open system call) */
-		cause = IOT_CAUSE_WRITEBACK;
-		reason = IOT_WB_TASK;
-	} else {
-		cause = IOT_CAUSE_OTHER;
-	}
+	cause = bio_cause(bio, opf, kind, task, &reason);
+	if (cause == IOT_CAUSE_IO_URING && cfg_uring)
+		uring_req = io_wq_req(task);
 
 	if (cause == IOT_CAUSE_OTHER && !ino) {
 		__u32 zero = 0;

@@ -228,20 +228,14 @@ static __always_inline void flow_loop_complete(__u32 dev)
 }
 
 /* The masks of the backing-file pages a bio reads or writes: its first
- * page's file and index, the rest following it. */
-static __always_inline __u32 flow_bio_pages(struct bio *bio)
+ * page's file and index (page_host), the rest following it. */
+static __always_inline __u32 flow_bio_pages(struct bio *bio, __u32 kind, __u64 ino,
+					    __u64 index)
 {
-	unsigned long page = 0;
-	struct bio_vec *bv;
-	struct flow_page k;
+	struct flow_page k = {ino, index};
 	__u32 m = 0, n;
 
-	if (!cfg_nr_flow_loops || !KREAD1(bio, bi_vcnt))
-		return 0;
-	bv = KREAD1(bio, bi_io_vec);
-	if (bv)
-		bpf_probe_read_kernel(&page, sizeof(page), &bv->bv_page);
-	if (!page || page_host(page, &k.ino, &k.index) != IOT_HOST_REG)
+	if (!cfg_nr_flow_loops || kind != IOT_HOST_REG)
 		return 0;
 	n = (KREAD1(bio, bi_iter.bi_size) + 4095) / 4096;
 	for (__u32 p = 0; p < IOT_FLOW_PAGES && p < n; p++) {
@@ -270,27 +264,24 @@ static __always_inline __u32 flow_bio_pages(struct bio *bio)
 	return m;
 }
 
-/* The start kind of a bio that no flow's call or request brought here. */
+/* The start kind of a bio that no flow's call or request brought here:
+ * its cause, as BIO_INFO names it (bio_cause). */
 static __always_inline __u32 flow_bio_start(struct bio *bio, __u32 opf, __u32 kind)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_ctx *tc = task->flags & IOT_PF_KTHREAD ? task_ctx(false) : NULL;
+	__u32 reason;
 
-	if (!KREAD1(bio, bi_iter.bi_size) &&
-	    (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH))))
+	switch (bio_cause(bio, opf, kind, bpf_get_current_task_btf(), &reason)) {
+	case IOT_CAUSE_FLUSH:
 		return IOT_FLOW_START_FLUSH;
-	if (tc && tc->commit)
+	case IOT_CAUSE_JOURNAL:
 		return IOT_FLOW_START_JOURNAL;
-	if (tc && tc->wb)
+	case IOT_CAUSE_WRITEBACK:
 		return IOT_FLOW_START_WRITEBACK;
-	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD)))
+	case IOT_CAUSE_READAHEAD:
 		return IOT_FLOW_START_READAHEAD;
-	/* kswapd's, or a file's dirty pages written by a task itself (close
-	 * after a truncate, sync_file_range, msync): as emit_bio_info says */
-	if ((opf & IOT_OP_MASK) == IOT_OP_WRITE &&
-	    (kind == IOT_HOST_REG || (task->flags & (IOT_PF_KSWAPD | IOT_PF_MEMALLOC))))
-		return IOT_FLOW_START_WRITEBACK;
-	return IOT_FLOW_START_OTHER;
+	default:
+		return IOT_FLOW_START_OTHER;
+	}
 }
 
 static __always_inline __u32 flow_op(__u32 opf)
@@ -306,29 +297,26 @@ static __always_inline __u32 flow_op(__u32 opf)
 /* At Q: the bio's mask (0: none of the flows), remembered under it. */
 static __always_inline __u32 flow_bio_queue(struct bio *bio)
 {
-	__u32 opf = KREAD1(bio, bi_opf), m = flow_task_mask();
+	__u32 opf = KREAD1(bio, bi_opf), m = flow_task_mask(), kind = IOT_HOST_NONE;
 	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 ino = 0, index = 0;
 
+	if (KREAD1(bio, bi_vcnt)) {
+		struct bio_vec *bv = KREAD1(bio, bi_io_vec);
+		unsigned long page = 0;
+
+		if (bv)
+			bpf_probe_read_kernel(&page, sizeof(page), &bv->bv_page);
+		if (page)
+			kind = page_host(page, &ino, &index);
+	}
 	if (task->flags & IOT_PF_IO_WORKER)
 		m |= flow_of(io_wq_req(task));
-	m |= flow_bio_pages(bio);
-	if (!m) {
-		__u64 ino = 0, index = 0;
-		__u32 kind = IOT_HOST_NONE;
-
-		if (KREAD1(bio, bi_vcnt)) {
-			struct bio_vec *bv = KREAD1(bio, bi_io_vec);
-			unsigned long page = 0;
-
-			if (bv)
-				bpf_probe_read_kernel(&page, sizeof(page), &bv->bv_page);
-			if (page)
-				kind = page_host(page, &ino, &index);
-		}
+	m |= flow_bio_pages(bio, kind, ino, index);
+	if (!m)
 		m = flow_match(flow_bio_start(bio, opf, kind), flow_op(opf),
 			       bio_devt(bio), ino, KREAD1(bio, bi_iter.bi_size),
 			       KREAD1(bio, bi_iter.bi_sector) * 512, bio_cgroup(bio));
-	}
 	if (m)
 		flow_set((__u64)bio, m);
 	else

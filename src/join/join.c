@@ -222,7 +222,6 @@ static void req_free(struct join *j, uint32_t ri)
 	}
 	rs->next_free = j->free_req;
 	j->free_req = ri;
-	j->live_reqs--;
 }
 
 /* ---- bios ------------------------------------------------------------------ */
@@ -348,7 +347,6 @@ static int req_new(struct join *j, uint32_t *out)
 	if (POOL_TAKE(j->reqs, j->nr_reqs, j->cap_reqs, j->free_req, next_free, &ri))
 		return -ENOMEM;
 	j->reqs[ri].head = j->reqs[ri].tail = NONE;
-	j->live_reqs++;
 	*out = ri;
 	return 0;
 }
@@ -1420,18 +1418,22 @@ void join_feed_summary(struct join *j, const struct iot_summary *s)
 void join_end(struct join *j)
 {
 	uint8_t *is_free;
+	uint32_t nfree = 0;
 
 	while (j->held != NONE)
 		release_held(j, j->held);
-	j->st.unfinished = j->live_reqs;
-	if (!j->sink.unfinished || !j->live_reqs)
+	/* the requests still open: every slot not on the free list */
+	for (uint32_t f = j->free_req; f != NONE && f < j->nr_reqs && nfree < j->nr_reqs;
+	     f = j->reqs[f].next_free)
+		nfree++;
+	j->st.unfinished = j->nr_reqs - nfree;
+	if (!j->sink.unfinished || !j->st.unfinished)
 		return;
-	/* the live slots: every slot not on the free list */
-	is_free = calloc(j->nr_reqs ? j->nr_reqs : 1, 1);
+	is_free = calloc(j->nr_reqs, 1);
 	if (!is_free)
 		return; /* counted, not listed */
-	for (uint32_t f = j->free_req, n = 0;
-	     f != NONE && f < j->nr_reqs && n < j->nr_reqs; f = j->reqs[f].next_free, n++)
+	for (uint32_t f = j->free_req, n = 0; f != NONE && f < j->nr_reqs && n < nfree;
+	     f = j->reqs[f].next_free, n++)
 		is_free[f] = 1;
 	for (uint32_t i = 0; i < j->nr_reqs; i++)
 		if (!is_free[i])

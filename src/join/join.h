@@ -245,8 +245,7 @@ struct join {
 	size_t cap_bios;
 	struct join_req_st *reqs;
 	uint32_t nr_reqs, free_req;
-	uint32_t live_reqs; /* taken and not freed */
-	uint32_t held;	    /* requests held for the flush sequence's end, a list */
+	uint32_t held; /* requests held for the flush sequence's end, a list */
 	size_t cap_reqs;
 	struct join_sys_st *sys;
 	uint32_t nr_sys, free_sys;
