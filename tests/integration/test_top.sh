@@ -78,7 +78,11 @@ def read_for(sec):
                 out += os.read(fd, 65536)
             except OSError:
                 return
-read_for(2.5)
+# the first interval (1 s), then its drawing: under the sanitizer on 2
+# busy vCPUs once still half-drawn after 2.5 s, so wait for it, up to 10 s
+end = time.time() + 10
+while time.time() < end and not (b"DEVICE" in out and b"COMM" in out and b"iops" in out):
+    read_for(0.5)
 assert b"DEVICE" in out and b"COMM" in out and b"iops" in out, out[-400:]
 # curses writes what changed: the sort's name, at once (before the next
 # interval's redraw)
