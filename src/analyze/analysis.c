@@ -241,6 +241,15 @@ static void on_fault(void *ctx, const struct join_fault *f)
 			a->out[i].an->fault(a, a->out[i].priv, f);
 }
 
+static void on_dirty(void *ctx, const struct join_dirty *d)
+{
+	struct analysis *a = ctx;
+
+	for (size_t i = 0; i < a->nr_out; i++)
+		if (a->out[i].an->dirty)
+			a->out[i].an->dirty(a, a->out[i].priv, d);
+}
+
 int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *env)
 {
 	memset(a, 0, sizeof(*a));
@@ -298,6 +307,7 @@ struct join_sink analysis_sink(struct analysis *a)
 	    .commit = on_commit,
 	    .uring = on_uring,
 	    .fault = on_fault,
+	    .dirty = on_dirty,
 	    .mark = on_mark,
 	    .unfinished = on_unfinished,
 	};

@@ -36,6 +36,8 @@ struct analyzer {
 	void (*commit)(struct analysis *a, void *priv, const struct join_commit *c);
 	/* a traced task's page fault on a file's page, or fault-around */
 	void (*fault)(struct analysis *a, void *priv, const struct join_fault *f);
+	/* a traced task made page cache pages dirty */
+	void (*dirty)(struct analysis *a, void *priv, const struct join_dirty *d);
 	/* a user marker (include/iotrail/marker.h) */
 	void (*mark)(struct analysis *a, void *priv, const struct join_mark *m);
 	/* a request never completed, at the trace's end (join_sink) */

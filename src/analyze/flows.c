@@ -36,15 +36,19 @@
 struct fl_bio {
 	uint64_t q_ns, sys_enter, uring, ino, index, sector;
 	uint32_t tid, pid, nr;
+	uint32_t flow; /* its flow's index, set at the end */
 	uint16_t cpu;
 	uint8_t host, cause, known;
+	bool by_pages; /* flow: the first call that dirtied its pages */
 };
 
 struct fl_req {
 	struct join_request r;
 	uint32_t bio0, nbio;	  /* its bios in fl_priv.bios */
 	uint32_t up;		  /* the upper request it serves, or NO_IDX */
-	uint32_t flow;		  /* its flow's index, NO_IDX before the end */
+	uint32_t flow;		  /* its (first) flow's index, NO_IDX before the end */
+	uint32_t mem0, nr_mem;	  /* its flows in fl_priv.mems: every flow whose
+				     bios were merged into it */
 	uint32_t crit;		  /* the lower request it waited for that completed
 				     last, NO_IDX */
 	uint32_t link0, nr_links; /* its links in fl_priv.links */
@@ -78,6 +82,18 @@ struct fl_uring {
 	struct join_uring u;
 };
 
+/* a page a traced task made dirty (one per page) */
+struct fl_dirty {
+	uint64_t ino, index, ts;
+	uint32_t tid;
+};
+
+/* a request's flow */
+struct fl_mem {
+	uint32_t flow;
+	uint32_t pages; /* by dirtied pages: how many of the request's (else 0) */
+};
+
 struct flow {
 	uint8_t kind;
 	uint32_t root; /* syscall, uring or (FK_CAUSE) request index */
@@ -86,6 +102,8 @@ struct flow {
 	uint64_t bytes;
 	uint32_t nr_reqs, nr_lower;
 	uint32_t first_req; /* the first of its top requests (in reqs order) */
+	uint32_t bio;	    /* its first bio there, NO_IDX when it has none */
+	uint32_t nr_shared; /* its requests that carry other flows too */
 	uint32_t crit;	    /* the top request that completed last */
 	/* where the time went on its critical path */
 	uint64_t seg[MAX_SEG];
@@ -94,9 +112,9 @@ struct flow {
 	uint8_t nr_seg;
 };
 
-enum fl_layer { FL_SYSCALL, FL_QUEUE, FL_DEVICE, FL_LOOP, NR_FL_LAYERS };
-static const char *const layer_names[NR_FL_LAYERS] = {"syscall", "queue", "device",
-						      "loop"};
+enum fl_layer { FL_SYSCALL, FL_CACHE, FL_QUEUE, FL_DEVICE, FL_LOOP, NR_FL_LAYERS };
+static const char *const layer_names[NR_FL_LAYERS] = {"syscall", "cache", "queue",
+						      "device", "loop"};
 
 struct fl_priv {
 	struct fl_req *reqs;
@@ -111,7 +129,12 @@ struct fl_priv {
 	size_t nr_flows, cap_flows;
 	struct fl_link *links;
 	size_t nr_links, cap_links;
-	uint32_t *sel; /* the chosen flows, in the flows table's order */
+	struct fl_mem *mems; /* the flows of each top request (fl_req.mem0) */
+	size_t nr_mems, cap_mems;
+	struct fl_dirty *dirty;
+	size_t nr_dirty, cap_dirty;
+	struct u64map dirtied; /* tid -> pages dirtied since its last call */
+	uint32_t *sel;	       /* the chosen flows, in the flows table's order */
 	size_t nr_sel;
 	struct fl_stack stack[MAX_STACK];
 	int nr_stack;
@@ -155,8 +178,10 @@ static void parse_stack(struct analysis *a, struct fl_priv *p)
 
 static int init(struct analysis *a, struct an_output *o)
 {
-	parse_stack(a, o->priv);
-	return 0;
+	struct fl_priv *p = o->priv;
+
+	parse_stack(a, p);
+	return u64map_init(&p->dirtied, 64);
 }
 
 static void request(struct analysis *a, void *priv, struct dev_result *d,
@@ -173,6 +198,7 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 						.bio0 = (uint32_t)p->nr_bios,
 						.up = NO_IDX,
 						.flow = NO_IDX,
+						.mem0 = NO_IDX,
 						.crit = NO_IDX,
 						.link0 = NO_IDX};
 }
@@ -191,6 +217,7 @@ static void bio(struct analysis *a, void *priv, struct dev_result *d,
 	p->bios[p->nr_bios++] = (struct fl_bio){.q_ns = b->q_ns,
 						.sys_enter = b->sys_enter_ns,
 						.uring = b->uring_req,
+						.flow = NO_IDX,
 						.ino = b->why.ino,
 						.index = b->why.index,
 						.sector = b->sector,
@@ -208,13 +235,34 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 {
 	struct fl_priv *p = priv;
 
-	if (!s->nr_bios)
-		return; /* no I/O of its own: no flow */
+	uint32_t *dirtied = u64map_get(&p->dirtied, s->tid), n = dirtied ? *dirtied : 0;
+
+	if (dirtied)
+		*dirtied = 0;
+	if (!s->nr_bios && !n)
+		return; /* no I/O of its own, no page made dirty: no flow */
 	if (GROW(p->sys, p->nr_sys + 1, p->cap_sys)) {
 		analysis_note_err(a, -ENOMEM);
 		return;
 	}
 	p->sys[p->nr_sys++] = *s;
+}
+
+static void dirty(struct analysis *a, void *priv, const struct join_dirty *d)
+{
+	struct fl_priv *p = priv;
+	uint32_t *n = u64map_get(&p->dirtied, d->tid);
+
+	if (GROW(p->dirty, p->nr_dirty + d->pages, p->cap_dirty) ||
+	    (!n && u64map_put(&p->dirtied, d->tid, 0))) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	n = u64map_get(&p->dirtied, d->tid);
+	*n += d->pages;
+	for (uint32_t k = 0; k < d->pages; k++)
+		p->dirty[p->nr_dirty++] =
+		    (struct fl_dirty){d->ino, d->index + k, d->ts_ns, d->tid};
 }
 
 static void uring(struct analysis *a, void *priv, const struct join_uring *u)
@@ -483,92 +531,277 @@ static void req_segs(const struct fl_priv *p, struct flow *f, const struct fl_re
 	req_segs(p, f, lo, lo_from, depth + 1);
 }
 
+struct fl_maps {
+	struct u64map by_sys, by_uring;
+};
+
+/* The flow of (kind, root), made when it is new; q is request qi, b its
+ * bio bi (NO_IDX: none). NO_IDX when out of memory. */
+static uint32_t flow_for(struct fl_priv *p, struct fl_maps *m, uint8_t kind,
+			 uint32_t root, uint32_t qi, uint32_t bi)
+{
+	struct u64map *map = kind == FK_SYSCALL ? &m->by_sys
+			     : kind == FK_URING ? &m->by_uring
+						: NULL;
+	const struct fl_bio *b = bi != NO_IDX ? &p->bios[bi] : NULL;
+	uint32_t *fv = map ? u64map_get(map, root + 1) : NULL;
+	struct flow *f;
+
+	if (fv)
+		return *fv;
+	if (GROW(p->flows, p->nr_flows + 1, p->cap_flows))
+		return NO_IDX;
+	f = &p->flows[p->nr_flows];
+	*f = (struct flow){
+	    .kind = kind, .root = root, .first_req = qi, .bio = bi, .crit = qi};
+	if (kind == FK_SYSCALL) {
+		f->tid = p->sys[root].tid;
+		f->pid = p->sys[root].pid;
+		f->start = p->sys[root].enter_ns;
+		f->end = p->sys[root].exit_ns;
+	} else if (kind == FK_URING) {
+		f->tid = p->urings[root].u.tid;
+		f->pid = p->urings[root].u.pid;
+		f->start = p->urings[root].u.submit_ns;
+		f->end = p->urings[root].u.cqe_ns;
+	} else {
+		f->tid = b ? b->tid : p->reqs[qi].r.tid;
+		f->pid = b ? b->pid : p->reqs[qi].r.pid;
+	}
+	if (map && u64map_put(map, root + 1, (uint32_t)p->nr_flows))
+		return NO_IDX;
+	return (uint32_t)p->nr_flows++;
+}
+
+static struct fl_mem *mem_of(const struct fl_priv *p, const struct fl_req *q, uint32_t fi)
+{
+	for (uint32_t k = 0; k < q->nr_mem; k++)
+		if (p->mems[q->mem0 + k].flow == fi)
+			return &p->mems[q->mem0 + k];
+	return NULL;
+}
+
+/* Request qi joins flow fi (once), by pages more of them dirtied */
+static int add_member(struct fl_priv *p, uint32_t qi, uint32_t fi, uint32_t pages)
+{
+	struct fl_req *q = &p->reqs[qi];
+	struct fl_mem *m = mem_of(p, q, fi);
+
+	if (m) {
+		m->pages += pages;
+		return 0;
+	}
+	if (GROW(p->mems, p->nr_mems + 1, p->cap_mems))
+		return -ENOMEM;
+	if (!q->nr_mem)
+		q->mem0 = (uint32_t)p->nr_mems;
+	p->mems[p->nr_mems++] = (struct fl_mem){fi, pages};
+	q->nr_mem++;
+	return 0;
+}
+
+static int cmp_dirty(const void *x, const void *y)
+{
+	const struct fl_dirty *a = x, *b = y;
+
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/* The call that made page (ino, index) dirty last before ts: NO_IDX none
+ * seen (p->dirty and p->sys sorted) */
+static uint32_t dirtier_call(const struct fl_priv *p, uint64_t ino, uint64_t index,
+			     uint64_t ts)
+{
+	size_t lo = 0, hi = p->nr_dirty;
+	const struct fl_dirty *d;
+
+	while (lo < hi) { /* the first entry after (ino, index, ts) */
+		size_t mid = (lo + hi) / 2;
+		const struct fl_dirty *m = &p->dirty[mid];
+
+		if (m->ino < ino || (m->ino == ino && m->index < index) ||
+		    (m->ino == ino && m->index == index && m->ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NO_IDX;
+	d = &p->dirty[lo - 1];
+	if (d->ino != ino || d->index != index)
+		return NO_IDX;
+	lo = 0;
+	hi = p->nr_sys;
+	while (lo < hi) { /* the first call of d->tid entered after d->ts */
+		size_t mid = (lo + hi) / 2;
+		const struct join_syscall *s = &p->sys[mid];
+
+		if (s->tid < d->tid || (s->tid == d->tid && s->enter_ns <= d->ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && p->sys[lo - 1].tid == d->tid && p->sys[lo - 1].exit_ns >= d->ts)
+		return (uint32_t)(lo - 1);
+	return NO_IDX;
+}
+
+/* The calls that made bio bi's pages dirty: request qi joins their flows.
+ * How many of its pages were tied so; *first: the first call's flow. */
+static int dirtiers(struct fl_priv *p, struct fl_maps *m, uint32_t qi, uint32_t bi,
+		    uint32_t *tied, uint32_t *first)
+{
+	const struct fl_bio *b = &p->bios[bi];
+	uint64_t n = (b->nr + PAGE_SECTORS - 1) / PAGE_SECTORS;
+	int err = 0;
+
+	*tied = 0;
+	*first = NO_IDX;
+	if (b->host != IOT_HOST_REG || !b->q_ns || !p->nr_dirty ||
+	    (p->reqs[qi].r.flags & IOT_OP_MASK) != IOT_OP_WRITE)
+		return 0;
+	for (uint64_t k = 0; k < n && k < MAX_RUN_PAGES && !err; k++) {
+		uint32_t root = dirtier_call(p, b->ino, b->index + k, b->q_ns), fi;
+
+		if (root == NO_IDX)
+			continue;
+		fi = flow_for(p, m, FK_SYSCALL, root, qi, NO_IDX);
+		if (fi == NO_IDX)
+			return -ENOMEM;
+		if (*first == NO_IDX)
+			*first = fi;
+		(*tied)++;
+		err = add_member(p, qi, fi, 1);
+	}
+	return err;
+}
+
+/* The flows of top request qi: one per system call or io_uring request its
+ * bios were queued for (a request merged from several carries each), one
+ * per system call that made its pages dirty (written back), and one of its
+ * own cause for bios none of those explain. */
+static int request_flows(struct fl_priv *p, struct fl_maps *m, uint32_t qi)
+{
+	struct fl_req *q = &p->reqs[qi];
+	uint32_t cause_flow = NO_IDX, fi;
+	int err = 0;
+
+	if (!q->nbio) {
+		fi = flow_for(p, m, FK_CAUSE, qi, qi, NO_IDX);
+		return fi == NO_IDX ? -ENOMEM : add_member(p, qi, fi, 0);
+	}
+	for (uint32_t bi = q->bio0; bi < q->bio0 + q->nbio && !err; bi++) {
+		struct fl_bio *x = &p->bios[bi];
+		uint32_t root, tied, first;
+
+		if ((err = dirtiers(p, m, qi, bi, &tied, &first)))
+			return err;
+
+		/* an io_uring request before the io_uring_enter it was
+		 * issued in: the more precise of the two */
+		if (x->uring && (root = find_uring(p, x)) != NO_IDX)
+			fi = flow_for(p, m, FK_URING, root, qi, bi);
+		else if (x->sys_enter &&
+			 (root = find_sys(p, x->tid, x->sys_enter)) != NO_IDX)
+			fi = flow_for(p, m, FK_SYSCALL, root, qi, bi);
+		else if (tied && tied >= (x->nr + PAGE_SECTORS - 1) / PAGE_SECTORS) {
+			x->flow = first; /* every page: written back for calls */
+			x->by_pages = true;
+			continue;
+		} else
+			fi = cause_flow = cause_flow != NO_IDX
+					      ? cause_flow
+					      : flow_for(p, m, FK_CAUSE, qi, qi, bi);
+		if (fi == NO_IDX)
+			return -ENOMEM;
+		x->flow = fi;
+		err = add_member(p, qi, fi, 0);
+	}
+	return err;
+}
+
+/* Whether request q holds bios flow fi queued itself (not only its pages) */
+static bool own_bios(const struct fl_priv *p, const struct fl_req *q, uint32_t fi)
+{
+	const struct fl_mem *m = mem_of(p, q, fi);
+
+	if (m && !m->pages)
+		return true;
+	for (uint32_t bi = q->bio0; bi < q->bio0 + q->nbio; bi++)
+		if (p->bios[bi].flow == fi && !p->bios[bi].by_pages)
+			return true;
+	return false;
+}
+
+/* When flow fi's part of request q began: its first bio's Q when the
+ * request was merged from several flows' bios, else the request's start */
+static uint64_t own_start(const struct fl_priv *p, const struct fl_req *q, uint32_t fi)
+{
+	uint64_t t = 0;
+
+	for (uint32_t bi = q->bio0; q->nr_mem > 1 && bi < q->bio0 + q->nbio; bi++)
+		if (p->bios[bi].flow == fi && !p->bios[bi].by_pages && p->bios[bi].q_ns &&
+		    (!t || p->bios[bi].q_ns < t))
+			t = p->bios[bi].q_ns;
+	return t ? t : req_start(q);
+}
+
 static int make_flows(struct fl_priv *p)
 {
-	struct u64map by_sys, by_uring;
+	struct fl_maps m;
 	int err;
 
 	if (p->nr_sys) /* NULL without: qsort's argument must not be */
 		qsort(p->sys, p->nr_sys, sizeof(*p->sys), cmp_sys);
 	if (p->nr_urings)
 		qsort(p->urings, p->nr_urings, sizeof(*p->urings), cmp_uring);
-	if ((err = u64map_init(&by_sys, 1024)))
+	if (p->nr_dirty)
+		qsort(p->dirty, p->nr_dirty, sizeof(*p->dirty), cmp_dirty);
+	if ((err = u64map_init(&m.by_sys, 1024)))
 		return err;
-	if ((err = u64map_init(&by_uring, 64))) {
-		u64map_release(&by_sys);
+	if ((err = u64map_init(&m.by_uring, 64))) {
+		u64map_release(&m.by_sys);
 		return err;
 	}
 	for (size_t i = 0; i < p->nr_reqs && !err; i++) {
 		struct fl_req *q = &p->reqs[i];
-		const struct fl_bio *b = q->nbio ? &p->bios[q->bio0] : NULL;
-		uint32_t root = NO_IDX, *fv = NULL;
-		uint8_t kind = FK_CAUSE;
-		struct flow *f;
 
 		if (q->up != NO_IDX)
 			continue; /* a lower request: its upper's flow */
-		for (uint32_t bi = q->bio0; bi < q->bio0 + q->nbio; bi++) {
-			const struct fl_bio *x = &p->bios[bi];
+		if ((err = request_flows(p, &m, (uint32_t)i)))
+			break;
+		q->flow = p->mems[q->mem0].flow;
+		for (uint32_t k = 0; k < q->nr_mem; k++) {
+			const struct fl_mem *mem = &p->mems[q->mem0 + k];
+			uint32_t fi = mem->flow;
+			struct flow *f = &p->flows[fi];
+			uint64_t bytes = 0, from = own_start(p, q, fi);
 
-			if (x->sys_enter &&
-			    (root = find_sys(p, x->tid, x->sys_enter)) != NO_IDX) {
-				kind = FK_SYSCALL;
-				fv = u64map_get(&by_sys, root + 1);
-				break;
-			}
-			if (x->uring && (root = find_uring(p, x)) != NO_IDX) {
-				kind = FK_URING;
-				fv = u64map_get(&by_uring, root + 1);
-				break;
-			}
+			/* merged: its own bios' bytes; else the request's */
+			for (uint32_t bi = q->bio0;
+			     q->nr_mem > 1 && bi < q->bio0 + q->nbio; bi++)
+				if (p->bios[bi].flow == fi && !p->bios[bi].by_pages)
+					bytes += (uint64_t)p->bios[bi].nr * 512;
+			f->nr_reqs++;
+			f->nr_shared += q->nr_mem > 1;
+			f->nr_lower += q->nr_links;
+			bytes += mem->pages * 4096ull; /* written back for it */
+			f->bytes +=
+			    q->nr_mem > 1 ? bytes : (uint64_t)q->r.nr_sectors * 512;
+			if (q->r.c_ns > p->reqs[f->crit].r.c_ns)
+				f->crit = (uint32_t)i;
+			if (!f->start || from < f->start)
+				f->start = from;
+			if (q->r.c_ns > f->end)
+				f->end = q->r.c_ns;
 		}
-		if (kind == FK_CAUSE)
-			root = (uint32_t)i;
-		if (fv) {
-			f = &p->flows[*fv];
-			q->flow = *fv;
-		} else {
-			if (GROW(p->flows, p->nr_flows + 1, p->cap_flows)) {
-				err = -ENOMEM;
-				break;
-			}
-			f = &p->flows[p->nr_flows];
-			*f = (struct flow){.kind = kind,
-					   .root = root,
-					   .first_req = (uint32_t)i,
-					   .crit = (uint32_t)i};
-			if (kind == FK_SYSCALL) {
-				f->tid = p->sys[root].tid;
-				f->pid = p->sys[root].pid;
-				f->start = p->sys[root].enter_ns;
-				f->end = p->sys[root].exit_ns;
-				err =
-				    u64map_put(&by_sys, root + 1, (uint32_t)p->nr_flows);
-			} else if (kind == FK_URING) {
-				f->tid = p->urings[root].u.tid;
-				f->pid = p->urings[root].u.pid;
-				f->start = p->urings[root].u.submit_ns;
-				f->end = p->urings[root].u.cqe_ns;
-				err = u64map_put(&by_uring, root + 1,
-						 (uint32_t)p->nr_flows);
-			} else {
-				f->tid = b ? b->tid : q->r.tid;
-				f->pid = b ? b->pid : q->r.pid;
-			}
-			q->flow = (uint32_t)p->nr_flows++;
-		}
-		f->nr_reqs++;
-		f->nr_lower += q->nr_links;
-		f->bytes += (uint64_t)q->r.nr_sectors * 512;
-		if (q->r.c_ns > p->reqs[f->crit].r.c_ns)
-			f->crit = (uint32_t)i;
-		if (!f->start || req_start(q) < f->start)
-			f->start = req_start(q);
-		if (q->r.c_ns > f->end)
-			f->end = q->r.c_ns;
 	}
-	u64map_release(&by_sys);
-	u64map_release(&by_uring);
+	u64map_release(&m.by_sys);
+	u64map_release(&m.by_uring);
 	if (err)
 		return err;
 	for (size_t i = 0; i < p->nr_reqs; i++) /* the lower ones: upper's flow */
@@ -577,13 +810,24 @@ static int make_flows(struct fl_priv *p)
 	for (size_t fi = 0; fi < p->nr_flows; fi++) {
 		struct flow *f = &p->flows[fi];
 		const struct fl_req *c = &p->reqs[f->crit];
-		uint64_t io = span(req_start(&p->reqs[f->first_req]), c->r.c_ns);
+		const struct fl_mem *cm = mem_of(p, c, (uint32_t)fi);
+		uint64_t io =
+		    span(own_start(p, &p->reqs[f->first_req], (uint32_t)fi), c->r.c_ns);
 
-		/* the call's own time, outside its I/O */
-		if (f->kind != FK_CAUSE)
+		if (cm && cm->pages && f->kind == FK_SYSCALL &&
+		    !own_bios(p, c, (uint32_t)fi)) {
+			/* written back: the call, then its pages in the page
+			 * cache until the request that wrote them */
+			const struct join_syscall *sc = &p->sys[f->root];
+
+			add_seg(f, FL_SYSCALL, 0, span(sc->enter_ns, sc->exit_ns));
+			add_seg(f, FL_CACHE, 0, span(sc->exit_ns, req_start(c)));
+		} else if (f->kind != FK_CAUSE) {
+			/* the call's own time, outside its I/O */
 			add_seg(f, FL_SYSCALL, 0,
 				f->end - f->start > io ? f->end - f->start - io : 0);
-		req_segs(p, f, c, 0, 0);
+		}
+		req_segs(p, f, c, own_start(p, c, (uint32_t)fi), 0);
 	}
 	return 0;
 }
@@ -600,6 +844,7 @@ static const struct column flow_cols[] = {
     {"bytes", "KB", 7, CELL_U64, IN_ALL, 0, 1024, 0},
     {"requests", "REQS", 5, CELL_U64},
     {"lower_requests", "LOWER", 5, CELL_U64},
+    {"merged_requests", "MERGED", 6, CELL_U64},
     {"devices", "DEVICES", -14, CELL_STR},
     {"total_ns", "TOTAL_US", 10, CELL_U64, IN_ALL, 0, 1e3, 1},
     {"dominant", "DOMINANT", -14, CELL_STR},
@@ -661,8 +906,7 @@ static const char *sys_name(struct analysis *a, uint32_t nr)
 static void cause_str(struct analysis *a, const struct fl_priv *p, const struct flow *f,
 		      char *buf, size_t len)
 {
-	const struct fl_req *q = &p->reqs[f->first_req];
-	const struct fl_bio *b = q->nbio ? &p->bios[q->bio0] : NULL;
+	const struct fl_bio *b = f->bio != NO_IDX ? &p->bios[f->bio] : NULL;
 	char op[16];
 
 	if (f->kind == FK_SYSCALL)
@@ -745,8 +989,8 @@ static void flow_row(struct analysis *a, const struct fl_priv *p, struct table *
 		     uint32_t fi)
 {
 	const struct flow *f = &p->flows[fi];
-	const struct fl_req *q = &p->reqs[f->first_req];
-	const struct fl_bio *b = q->nbio ? &p->bios[q->bio0] : NULL;
+	const struct fl_req *q;
+	const struct fl_bio *b = f->bio != NO_IDX ? &p->bios[f->bio] : NULL;
 	uint64_t ino = f->kind == FK_SYSCALL	      ? p->sys[f->root].ino
 		       : f->kind == FK_URING	      ? p->urings[f->root].u.ino
 		       : b && b->host == IOT_HOST_REG ? b->ino
@@ -783,6 +1027,7 @@ static void flow_row(struct analysis *a, const struct fl_priv *p, struct table *
 	table_u64(t, f->bytes);
 	table_u64(t, f->nr_reqs);
 	table_u64(t, f->nr_lower);
+	table_u64(t, f->nr_shared);
 	table_str(t, "%s", devs);
 	table_u64(t, f->end - f->start);
 	if (d >= 0) {
@@ -821,16 +1066,19 @@ static void ev_row(struct analysis *a, struct table *t, uint32_t fi, uint64_t t0
 	table_str(t, "%s", detail);
 }
 
-/* one request's rows: its bios' Q, then G I D C (lower: lower = true) */
+/* one request's rows: its bios' Q (of a request merged from several
+ * flows, flow fi's only), then G I D C (lower: lower = true) */
 static void req_rows(struct analysis *a, const struct fl_priv *p, struct table *t,
 		     uint32_t fi, uint64_t t0, const struct fl_req *q, bool lower)
 {
+	const struct fl_mem *m = lower ? NULL : mem_of(p, q, fi);
 	char d[96];
 
 	for (uint32_t bi = q->bio0; bi < q->bio0 + q->nbio; bi++) {
 		const struct fl_bio *b = &p->bios[bi];
 
-		if (!b->q_ns)
+		if (!b->q_ns || (!lower && q->nr_mem > 1 &&
+				 (b->flow != fi || b->by_pages) && !(m && m->pages)))
 			continue;
 		if (lower && b->host == IOT_HOST_REG)
 			snprintf(d, sizeof(d),
@@ -844,8 +1092,18 @@ static void req_rows(struct analysis *a, const struct fl_priv *p, struct table *
 				 b->nr);
 		ev_row(a, t, fi, t0, b->q_ns, "block", q->r.dev, b->cpu, b->tid, "Q", d);
 	}
-	snprintf(d, sizeof(d), "%llu+%u", (unsigned long long)q->r.sector,
-		 q->r.nr_sectors);
+	if (q->r.sector == ~0ull) /* a flush: no sector */
+		snprintf(d, sizeof(d), "flush");
+	else
+		snprintf(d, sizeof(d), "%llu+%u", (unsigned long long)q->r.sector,
+			 q->r.nr_sectors);
+	if (m && m->pages)
+		snprintf(d + strlen(d), sizeof(d) - strlen(d),
+			 ", writes back %u page%s it dirtied", m->pages,
+			 m->pages == 1 ? "" : "s");
+	if (!lower && q->nr_mem > 1)
+		snprintf(d + strlen(d), sizeof(d) - strlen(d), ", merged: %u flows",
+			 q->nr_mem);
 	if (q->r.g_ns)
 		ev_row(a, t, fi, t0, q->r.g_ns, "block", q->r.dev, q->r.g_cpu, q->r.tid,
 		       "G", d);
@@ -964,8 +1222,9 @@ static int timeline(struct analysis *a, const struct fl_priv *p, struct table *t
 			const struct join_uring *u = &p->urings[f->root].u;
 			char op[16];
 
-			snprintf(d, sizeof(d), "%s len %u",
-				 iot_uring_op_name(u->opcode, op), u->len);
+			snprintf(d, sizeof(d), "%s pos %lld len %u",
+				 iot_uring_op_name(u->opcode, op),
+				 u->pos == ~0ull ? -1ll : (long long)u->pos, u->len);
 			if (u->submit_ns)
 				ev_row(a, t, sel[i], f->start, u->submit_ns, "io_uring",
 				       0, NO_CPU, u->tid, "submit", d);
@@ -978,11 +1237,17 @@ static int timeline(struct analysis *a, const struct fl_priv *p, struct table *t
 		const struct fl_req *q = &p->reqs[i];
 		uint64_t t0;
 
-		if (q->up != NO_IDX || q->flow == NO_IDX || !want[q->flow])
+		if (q->up != NO_IDX || !q->nr_mem)
 			continue; /* lower requests come with their upper ones */
-		t0 = p->flows[q->flow].start;
-		req_rows(a, p, t, q->flow, t0, q, false);
-		lower_rows(a, p, t, q->flow, t0, q, 0);
+		for (uint32_t k = 0; k < q->nr_mem; k++) {
+			uint32_t fi = p->mems[q->mem0 + k].flow;
+
+			if (!want[fi])
+				continue;
+			t0 = p->flows[fi].start;
+			req_rows(a, p, t, fi, t0, q, false);
+			lower_rows(a, p, t, fi, t0, q, 0);
+		}
 	}
 	free(want);
 	if (t->err || !t->nr_rows) /* no rows: no cells to order */
@@ -1163,10 +1428,11 @@ static int finish(struct analysis *a, struct an_output *o)
 		    "path (%zu have some)",
 		    nr_sel, p->nr_flows, a->env.flow_where, n);
 		if (!n)
-			table_note(tf,
-				   "no flow spent time in %s (layers: syscall, queue, "
-				   "device, loop; @ a device of the trace)",
-				   a->env.flow_where);
+			table_note(
+			    tf,
+			    "no flow spent time in %s (layers: syscall, cache, queue, "
+			    "device, loop; @ a device of the trace)",
+			    a->env.flow_where);
 	} else {
 		for (size_t i = 0; i < p->nr_flows; i++)
 			sel[i] = (uint32_t)i;
@@ -1217,6 +1483,9 @@ static void release(void *priv)
 	free(p->flows);
 	free(p->sel);
 	free(p->links);
+	free(p->mems);
+	free(p->dirty);
+	u64map_release(&p->dirtied);
 	free(p->unf);
 }
 
@@ -1260,8 +1529,10 @@ int flows_visit(const struct an_output *o, const struct flows_visitor *v)
 	for (size_t i = 0; i < p->nr_reqs && !err; i++) {
 		const struct fl_req *q = &p->reqs[i];
 
-		if (q->up == NO_IDX && q->flow != NO_IDX && want[q->flow])
-			err = visit_req(p, v, q->flow, (uint32_t)i, NO_IDX, 0);
+		for (uint32_t k = 0; q->up == NO_IDX && k < q->nr_mem && !err; k++)
+			if (want[p->mems[q->mem0 + k].flow])
+				err = visit_req(p, v, p->mems[q->mem0 + k].flow,
+						(uint32_t)i, NO_IDX, 0);
 	}
 	free(want);
 	return err;
@@ -1277,6 +1548,7 @@ const struct analyzer an_flows = {
     .bio = bio,
     .syscall = syscall,
     .uring = uring,
+    .dirty = dirty,
     .unfinished = unfinished,
     .finish = finish,
     .release = release,

@@ -284,7 +284,7 @@ int cmd_report(int argc, char **argv)
 						   optarg);
 			if (flows_where_check(optarg + 6))
 				return usage_error(
-				    "--where %s: not a layer (syscall, queue, "
+				    "--where %s: not a layer (syscall, cache, queue, "
 				    "device, loop), or @ without a device",
 				    optarg);
 			env.flow_where = optarg + 6;

@@ -765,6 +765,17 @@ static int on_dirty(struct join *j, const struct iot_rec *r)
 	uint32_t n = r->nr > 1024 ? 1024 : r->nr; /* a folio: at most 4 MiB */
 
 	j->st.dirty_pages += n;
+	if (j->sink.dirty) {
+		struct join_dirty d = {.pid = r->pid,
+				       .tid = r->tid,
+				       .dev = r->dev,
+				       .ino = r->id,
+				       .index = r->id2,
+				       .pages = n ? n : 1,
+				       .ts_ns = r->ts_ns};
+
+		j->sink.dirty(j->sink.ctx, &d);
+	}
 	for (uint32_t k = 0; k < n; k++)
 		if (u64map_put(&j->dirtier, page_key(r->id, r->id2 + k), r->tid))
 			return -ENOMEM;

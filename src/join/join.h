@@ -131,6 +131,18 @@ struct join_fault {
 	uint64_t ts_ns;
 };
 
+/* A traced task made page cache pages of a file dirty (IOT_EV_DIRTY: the
+ * kernel's writeback_dirty_folio, in the dirtier's context; a page already
+ * dirty is not made so again, and not seen). */
+struct join_dirty {
+	uint32_t pid, tid;
+	uint32_t dev; /* the file's st_dev */
+	uint64_t ino;
+	uint64_t index; /* first page */
+	uint32_t pages;
+	uint64_t ts_ns;
+};
+
 /* A user marker (IOT_EV_MARK), as recorded. */
 struct join_mark {
 	uint64_t ts_ns;
@@ -182,6 +194,7 @@ struct join_sink {
 	void (*commit)(void *ctx, const struct join_commit *c); /* optional */
 	void (*uring)(void *ctx, const struct join_uring *u);	/* optional */
 	void (*fault)(void *ctx, const struct join_fault *f);	/* optional */
+	void (*dirty)(void *ctx, const struct join_dirty *d);	/* optional */
 	void (*mark)(void *ctx, const struct join_mark *m);	/* optional */
 	/* optional, at join_end(): each request never completed (c_ns 0):
 	 * in flight as the trace ended, or its completion not shown */

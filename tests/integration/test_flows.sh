@@ -226,12 +226,156 @@ check "flows: a direct-I/O loop's 100 requests are said not to be followed" \
 losetup -d "$UPPER"
 umount "$TMP/mnt"
 
+# --- merges and splits: many flows in one request, one flow in many ----------
+# 512 io_uring reads of 4 KiB, 16 contiguous ones submitted at once: the
+# block layer merges each batch into a request that carries 16 flows
+M=$(make_loop 64M)
+MD=${M#/dev/}
+before=$(diskstats "$MD")
+"$IOTRAIL" record --uring -o "$TMP/m.iot" -d "$MD" -- "$TOOLS/uringrd" -c -q 16 "$M" 512 4096 \
+	>/dev/null 2>>"$TMP/rec.err"
+after=$(diskstats "$MD")
+"$IOTRAIL" flows -i "$TMP/m.iot" --slowest all -f json >"$TMP/m.json"
+python3 - "$TMP/m.json" "$before" "$after" >"$TMP/m.out" <<'PY'
+import json, re, sys
+from collections import defaultdict
+j = json.load(open(sys.argv[1]))
+reads = int(sys.argv[3].split()[0]) - int(sys.argv[2].split()[0])
+flows = [f for f in j['flows'] if f['cause'] == 'io_uring read']
+ev = defaultdict(list)
+for e in j['flow_events']:
+    ev[e['flow']].append(e)
+bad, members, said = [], defaultdict(set), {}
+for f in flows:
+    rows = ev[f['flow']]
+    sub = [e for e in rows if e['event'] == 'submit']
+    q = [e for e in rows if e['event'] == 'Q']
+    c = [e for e in rows if e['event'] == 'C']
+    if len(sub) != 1 or len(q) != 1 or len(c) != 1 or f['requests'] != 1:
+        bad.append("flow %d: %d submit, %d Q, %d C rows, %d requests"
+                   % (f['flow'], len(sub), len(q), len(c), f['requests']))
+        continue
+    pos = int(re.search(r'pos (\d+)', sub[0]['detail']).group(1))
+    qs, qn = map(int, q[0]['detail'].split('+'))
+    m = re.match(r'(\d+)\+(\d+)(, merged: (\d+) flows)?', c[0]['detail'])
+    cs, cn = int(m.group(1)), int(m.group(2))
+    # its own bio, at the sector its offset names, inside the request
+    if qs != pos // 512 or qn != 8 or not cs <= qs < cs + cn or f['bytes'] != 4096:
+        bad.append("flow %d: pos %d, its Q %d+%d, request %d+%d, %d bytes"
+                   % (f['flow'], pos, qs, qn, cs, cn, f['bytes']))
+    members[(cs, cn)].add(f['flow'])
+    said[(cs, cn)] = int(m.group(4) or 1)
+    if (f['merged_requests'] == 1) != (said[(cs, cn)] > 1):
+        bad.append("flow %d: merged_requests %d" % (f['flow'], f['merged_requests']))
+for (cs, cn), fs in members.items():
+    # as many flows as it says it carries, their bios filling it
+    if said[(cs, cn)] != len(fs) or 8 * len(fs) != cn:
+        bad.append("request %d+%d: says %d flows, %d name it" % (cs, cn, said[(cs, cn)], len(fs)))
+lost = j['join']['lost_completions'] + j['join']['unfinished']
+print("%d io_uring reads in %d requests (diskstats %d, %d lost), up to %d flows in one; %d problems"
+      % (len(flows), len(members), reads, lost, max(map(len, members.values()), default=0), len(bad)))
+for b in bad[:5]:
+    print(b)
+sys.exit(0 if len(flows) + 16 * lost >= 512 and len(members) <= reads <= len(members) + lost
+         and len(members) * 4 <= len(flows) and not bad else 1)
+PY
+rc=$?
+[ $rc -eq 0 ] && ok "flows: merged io_uring reads, each request carries its flows ($(head -1 "$TMP/m.out"))" ||
+	not_ok "flows: merged io_uring reads" "$(tr '\n' ';' <"$TMP/m.out")"
+
+# one direct write of 1 MiB on a queue of 64 KiB requests: one flow, split
+# into 16 requests that tile what it wrote
+echo 64 >"/sys/block/$MD/queue/max_sectors_kb"
+before=$(diskstats "$MD")
+"$IOTRAIL" record -o "$TMP/s.iot" -d "$MD" -- dd if=/dev/zero of="$M" bs=1M count=1 seek=3 \
+	oflag=direct status=none 2>>"$TMP/rec.err"
+after=$(diskstats "$MD")
+"$IOTRAIL" flows -i "$TMP/s.iot" --slowest all -f json >"$TMP/s.json"
+python3 - "$TMP/s.json" "$before" "$after" >"$TMP/s.out" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+writes = int(sys.argv[3].split()[2]) - int(sys.argv[2].split()[2])
+w = [f for f in j['flows'] if f['comm'] == 'dd' and f['cause'] == 'write']
+cs = sorted(tuple(map(int, e['detail'].split('+'))) for e in j['flow_events']
+            if w and e['flow'] == w[0]['flow'] and e['event'] == 'C')
+tiled = cs and all(a[0] + a[1] == b[0] for a, b in zip(cs, cs[1:])) and \
+    cs[0][0] == 3 * 2048 and sum(n for _, n in cs) == 2048 and max(n for _, n in cs) <= 128
+print("%d write flows; the first: %s requests, %s bytes, %d C rows tiling %s; diskstats %d writes"
+      % (len(w), w[0]['requests'] if w else '-', w[0]['bytes'] if w else '-', len(cs),
+         bool(tiled), writes))
+sys.exit(0 if len(w) == 1 and w[0]['requests'] == writes == len(cs) >= 16
+         and w[0]['bytes'] == 1 << 20 and tiled else 1)
+PY
+rc=$?
+[ $rc -eq 0 ] && ok "flows: a split direct write is one flow of its requests ($(cat "$TMP/s.out"))" ||
+	not_ok "flows: a split direct write" "$(cat "$TMP/s.out")"
+losetup -d "$M"
+
+# small sequential buffered writes, written back by sync: each write call's
+# flow reaches the request that wrote its page (the kernel's page -> inode
+# of the writeback bio and the call's DIRTY record), at the sector FIEMAP
+# gives for it; each request carries the flows of every call it wrote for
+W=$(make_loop 64M)
+mount_quiet_ext4 "$W" "$TMP/wmnt"
+sync
+"$IOTRAIL" record -o "$TMP/w.iot" -d "${W#/dev/}" -- sh -c \
+	"dd if=/dev/zero of=$TMP/wmnt/f bs=4k count=512 status=none; sync" 2>>"$TMP/rec.err"
+filefrag -v -b512 "$TMP/wmnt/f" >"$TMP/w.frag"
+"$IOTRAIL" flows -i "$TMP/w.iot" --slowest all -f json >"$TMP/w.json"
+python3 - "$TMP/w.json" "$TMP/w.frag" >"$TMP/w.out" <<'PY'
+import json, re, sys
+from collections import defaultdict
+j = json.load(open(sys.argv[1]))
+ext = [tuple(map(int, m.groups())) for m in
+       (re.match(r'\s*\d+:\s*(\d+)\.\.\s*\d+:\s*(\d+)\.\.\s*\d+:\s*(\d+):', l)
+        for l in open(sys.argv[2])) if m]
+def sector(pos):
+    for lo, ph, n in ext:
+        if lo <= pos // 512 < lo + n:
+            return ph + pos // 512 - lo
+ev = defaultdict(list)
+for e in j['flow_events']:
+    ev[e['flow']].append(e)
+w = [f for f in j['flows'] if f['comm'] == 'dd' and f['cause'] == 'write']
+bad, members, said = [], defaultdict(set), {}
+for f in w:
+    rows = ev[f['flow']]
+    pos = int(re.search(r'pos (\d+)', [e for e in rows if e['event'] == 'enter'][0]['detail']).group(1))
+    c = [re.match(r'(\d+)\+(\d+), writes back (\d+) page.*?(, merged: (\d+) flows)?$', e['detail'])
+         for e in rows if e['event'] == 'C']
+    s = sector(pos)
+    if len(c) != 1 or not c[0] or f['bytes'] != 4096 or f['dominant'] != 'cache':
+        bad.append("flow %d: %s, %d bytes, dominant %s" % (f['flow'], [e['detail'] for e in rows if e['event'] == 'C'], f['bytes'], f['dominant']))
+        continue
+    cs, cn = int(c[0].group(1)), int(c[0].group(2))
+    if s is None or not cs <= s < cs + cn:
+        bad.append("flow %d: pos %d at sector %s, written by %d+%d" % (f['flow'], pos, s, cs, cn))
+    members[(cs, cn)].add(f['flow'])
+    said[(cs, cn)] = int(c[0].group(5) or 1)
+for r, fs in members.items():
+    if said[r] != len(fs):
+        bad.append("request %d+%d: says %d flows, %d write calls name it" % (r[0], r[1], said[r], len(fs)))
+print("%d write calls, written back by %d requests (up to %d calls in one); %d problems"
+      % (len(w), len(members), max(map(len, members.values()), default=0), len(bad)))
+for b in bad[:5]:
+    print(b)
+sys.exit(0 if len(w) == 512 and len(members) * 4 <= len(w) and not bad else 1)
+PY
+rc=$?
+[ $rc -eq 0 ] && ok "flows: buffered writes reach the writeback requests of their pages ($(head -1 "$TMP/w.out"))" ||
+	not_ok "flows: buffered writes reach their writeback" "$(tr '\n' ';' <"$TMP/w.out")"
+"$IOTRAIL" flows -i "$TMP/w.iot" --where layer=cache --slowest 1 >"$TMP/wc.txt"
+check "flows --where layer=cache: the write calls waited in the page cache" \
+	grep -q "^The 1 of .* flows with the most time in cache on their critical path (512 have some)" "$TMP/wc.txt"
+umount "$TMP/wmnt"
+losetup -d "$W"
+
 # --- bad options name themselves ------------------------------------------------
 bad() { "$IOTRAIL" flows -i "$TMP/t.iot" "$@" >/dev/null 2>"$TMP/e"; echo "$? $(head -1 "$TMP/e")"; }
 expect_eq "flows: --id 0" "$(bad --id 0)" "2 iotrail: --id 0: not a positive count"
 expect_eq "flows: --slowest x" "$(bad --slowest x)" "2 iotrail: --slowest x: not a positive count or all"
 expect_eq "flows: --where layer=bogus" "$(bad --where layer=bogus)" \
-	"2 iotrail: --where layer=bogus: not a layer (syscall, queue, device, loop), or @ without a device"
+	"2 iotrail: --where layer=bogus: not a layer (syscall, cache, queue, device, loop), or @ without a device"
 expect_eq "flows: --where dev=x" "$(bad --where dev=x)" "2 iotrail: --where dev=x: not layer=LAYER[@DEV]"
 "$IOTRAIL" flows -i "$TMP/t.iot" --id 999999 >"$TMP/none.txt" 2>&1
 check "flows: --id past the last flow says how many there are" grep -q "no flow 999999: the trace has" "$TMP/none.txt"

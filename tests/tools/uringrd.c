@@ -4,19 +4,22 @@
  * tests that check the trace ties every block request to its io_uring
  * request.
  *
- *   uringrd [-m inline|sqpoll|async] [-q DEPTH] [-o OP] FILE COUNT BS
+ *   uringrd [-m inline|sqpoll|async] [-q DEPTH] [-o OP] [-c] FILE COUNT BS
  *
  * Reads COUNT blocks of BS bytes at distinct random aligned offsets of
  * FILE with O_DIRECT (every other block: no two reads adjacent, so none
  * merge), DEPTH in flight, each SQE's user_data = its byte
  * offset. -m sqpoll submits through an SQPOLL thread, -m async sets
  * IOSQE_ASYNC (every read runs in an io-wq worker). -o readv uses
- * IORING_OP_READV instead of IORING_OP_READ. Prints "reads N" at the end;
- * exits non-zero on any short or failed read.
+ * IORING_OP_READV instead of IORING_OP_READ. -c reads contiguous blocks
+ * from offset 0 instead, DEPTH of them submitted at once when none is in
+ * flight: the block layer merges a batch's reads into few requests. Prints "reads N" at
+ * the end; exits non-zero on any short or failed read.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,9 +51,12 @@ int main(int argc, char **argv)
 	struct iovec *iov;
 	char *bufs;
 	int c, fd, err;
+	bool contig = false;
 
-	while ((c = getopt(argc, argv, "m:q:o:")) != -1) {
-		if (c == 'm')
+	while ((c = getopt(argc, argv, "m:q:o:c")) != -1) {
+		if (c == 'c')
+			contig = true;
+		else if (c == 'm')
 			mode = optarg;
 		else if (c == 'q')
 			depth = (unsigned)atoi(optarg);
@@ -61,7 +67,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 3 || !depth) {
 		fprintf(stderr, "usage: uringrd [-m inline|sqpoll|async] [-q DEPTH] "
-				"[-o read|readv] FILE COUNT BS\n");
+				"[-o read|readv] [-c] FILE COUNT BS\n");
 		return 2;
 	}
 	count = (unsigned)atoi(argv[optind + 1]);
@@ -85,7 +91,7 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < blocks; i++)
 		offs[i] = i;
 	srandom(42);
-	for (unsigned i = 0; i < count; i++) {
+	for (unsigned i = 0; i < count && !contig; i++) {
 		uint64_t k = i + (uint64_t)random() % (blocks - i), t = offs[i];
 
 		offs[i] = offs[k];
@@ -104,10 +110,11 @@ int main(int argc, char **argv)
 	while (done < count) {
 		struct io_uring_cqe *cqe;
 
-		while (inflight < depth && next < count) {
+		while (inflight < depth && next < count &&
+		       (!contig || !inflight || next % depth)) {
 			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 			unsigned slot = next % depth;
-			uint64_t off = offs[next] * 2 * bs;
+			uint64_t off = contig ? (uint64_t)next * bs : offs[next] * 2 * bs;
 
 			if (!sqe)
 				break;
