@@ -76,7 +76,7 @@ struct fl_stack {
 	bool dio, known_disk;
 };
 
-enum fl_kind { FK_SYSCALL, FK_URING, FK_CAUSE };
+enum fl_kind { FK_SYSCALL, FK_URING, FK_FAULT, FK_CAUSE };
 
 struct fl_uring {
 	struct join_uring u;
@@ -86,6 +86,12 @@ struct fl_uring {
 struct fl_dirty {
 	uint64_t ino, index, ts;
 	uint32_t tid;
+};
+
+/* a traced task's page fault on a file's page (not fault-around) */
+struct fl_fault {
+	uint64_t ts, ino, index;
+	uint32_t tid, pid, dev;
 };
 
 /* a request's flow */
@@ -112,9 +118,17 @@ struct flow {
 	uint8_t nr_seg;
 };
 
-enum fl_layer { FL_SYSCALL, FL_CACHE, FL_QUEUE, FL_DEVICE, FL_LOOP, NR_FL_LAYERS };
-static const char *const layer_names[NR_FL_LAYERS] = {"syscall", "cache", "queue",
-						      "device", "loop"};
+enum fl_layer {
+	FL_SYSCALL,
+	FL_FAULT,
+	FL_CACHE,
+	FL_QUEUE,
+	FL_DEVICE,
+	FL_LOOP,
+	NR_FL_LAYERS
+};
+static const char *const layer_names[NR_FL_LAYERS] = {"syscall", "fault",  "cache",
+						      "queue",	 "device", "loop"};
 
 struct fl_priv {
 	struct fl_req *reqs;
@@ -133,6 +147,8 @@ struct fl_priv {
 	size_t nr_mems, cap_mems;
 	struct fl_dirty *dirty;
 	size_t nr_dirty, cap_dirty;
+	struct fl_fault *faults;
+	size_t nr_faults, cap_faults;
 	struct u64map dirtied; /* tid -> pages dirtied since its last call */
 	uint32_t *sel;	       /* the chosen flows, in the flows table's order */
 	size_t nr_sel;
@@ -263,6 +279,54 @@ static void dirty(struct analysis *a, void *priv, const struct join_dirty *d)
 	for (uint32_t k = 0; k < d->pages; k++)
 		p->dirty[p->nr_dirty++] =
 		    (struct fl_dirty){d->ino, d->index + k, d->ts_ns, d->tid};
+}
+
+static void fault(struct analysis *a, void *priv, const struct join_fault *f)
+{
+	struct fl_priv *p = priv;
+
+	if (f->around)
+		return; /* mapped pages already cached: no I/O of its own */
+	if (GROW(p->faults, p->nr_faults + 1, p->cap_faults)) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	p->faults[p->nr_faults++] =
+	    (struct fl_fault){f->ts_ns, f->ino, f->index, f->tid, f->pid, f->dev};
+}
+
+static int cmp_fault(const void *x, const void *y)
+{
+	const struct fl_fault *a = x, *b = y;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/* The fault a bio was read for: one the join named a fault's (it holds the
+ * faulting page), or read-ahead its task queued outside a call (the
+ * fault's read-ahead, set off by a page it found marked PG_readahead): the
+ * task's last fault before its Q, on the same file (p->faults sorted) */
+static uint32_t find_fault(const struct fl_priv *p, const struct fl_bio *b)
+{
+	size_t lo = 0, hi = p->nr_faults;
+
+	if (!b->known || !b->q_ns || b->sys_enter || b->host != IOT_HOST_REG ||
+	    (b->cause != IOT_CAUSE_FAULT && b->cause != IOT_CAUSE_READAHEAD))
+		return NO_IDX;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct fl_fault *f = &p->faults[mid];
+
+		if (f->tid < b->tid || (f->tid == b->tid && f->ts <= b->q_ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && p->faults[lo - 1].tid == b->tid && p->faults[lo - 1].ino == b->ino)
+		return (uint32_t)(lo - 1);
+	return NO_IDX;
 }
 
 static void uring(struct analysis *a, void *priv, const struct join_uring *u)
@@ -532,7 +596,7 @@ static void req_segs(const struct fl_priv *p, struct flow *f, const struct fl_re
 }
 
 struct fl_maps {
-	struct u64map by_sys, by_uring;
+	struct u64map by_sys, by_uring, by_fault;
 };
 
 /* The flow of (kind, root), made when it is new; q is request qi, b its
@@ -542,6 +606,7 @@ static uint32_t flow_for(struct fl_priv *p, struct fl_maps *m, uint8_t kind,
 {
 	struct u64map *map = kind == FK_SYSCALL ? &m->by_sys
 			     : kind == FK_URING ? &m->by_uring
+			     : kind == FK_FAULT ? &m->by_fault
 						: NULL;
 	const struct fl_bio *b = bi != NO_IDX ? &p->bios[bi] : NULL;
 	uint32_t *fv = map ? u64map_get(map, root + 1) : NULL;
@@ -564,6 +629,10 @@ static uint32_t flow_for(struct fl_priv *p, struct fl_maps *m, uint8_t kind,
 		f->pid = p->urings[root].u.pid;
 		f->start = p->urings[root].u.submit_ns;
 		f->end = p->urings[root].u.cqe_ns;
+	} else if (kind == FK_FAULT) {
+		f->tid = p->faults[root].tid;
+		f->pid = p->faults[root].pid;
+		f->start = p->faults[root].ts;
 	} else {
 		f->tid = b ? b->tid : p->reqs[qi].r.tid;
 		f->pid = b ? b->pid : p->reqs[qi].r.pid;
@@ -708,6 +777,8 @@ static int request_flows(struct fl_priv *p, struct fl_maps *m, uint32_t qi)
 		else if (x->sys_enter &&
 			 (root = find_sys(p, x->tid, x->sys_enter)) != NO_IDX)
 			fi = flow_for(p, m, FK_SYSCALL, root, qi, bi);
+		else if ((root = find_fault(p, x)) != NO_IDX)
+			fi = flow_for(p, m, FK_FAULT, root, qi, bi);
 		else if (tied && tied >= (x->nr + PAGE_SECTORS - 1) / PAGE_SECTORS) {
 			x->flow = first; /* every page: written back for calls */
 			x->by_pages = true;
@@ -761,10 +832,17 @@ static int make_flows(struct fl_priv *p)
 		qsort(p->urings, p->nr_urings, sizeof(*p->urings), cmp_uring);
 	if (p->nr_dirty)
 		qsort(p->dirty, p->nr_dirty, sizeof(*p->dirty), cmp_dirty);
+	if (p->nr_faults)
+		qsort(p->faults, p->nr_faults, sizeof(*p->faults), cmp_fault);
 	if ((err = u64map_init(&m.by_sys, 1024)))
 		return err;
 	if ((err = u64map_init(&m.by_uring, 64))) {
 		u64map_release(&m.by_sys);
+		return err;
+	}
+	if ((err = u64map_init(&m.by_fault, 64))) {
+		u64map_release(&m.by_sys);
+		u64map_release(&m.by_uring);
 		return err;
 	}
 	for (size_t i = 0; i < p->nr_reqs && !err; i++) {
@@ -802,6 +880,7 @@ static int make_flows(struct fl_priv *p)
 	}
 	u64map_release(&m.by_sys);
 	u64map_release(&m.by_uring);
+	u64map_release(&m.by_fault);
 	if (err)
 		return err;
 	for (size_t i = 0; i < p->nr_reqs; i++) /* the lower ones: upper's flow */
@@ -823,8 +902,9 @@ static int make_flows(struct fl_priv *p)
 			add_seg(f, FL_SYSCALL, 0, span(sc->enter_ns, sc->exit_ns));
 			add_seg(f, FL_CACHE, 0, span(sc->exit_ns, req_start(c)));
 		} else if (f->kind != FK_CAUSE) {
-			/* the call's own time, outside its I/O */
-			add_seg(f, FL_SYSCALL, 0,
+			/* the call's own time, outside its I/O (a fault's:
+			 * from the fault to its I/O) */
+			add_seg(f, f->kind == FK_FAULT ? FL_FAULT : FL_SYSCALL, 0,
 				f->end - f->start > io ? f->end - f->start - io : 0);
 		}
 		req_segs(p, f, c, own_start(p, c, (uint32_t)fi), 0);
@@ -914,6 +994,8 @@ static void cause_str(struct analysis *a, const struct fl_priv *p, const struct 
 	else if (f->kind == FK_URING)
 		snprintf(buf, len, "io_uring %s",
 			 iot_uring_op_name(p->urings[f->root].u.opcode, op));
+	else if (f->kind == FK_FAULT)
+		snprintf(buf, len, "fault");
 	else
 		snprintf(buf, len, "%s",
 			 b && b->known ? iot_cause_name(b->cause) : "unknown");
@@ -993,10 +1075,12 @@ static void flow_row(struct analysis *a, const struct fl_priv *p, struct table *
 	const struct fl_bio *b = f->bio != NO_IDX ? &p->bios[f->bio] : NULL;
 	uint64_t ino = f->kind == FK_SYSCALL	      ? p->sys[f->root].ino
 		       : f->kind == FK_URING	      ? p->urings[f->root].u.ino
+		       : f->kind == FK_FAULT	      ? p->faults[f->root].ino
 		       : b && b->host == IOT_HOST_REG ? b->ino
 						      : 0;
 	uint32_t fsdev = f->kind == FK_SYSCALL ? p->sys[f->root].dev
 			 : f->kind == FK_URING ? p->urings[f->root].u.dev
+			 : f->kind == FK_FAULT ? p->faults[f->root].dev
 					       : 0;
 	const char *path = ino && fsdev && a->env.file_path
 			       ? a->env.file_path(a->env.ctx, fsdev, ino)
@@ -1231,6 +1315,14 @@ static int timeline(struct analysis *a, const struct fl_priv *p, struct table *t
 			snprintf(d, sizeof(d), "res %d", u->res);
 			ev_row(a, t, sel[i], f->start, u->cqe_ns, "io_uring", 0, NO_CPU,
 			       0, "cqe", d);
+		} else if (f->kind == FK_FAULT) {
+			const struct fl_fault *ft = &p->faults[f->root];
+
+			snprintf(d, sizeof(d), "ino %llu page %llu",
+				 (unsigned long long)ft->ino,
+				 (unsigned long long)ft->index);
+			ev_row(a, t, sel[i], f->start, ft->ts, "fault", 0, NO_CPU,
+			       ft->tid, "fault", d);
 		}
 	}
 	for (size_t i = 0; i < p->nr_reqs; i++) {
@@ -1428,11 +1520,11 @@ static int finish(struct analysis *a, struct an_output *o)
 		    "path (%zu have some)",
 		    nr_sel, p->nr_flows, a->env.flow_where, n);
 		if (!n)
-			table_note(
-			    tf,
-			    "no flow spent time in %s (layers: syscall, cache, queue, "
-			    "device, loop; @ a device of the trace)",
-			    a->env.flow_where);
+			table_note(tf,
+				   "no flow spent time in %s (layers: syscall, fault, "
+				   "cache, queue, "
+				   "device, loop; @ a device of the trace)",
+				   a->env.flow_where);
 	} else {
 		for (size_t i = 0; i < p->nr_flows; i++)
 			sel[i] = (uint32_t)i;
@@ -1485,6 +1577,7 @@ static void release(void *priv)
 	free(p->links);
 	free(p->mems);
 	free(p->dirty);
+	free(p->faults);
 	u64map_release(&p->dirtied);
 	free(p->unf);
 }
@@ -1549,6 +1642,7 @@ const struct analyzer an_flows = {
     .syscall = syscall,
     .uring = uring,
     .dirty = dirty,
+    .fault = fault,
     .unfinished = unfinished,
     .finish = finish,
     .release = release,

@@ -28,7 +28,7 @@ struct flows_visitor {
  * analyzer's. */
 int flows_visit(const struct an_output *o, const struct flows_visitor *v);
 
-/* --where's value: "LAYER" or "LAYER@DEV", LAYER one of syscall, cache, queue,
+/* --where's value: "LAYER" or "LAYER@DEV", LAYER one of syscall, fault, cache, queue,
  * device, loop. 0 or -EINVAL. */
 int flows_where_check(const char *where);
 

@@ -326,6 +326,7 @@ struct iot_stop {
 #define IOT_FLOW_START_READAHEAD (1u << 4)
 #define IOT_FLOW_START_FLUSH	 (1u << 5)
 #define IOT_FLOW_START_OTHER	 (1u << 6) /* any other bio: swap, metadata, ... */
+#define IOT_FLOW_START_FAULT	 (1u << 7) /* a page fault on a file's page */
 /* operations: a system call's kind, or a bio's op */
 #define IOT_FLOW_OP_READ  (1u << 0)
 #define IOT_FLOW_OP_WRITE (1u << 1)

@@ -5,6 +5,8 @@
  * carried as a mask of definitions (bit i: cfg_flows[i]):
  *
  *   sys_enter      the call matches: mask on the task until its sys_exit
+ *   page fault     the fault matches: mask on the task, for its reads of
+ *                  that file, until its next fault
  *   io_uring       the submission matches: mask on the io_kiocb
  *   bio_queue      the task's mask (a bio queued in a flow's call), the
  *                  io_kiocb's (an io-wq worker), the backing file's pages
@@ -51,6 +53,21 @@ struct {
 	__type(key, __u64);
 	__type(value, __u32);
 } flow_objs SEC(".maps");
+
+/* tid -> the file and mask of its last page fault that started a flow: the
+ * task's reads of that file outside a flow's call are the fault's (as the
+ * join ties them: src/join/join.c, why_in_syscall) */
+struct flow_fault {
+	__u64 ino;
+	__u32 mask;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct flow_fault);
+} flow_faults SEC(".maps");
 
 struct flow_page {
 	__u64 ino, index;
@@ -180,6 +197,35 @@ static __always_inline bool flow_sys_exit(void)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	return bpf_map_delete_elem(&flow_task, &tid) == 0;
+}
+
+/* A page fault on a file's page: whether it starts a flow (its reads then
+ * carry the mask until the task's next fault). */
+static __always_inline bool flow_fault(__u32 dev, __u64 ino, __u64 index)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct flow_fault f = {ino, 0};
+
+	f.mask = flow_match(IOT_FLOW_START_FAULT, IOT_FLOW_OP_READ, dev, ino, 4096,
+			    index * 4096, task_blkcg());
+	if (!f.mask) {
+		bpf_map_delete_elem(&flow_faults, &tid);
+		return false;
+	}
+	bpf_map_update_elem(&flow_faults, &tid, &f, BPF_ANY);
+	return true;
+}
+
+/* The mask of the task's last flow-starting fault, for a read of its file */
+static __always_inline __u32 flow_fault_mask(__u32 opf, __u32 kind, __u64 ino)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct flow_fault *f;
+
+	if (kind != IOT_HOST_REG || (opf & IOT_OP_MASK) != IOT_OP_READ)
+		return 0;
+	f = bpf_map_lookup_elem(&flow_faults, &tid);
+	return f && f->ino == ino ? f->mask : 0;
 }
 
 /* The pages of the backing file a loop request maps onto carry its mask:
@@ -313,6 +359,8 @@ static __always_inline __u32 flow_bio_queue(struct bio *bio)
 	if (task->flags & IOT_PF_IO_WORKER)
 		m |= flow_of(io_wq_req(task));
 	m |= flow_bio_pages(bio, kind, ino, index);
+	if (!m)
+		m = flow_fault_mask(opf, kind, ino);
 	if (!m)
 		m = flow_match(flow_bio_start(bio, opf, kind), flow_op(opf),
 			       bio_devt(bio), ino, KREAD1(bio, bi_iter.bi_size),

@@ -557,10 +557,13 @@ int BPF_PROG(mm_filemap_fault, struct address_space *mapping, unsigned long inde
 {
 	struct inode *host;
 
-	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON || cfg_flow)
+	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
+		return 0;
+	if (cfg_flow && !flow_fault(BPF_CORE_READ(host, i_sb, s_dev),
+				    BPF_CORE_READ(host, i_ino), index))
 		return 0;
 	emit_rec(IOT_EV_FAULT, BPF_CORE_READ(host, i_ino), index, 0, 1,
 		 BPF_CORE_READ(host, i_sb, s_dev), 0);

@@ -283,10 +283,10 @@ int cmd_report(int argc, char **argv)
 				return usage_error("--where %s: not layer=LAYER[@DEV]",
 						   optarg);
 			if (flows_where_check(optarg + 6))
-				return usage_error(
-				    "--where %s: not a layer (syscall, cache, queue, "
-				    "device, loop), or @ without a device",
-				    optarg);
+				return usage_error("--where %s: not a layer (syscall, "
+						   "fault, cache, queue, "
+						   "device, loop), or @ without a device",
+						   optarg);
 			env.flow_where = optarg + 6;
 			set |= AN_BIT(analyzer_index("flows"));
 			break;

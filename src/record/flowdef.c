@@ -48,7 +48,7 @@ static const struct name_bit starts[] = {
     {"syscall", IOT_FLOW_START_SYSCALL},     {"io_uring", IOT_FLOW_START_URING},
     {"writeback", IOT_FLOW_START_WRITEBACK}, {"journal", IOT_FLOW_START_JOURNAL},
     {"readahead", IOT_FLOW_START_READAHEAD}, {"flush", IOT_FLOW_START_FLUSH},
-    {"other", IOT_FLOW_START_OTHER},
+    {"other", IOT_FLOW_START_OTHER},	     {"fault", IOT_FLOW_START_FAULT},
 };
 
 static const struct name_bit ops[] = {

@@ -4,7 +4,7 @@
  * flows"): named sections of `key = value` lines, built in or from a file.
  *
  *   [name]
- *   start  = syscall, io_uring, writeback, journal, readahead, flush, other
+ *   start  = syscall, io_uring, writeback, journal, readahead, flush, other, fault
  *   op     = read, write, sync
  *   pid    = 1234            comm = sqlite3
  *   cgroup = /sys/fs/cgroup/blkio/db

@@ -156,6 +156,7 @@ static void config_flows(struct recorder *rc)
 		bpf_map__set_max_entries(rc->skel->maps.flow_task, 1);
 		bpf_map__set_max_entries(rc->skel->maps.flow_objs, 1);
 		bpf_map__set_max_entries(rc->skel->maps.flow_pages, 1);
+		bpf_map__set_max_entries(rc->skel->maps.flow_faults, 1);
 		return;
 	}
 	ro->cfg_flow = true;

@@ -106,6 +106,49 @@ print("%d KiB written back, all of inode %d, none of the file beside it" % (wb >
 PY
 	ok "--flow-file: $(cat "$TMP/out")" || not_ok "--flow-file" "$(tail -4 "$TMP/out")"
 
+# --- page faults: an mmap reader's faults, noise beside it ---------------------
+cat >"$TMP/mmr.py" <<'PY'
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+m = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+s = sum(m[i] for i in range(0, len(m), 4096))  # every page, in order
+io = dict(l.split(": ") for l in open("/proc/self/io").read().splitlines())
+open(sys.argv[2], "w").write("%d %s\n" % (os.getpid(), io["read_bytes"]))
+PY
+cat >"$TMP/fdefs" <<EOF
+[maps]
+start = fault
+file = $MNT/a
+EOF
+noise_start "$MNT/b"
+"$IOTRAIL" record -o "$TMP/f.iot" -d "$B" --flow-file "$TMP/fdefs" --flow maps -- \
+	python3 "$TMP/mmr.py" "$MNT/a" "$TMP/f.io" 2>"$TMP/err" ||
+	not_ok "record --flow maps" "$(tail -2 "$TMP/err")"
+noise_stop
+"$IOTRAIL" flows -i "$TMP/f.iot" --slowest all -f json >"$TMP/f.json"
+python3 - "$TMP/f.json" $(cat "$TMP/f.io") <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+j = json.load(open(sys.argv[1]))
+pid, rbytes = int(sys.argv[2]), int(sys.argv[3])
+fl = j["flows"]
+lost = j["join"]["lost_completions"] + j["join"]["unfinished"]
+got = sum(f["bytes"] for f in fl)
+# only the reader's faults, each starting at its fault record, every byte
+# it read from the device
+assert fl and all(f["cause"] == "fault" and f["pid"] == pid and f["file"].endswith("/a")
+                  for f in fl), fl[:3]
+first = {}
+for e in j["flow_events"]:
+    first.setdefault(e["flow"], e)
+assert all(first[f["flow"]]["event"] == "fault" for f in fl), list(first.values())[:3]
+assert rbytes >= 32 << 20 and abs(got - rbytes) <= lost * (128 << 10), (got, rbytes, j["join"])
+assert j["flows_recorded"].startswith("maps: start=fault"), j["flows_recorded"]
+print("%d fault flows of the reader, %d KiB (/proc/PID/io: %d), none of noisedd's"
+      % (len(fl), got >> 10, rbytes >> 10))
+PY
+	ok "--flow start=fault: $(cat "$TMP/out")" || not_ok "--flow start=fault" "$(tail -4 "$TMP/out")"
+
 # --- stacked: a loop over a file on ext4 on the lower loop ----------------------
 truncate -s 256M "$DISKTMP/lower.img"
 LOWER=$(losetup -f --show "$DISKTMP/lower.img")

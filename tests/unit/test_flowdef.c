@@ -86,6 +86,13 @@ static void every_key(void **state)
 	assert_int_equal(d.v[0].d.size_min, 512);
 	assert_int_equal(d.v[0].d.size_max, 512);
 	assert_int_equal(d.v[0].d.tgid, 0);
+	/* page faults start flows too */
+	assert_int_equal(parse(&d, "[maps]\nstart = fault, readahead\n"), 0);
+	f = flowdefs_find(&d, "maps");
+	assert_non_null(f);
+	assert_int_equal(f->d.starts, IOT_FLOW_START_FAULT | IOT_FLOW_START_READAHEAD);
+	flowdef_describe(f, desc, sizeof(desc));
+	assert_string_equal(desc, "maps: start=readahead,fault");
 	flowdefs_release(&d);
 }
 
