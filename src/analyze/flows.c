@@ -1613,6 +1613,16 @@ int flows_visit(const struct an_output *o, const struct flows_visitor *v)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nr_sel; i++)
 		want[p->sel[i]] = 1;
+	for (size_t i = 0; i < p->nr_sel && !err && v->flow; i++) {
+		const struct flow *f = &p->flows[p->sel[i]];
+		static const char *const kinds[] = {"syscall", "io_uring", "fault",
+						    "cause"};
+		uint64_t end = f->kind == FK_SYSCALL ? p->sys[f->root].exit_ns
+			       : f->kind == FK_URING ? p->urings[f->root].u.cqe_ns
+						     : 0;
+
+		err = v->flow(v->ctx, p->sel[i] + 1, kinds[f->kind], f->start, end);
+	}
 	for (size_t i = 0; i < p->nr_sel && !err && v->syscall; i++) {
 		const struct flow *f = &p->flows[p->sel[i]];
 

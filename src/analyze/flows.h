@@ -11,6 +11,11 @@
 
 struct flows_visitor {
 	void *ctx;
+	/* optional, first, for each chosen flow: where it started (start: a
+	 * system call, io_uring, fault; else its cause), when, and when that
+	 * start ended (the call's exit, the CQE; 0 for a fault and a cause) */
+	int (*flow)(void *ctx, uint32_t flow, const char *start, uint64_t start_ns,
+		    uint64_t end_ns);
 	/* the system call a flow started at (not called for other flows) */
 	int (*syscall)(void *ctx, uint32_t flow, const struct join_syscall *s);
 	/* each request of a flow, upper ones before the lower ones they

@@ -390,7 +390,7 @@ static int draw_part(void *ctx, uint32_t flow, uint64_t id, const struct join_re
 int chrome_flows(struct chrome *c, const struct an_output *flows)
 {
 	struct flow_draw fd = {.c = c};
-	struct flows_visitor v = {&fd, draw_call, draw_part};
+	struct flows_visitor v = {.ctx = &fd, .syscall = draw_call, .request = draw_part};
 	int err = u64map_init(&fd.by_id, 256);
 
 	c->flows = true;

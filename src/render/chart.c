@@ -294,3 +294,20 @@ void chart_dots(struct chart *c, const struct axis *ya, const double *xs,
 	if (n)
 		fputc('\n', c->f);
 }
+
+void chart_span(struct chart *c, double x0, double x1, double y, double h,
+		const char *color, const char *tip)
+{
+	double a = chart_x(c, x0), b = chart_x(c, x1);
+
+	fprintf(c->f,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		"fill=\"%s\">",
+		a, y, b - a > 1 ? b - a : 1, h, color);
+	if (tip) {
+		fputs("<title>", c->f);
+		xml_escape(c->f, tip);
+		fputs("</title>", c->f);
+	}
+	fputs("</rect>\n", c->f);
+}

@@ -58,6 +58,10 @@ void chart_line(struct chart *c, const struct axis *ya, const double *xs,
 void chart_bar(struct chart *c, const struct axis *ya, double x, double w, double v,
 	       const char *color, const char *datav, const char *tip);
 void chart_legend(struct chart *c, const char *name, const char *color, bool line);
+/* A horizontal bar from x0 to x1 (data units) at pixel row y, h pixels
+ * high (a span on a time line), at least one pixel wide; tip may be NULL. */
+void chart_span(struct chart *c, double x0, double x1, double y, double h,
+		const char *color, const char *tip);
 /* A dot at each point. */
 void chart_dots(struct chart *c, const struct axis *ya, const double *xs,
 		const double *ys, size_t n, const char *color);

@@ -19,19 +19,25 @@
  *   fig-3-10/11  (correlate) syscall time against bio / scheduler time
  *   fig-who-K    (who) bytes read and written per value of each --by key
  *                K (task, cgroup, file, cause), the 12 largest
+ *   fig-flow-N   (flows) the slowest flows (the first 8 of its table) as
+ *                swim lanes: the call, then each device down the stack, a
+ *                bar per request (queue, device), at most 400 requests
  * Every chart is aggregated (bins, log2 buckets, runs of blocks), so its
  * size does not grow with the number of requests. The page is well-formed
  * XML; `page.html#fig-3-6` shows that figure alone (for screenshots).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../analyze/correlate.h"
+#include "../analyze/flows.h"
 #include "../analyze/patterns.h"
 #include "../analyze/who.h"
 #include "../analyze/windows.h"
+#include "../util/grow.h"
 #include "chart.h"
 #include "render.h"
 
@@ -968,6 +974,246 @@ static void fig_seek_cost(FILE *f, const struct groups *gs, const struct report_
 	chart_end(&c, caption);
 }
 
+/* ---- flows: swim lanes -------------------------------------------------------- */
+
+#define FLOW_FIGS     8	  /* flows drawn, the first of the flows table */
+#define FLOW_FIG_REQS 400 /* requests drawn per flow */
+#define LANE_ROWS     6	  /* sub-rows of a lane: overlapping requests */
+#define LANE_ROW_PX   11.0
+
+struct lane_req {
+	struct join_request r;
+	int lane, row;
+};
+
+struct lane_flow {
+	uint32_t flow;
+	const char *start; /* "syscall", "io_uring", "fault"; NULL: a cause */
+	uint64_t start_ns, end_ns;
+	struct lane_req *reqs;
+	size_t nr, cap, not_drawn;
+};
+
+struct lane_set {
+	struct lane_flow f[FLOW_FIGS];
+	size_t nr;
+};
+
+static struct lane_flow *lane_flow(struct lane_set *ls, uint32_t flow)
+{
+	for (size_t i = 0; i < ls->nr; i++)
+		if (ls->f[i].flow == flow)
+			return &ls->f[i];
+	return NULL;
+}
+
+static int lane_start_of(void *ctx, uint32_t flow, const char *start, uint64_t start_ns,
+			 uint64_t end_ns)
+{
+	struct lane_flow *lf = lane_flow(ctx, flow);
+
+	if (lf) {
+		lf->start = strcmp(start, "cause") ? start : NULL;
+		lf->start_ns = start_ns;
+		lf->end_ns = end_ns;
+	}
+	return 0;
+}
+
+static int lane_part(void *ctx, uint32_t flow, uint64_t id, const struct join_request *r,
+		     uint64_t up_id)
+{
+	struct lane_flow *lf = lane_flow(ctx, flow);
+
+	(void)id;
+	(void)up_id;
+	if (!lf)
+		return 0;
+	if (lf->nr >= FLOW_FIG_REQS) {
+		lf->not_drawn++;
+		return 0;
+	}
+	if (GROW(lf->reqs, lf->nr + 1, lf->cap))
+		return -ENOMEM;
+	lf->reqs[lf->nr++] = (struct lane_req){.r = *r};
+	return 0;
+}
+
+static uint64_t lane_start(const struct join_request *r)
+{
+	return r->q_ns ? r->q_ns : r->d_ns ? r->d_ns : r->c_ns;
+}
+
+static const char *lane_dev_name(const struct analysis *a, uint32_t dev, char *buf,
+				 size_t len)
+{
+	for (size_t i = 0; i < a->nr_devs; i++)
+		if (a->devs[i].dev == dev)
+			return a->devs[i].name;
+	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	return buf;
+}
+
+static size_t table_col(const struct table *t, const char *key)
+{
+	for (size_t k = 0; k < t->nr_cols; k++)
+		if (!strcmp(t->cols[k].key, key))
+			return k;
+	return 0;
+}
+
+/* one flow: lane 0 where it started (a call, an io_uring request, a
+ * fault), then a lane per device in the order its requests were visited
+ * (upper before lower) */
+static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
+		     const char *title)
+{
+	uint32_t devs[16];
+	int nr_lanes = lf->start ? 1 : 0, dev0 = nr_lanes, rows[17] = {0};
+	uint64_t t0 = lf->start_ns ? lf->start_ns : UINT64_MAX, t1 = lf->end_ns;
+	double y, ly[17];
+	char id[32], tip[160], buf[32], caption[512];
+	struct chart c;
+
+	if (lf->start)
+		rows[0] = 1;
+	for (size_t i = 0; i < lf->nr; i++) { /* lanes, and the rows in each */
+		struct lane_req *q = &lf->reqs[i];
+		int l;
+
+		for (l = dev0; l < nr_lanes && devs[l - dev0] != q->r.dev; l++)
+			;
+		if (l == nr_lanes && nr_lanes < 17 && nr_lanes - dev0 < 16)
+			devs[nr_lanes++ - dev0] = q->r.dev;
+		q->lane = l < nr_lanes ? l : nr_lanes - 1;
+		t0 = lane_start(&q->r) < t0 ? lane_start(&q->r) : t0;
+		t1 = q->r.c_ns > t1 ? q->r.c_ns : t1;
+	}
+	for (int l = dev0; l < nr_lanes; l++) { /* greedy rows: no overlap */
+		uint64_t end[LANE_ROWS] = {0};
+
+		for (size_t i = 0; i < lf->nr; i++) {
+			struct lane_req *q = &lf->reqs[i];
+			int r = 0;
+
+			if (q->lane != l)
+				continue;
+			while (r < LANE_ROWS - 1 && end[r] > lane_start(&q->r))
+				r++;
+			q->row = r;
+			end[r] = q->r.c_ns > end[r] ? q->r.c_ns : end[r];
+			rows[l] = r + 1 > rows[l] ? r + 1 : rows[l];
+		}
+	}
+	if (!nr_lanes || t1 <= t0)
+		return;
+	y = 0;
+	for (int l = 0; l < nr_lanes; l++) {
+		ly[l] = y;
+		y += rows[l] * LANE_ROW_PX + 10;
+	}
+	snprintf(id, sizeof(id), "fig-flow-%u", lf->flow);
+	chart_begin(&c, f, id, title, 900, 40 + y + 70, false);
+	c.left = 110;
+	c.x = (struct axis){.min = 0,
+			    .max = (double)(t1 - t0) * 1.02,
+			    .unit = AX_NS,
+			    .label = "elapsed from the flow's start"};
+	c.y = (struct axis){.min = 0, .max = 1, .unit = AX_CATEGORY, .label = NULL};
+	chart_axes(&c);
+	for (int l = 0; l < nr_lanes; l++) {
+		const char *name =
+		    l < dev0 ? lf->start
+			     : lane_dev_name(a, devs[l - dev0], buf, sizeof(buf));
+
+		fprintf(f,
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+			"font-size=\"11\" fill=\"#333\">",
+			c.left - 6, c.top + ly[l] + 5 + rows[l] * LANE_ROW_PX / 2 + 4);
+		xml_escape(f, name);
+		fputs("</text>\n", f);
+		if (l)
+			fprintf(f,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				"y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+				c.left, c.top + ly[l], c.right, c.top + ly[l]);
+	}
+	if (lf->start) { /* a fault has no end: a mark */
+		snprintf(tip, sizeof(tip), "%s: %.1f us", lf->start,
+			 lf->end_ns > lf->start_ns ? (lf->end_ns - lf->start_ns) / 1e3
+						   : 0.0);
+		chart_span(
+		    &c, (double)(lf->start_ns - t0),
+		    (double)((lf->end_ns > lf->start_ns ? lf->end_ns : lf->start_ns) -
+			     t0),
+		    c.top + 5, LANE_ROW_PX - 2, C_SYS, tip);
+	}
+	for (size_t i = 0; i < lf->nr; i++) {
+		const struct lane_req *q = &lf->reqs[i];
+		double yy = c.top + ly[q->lane] + 5 + q->row * LANE_ROW_PX;
+		uint64_t s = lane_start(&q->r), d = q->r.d_ns ? q->r.d_ns : s;
+
+		snprintf(tip, sizeof(tip),
+			 "%s %llu+%u: queue (Q to D) %.1f us, device (D to C) %.1f us",
+			 lane_dev_name(a, q->r.dev, buf, sizeof(buf)),
+			 (unsigned long long)q->r.sector, q->r.nr_sectors,
+			 (double)(d - s) / 1e3, (double)(q->r.c_ns - d) / 1e3);
+		if (d > s)
+			chart_span(&c, (double)(s - t0), (double)(d - t0), yy,
+				   LANE_ROW_PX - 2, C_Q2G, tip);
+		chart_span(&c, (double)(d - t0), (double)(q->r.c_ns - t0), yy,
+			   LANE_ROW_PX - 2, C_DEV, tip);
+	}
+	if (lf->start)
+		chart_legend(&c, lf->start, C_SYS, false);
+	chart_legend(&c, "queue (Q to D)", C_Q2G, false);
+	chart_legend(&c, "device (D to C)", C_DEV, false);
+	snprintf(caption, sizeof(caption),
+		 "A lane per layer: where the flow started (a call, an io_uring "
+		 "request, a fault), then each device "
+		 "its requests reached, top to bottom (the devices below a loop "
+		 "device after it); a bar per request, its queue and device time "
+		 "(overlapping requests on rows of their own, at most %d). %zu "
+		 "requests%s.",
+		 LANE_ROWS, lf->nr + lf->not_drawn,
+		 lf->not_drawn ? ", the first 400 drawn" : "");
+	chart_end(&c, caption);
+}
+
+static void flows_figures(FILE *f, const struct analysis *a, const struct an_output *o)
+{
+	const struct table *t = NULL;
+	struct lane_set ls = {0};
+	struct flows_visitor v = {
+	    .ctx = &ls, .flow = lane_start_of, .request = lane_part};
+	size_t cf, cc, cm, ct;
+	char title[160];
+
+	for (size_t k = 0; k < o->nr_tables; k++)
+		if (!strcmp(o->tables[k]->name, "flows"))
+			t = o->tables[k];
+	if (!t || !t->nr_rows)
+		return;
+	cf = table_col(t, "flow");
+	cc = table_col(t, "cause");
+	cm = table_col(t, "comm");
+	ct = table_col(t, "total_ns");
+	for (size_t r = 0; r < t->nr_rows && ls.nr < FLOW_FIGS; r++)
+		ls.f[ls.nr++].flow = (uint32_t)table_cell(t, r, cf)->u;
+	if (!flows_visit(o, &v)) {
+		fputs("<h2>The slowest flows, lane by lane</h2>\n", f);
+		for (size_t i = 0; i < ls.nr; i++) {
+			snprintf(title, sizeof(title), "Flow %u: %s by %s, %.1f us",
+				 ls.f[i].flow, table_cell_str(t, i, cc),
+				 table_cell_str(t, i, cm),
+				 (double)table_cell(t, i, ct)->u / 1e3);
+			fig_flow(f, a, &ls.f[i], title);
+		}
+	}
+	for (size_t i = 0; i < ls.nr; i++)
+		free(ls.f[i].reqs);
+}
+
 /* the seed experiment's figures, with a layout (the demo) */
 static void patterns_figures(FILE *f, const struct groups *gs,
 			     const struct report_info *ri)
@@ -1020,6 +1266,8 @@ void render_html(FILE *f, const struct report_info *ri, const struct analysis *a
 			correlate_figures(f, o->priv);
 		else if (!strcmp(o->an->name, "who"))
 			who_figures(f, o);
+		else if (!strcmp(o->an->name, "flows"))
+			flows_figures(f, a, o);
 		for (size_t k = 0; k < o->nr_tables; k++)
 			html_table(f, o->tables[k]);
 	}

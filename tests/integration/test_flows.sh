@@ -89,6 +89,40 @@ expect_eq "flows --id: one flow, its events only" \
 	"$(json_get "$TMP/id.json" "(len(j['flows']), sorted(set(e['flow'] for e in j['flow_events'])))")" \
 	"(1, [$first])"
 
+# --html: the slowest flows as swim lanes, a bar per request the timeline has
+"$IOTRAIL" flows -i "$TMP/t.iot" --slowest 3 --html "$TMP/f.html"
+"$IOTRAIL" flows -i "$TMP/t.iot" --slowest 3 -f json >"$TMP/f3.json"
+python3 - "$TMP/f.html" "$TMP/f3.json" >"$TMP/h.out" <<'PY'
+import json, sys
+import xml.etree.ElementTree as ET
+S = '{http://www.w3.org/2000/svg}'
+page = ET.parse(sys.argv[1]).getroot()
+j = json.load(open(sys.argv[2]))
+figs = {f.get('id'): f for f in page.iter('figure')}
+bad = []
+for fl in j['flows']:
+    fig = figs.get('fig-flow-%d' % fl['flow'])
+    rows = [e for e in j['flow_events'] if e['flow'] == fl['flow']]
+    if fig is None:
+        bad.append('flow %d: no figure' % fl['flow'])
+        continue
+    bars = [r for r in fig.iter(S + 'rect') if r.find(S + 'title') is not None
+            and r.get('fill') == '#9467bd']
+    lanes = {t.text for t in fig.iter(S + 'text')}
+    want = {e['device'] for e in rows if e['event'] == 'C'}
+    ncs = sum(1 for e in rows if e['event'] == 'C')
+    if len(bars) != ncs or not want <= lanes or 'syscall' not in lanes:
+        bad.append('flow %d: %d device bars for %d C rows, lanes %s for %s'
+                   % (fl['flow'], len(bars), ncs, sorted(lanes & want), sorted(want)))
+print('%d flows drawn, %d problems' % (len(j['flows']), len(bad)))
+for b in bad[:3]:
+    print(b)
+sys.exit(0 if len(j['flows']) == 3 and not bad else 1)
+PY
+rc=$?
+[ $rc -eq 0 ] && ok "flows --html: swim lanes, a bar per request ($(head -1 "$TMP/h.out"))" ||
+	not_ok "flows --html: swim lanes" "$(tr '\n' ';' <"$TMP/h.out")"
+
 # random reads: the loop worker's read of each page waits for the lower
 # device (the backing file's pages dropped first); nearly every flow
 # then has a lower request on its critical path
