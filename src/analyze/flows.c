@@ -17,7 +17,8 @@
  * recorded: its lower requests are not followed, and the output says so.
  *
  * Everything is kept until the end (a flow's parts complete in any order):
- * memory grows with the requests of the trace, about 200 bytes each.
+ * memory grows with the requests of the trace, about 290 bytes each
+ * (bench/flows_analyzer.sh).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -111,11 +112,16 @@ struct flow {
 	uint32_t bio;	    /* its first bio there, NO_IDX when it has none */
 	uint32_t nr_shared; /* its requests that carry other flows too */
 	uint32_t crit;	    /* the top request that completed last */
-	/* where the time went on its critical path */
-	uint64_t seg[MAX_SEG];
-	uint32_t seg_dev[MAX_SEG];
-	uint8_t seg_layer[MAX_SEG];
+	/* where the time went on its critical path: fl_priv.segs */
+	uint32_t seg0;
 	uint8_t nr_seg;
+};
+
+/* a part of a flow's critical path */
+struct fl_seg {
+	uint64_t ns;
+	uint32_t dev;
+	uint8_t layer;
 };
 
 enum fl_layer {
@@ -145,6 +151,9 @@ struct fl_priv {
 	size_t nr_links, cap_links;
 	struct fl_mem *mems; /* the flows of each top request (fl_req.mem0) */
 	size_t nr_mems, cap_mems;
+	struct fl_seg *segs; /* the flows' parts, each flow's together */
+	size_t nr_segs, cap_segs;
+	bool nomem;
 	struct fl_dirty *dirty;
 	size_t nr_dirty, cap_dirty;
 	struct fl_fault *faults;
@@ -556,13 +565,21 @@ static uint32_t find_uring(const struct fl_priv *p, const struct fl_bio *b)
 	return NO_IDX;
 }
 
-static void add_seg(struct flow *f, int layer, uint32_t dev, uint64_t ns)
+/* a part of flow f's critical path, after those it has (f the last flow
+ * to get any) */
+static void add_seg(struct fl_priv *p, struct flow *f, int layer, uint32_t dev,
+		    uint64_t ns)
 {
-	if (f->nr_seg < MAX_SEG) {
-		f->seg_layer[f->nr_seg] = (uint8_t)layer;
-		f->seg_dev[f->nr_seg] = dev;
-		f->seg[f->nr_seg++] = ns;
+	if (f->nr_seg >= MAX_SEG)
+		return;
+	if (GROW(p->segs, p->nr_segs + 1, p->cap_segs)) {
+		p->nomem = true;
+		return;
 	}
+	if (!f->nr_seg)
+		f->seg0 = (uint32_t)p->nr_segs;
+	p->segs[p->nr_segs++] = (struct fl_seg){ns, dev, (uint8_t)layer};
+	f->nr_seg++;
 }
 
 static uint64_t span(uint64_t from, uint64_t to)
@@ -573,7 +590,7 @@ static uint64_t span(uint64_t from, uint64_t to)
 /* A request's time on the critical path from `from` (its upper request's
  * issue, for a lower request already in flight then) to its C, layer by
  * layer, down the lower requests it waited for. */
-static void req_segs(const struct fl_priv *p, struct flow *f, const struct fl_req *q,
+static void req_segs(struct fl_priv *p, struct flow *f, const struct fl_req *q,
 		     uint64_t from, int depth)
 {
 	const struct fl_req *lo =
@@ -582,16 +599,16 @@ static void req_segs(const struct fl_priv *p, struct flow *f, const struct fl_re
 	uint64_t i = req_issue(q) > s ? req_issue(q) : s, lo_from, lo_end;
 
 	if (q->r.d_ns)
-		add_seg(f, FL_QUEUE, q->r.dev, span(s, q->r.d_ns));
+		add_seg(p, f, FL_QUEUE, q->r.dev, span(s, q->r.d_ns));
 	if (!lo) {
-		add_seg(f, stack_of(p, q->r.dev) ? FL_LOOP : FL_DEVICE, q->r.dev,
+		add_seg(p, f, stack_of(p, q->r.dev) ? FL_LOOP : FL_DEVICE, q->r.dev,
 			span(i, q->r.c_ns));
 		return;
 	}
 	/* the loop driver's own time: to the lower request, and back */
 	lo_from = req_start(lo) > i ? req_start(lo) : i;
 	lo_end = lo->r.c_ns < q->r.c_ns ? lo->r.c_ns : q->r.c_ns;
-	add_seg(f, FL_LOOP, q->r.dev, span(i, q->r.c_ns) - span(lo_from, lo_end));
+	add_seg(p, f, FL_LOOP, q->r.dev, span(i, q->r.c_ns) - span(lo_from, lo_end));
 	req_segs(p, f, lo, lo_from, depth + 1);
 }
 
@@ -899,17 +916,17 @@ static int make_flows(struct fl_priv *p)
 			 * cache until the request that wrote them */
 			const struct join_syscall *sc = &p->sys[f->root];
 
-			add_seg(f, FL_SYSCALL, 0, span(sc->enter_ns, sc->exit_ns));
-			add_seg(f, FL_CACHE, 0, span(sc->exit_ns, req_start(c)));
+			add_seg(p, f, FL_SYSCALL, 0, span(sc->enter_ns, sc->exit_ns));
+			add_seg(p, f, FL_CACHE, 0, span(sc->exit_ns, req_start(c)));
 		} else if (f->kind != FK_CAUSE) {
 			/* the call's own time, outside its I/O (a fault's:
 			 * from the fault to its I/O) */
-			add_seg(f, f->kind == FK_FAULT ? FL_FAULT : FL_SYSCALL, 0,
+			add_seg(p, f, f->kind == FK_FAULT ? FL_FAULT : FL_SYSCALL, 0,
 				f->end - f->start > io ? f->end - f->start - io : 0);
 		}
 		req_segs(p, f, c, own_start(p, c, (uint32_t)fi), 0);
 	}
-	return 0;
+	return p->nomem ? -ENOMEM : 0;
 }
 
 /* ---- output ---- */
@@ -1001,32 +1018,35 @@ static void cause_str(struct analysis *a, const struct fl_priv *p, const struct 
 			 b && b->known ? iot_cause_name(b->cause) : "unknown");
 }
 
-static int dominant(const struct flow *f)
+/* the longest part of f's critical path, NULL none */
+static const struct fl_seg *dominant(const struct fl_priv *p, const struct flow *f)
 {
-	int best = -1;
+	const struct fl_seg *best = NULL;
 
 	for (int i = 0; i < f->nr_seg; i++)
-		if (best < 0 || f->seg[i] > f->seg[best])
-			best = i;
+		if (!best || p->segs[f->seg0 + i].ns > best->ns)
+			best = &p->segs[f->seg0 + i];
 	return best;
 }
 
 /* --where layer=L[@DEV]: the flow's time in that layer on its critical
  * path (0: none) */
-static uint64_t where_ns(struct analysis *a, const struct flow *f)
+static uint64_t where_ns(struct analysis *a, const struct fl_priv *p,
+			 const struct flow *f)
 {
 	const char *w = a->env.flow_where, *at = strchr(w, '@');
 	size_t llen = at ? (size_t)(at - w) : strlen(w);
 	uint64_t ns = 0;
 
 	for (int i = 0; i < f->nr_seg; i++) {
-		const char *ln = layer_names[f->seg_layer[i]];
+		const struct fl_seg *sg = &p->segs[f->seg0 + i];
+		const char *ln = layer_names[sg->layer];
 
 		if (strlen(ln) != llen || strncmp(ln, w, llen))
 			continue;
-		if (at && (!f->seg_dev[i] || strcmp(dev_name(a, f->seg_dev[i]), at + 1)))
+		if (at && (!sg->dev || strcmp(dev_name(a, sg->dev), at + 1)))
 			continue;
-		ns += f->seg[i] ? f->seg[i] : 1; /* present, if for no time */
+		ns += sg->ns ? sg->ns : 1; /* present, if for no time */
 	}
 	return ns;
 }
@@ -1067,6 +1087,45 @@ static int cmp_total(const void *x, const void *y, void *ctx)
 	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
+/* The want slowest flows into sel, slowest first (cmp_total's order): a
+ * heap of the want best so far, its root the one that sorts last, so that
+ * a few of many flows cost one pass, not a sort of all of them. */
+static size_t slowest(const struct fl_priv *p, uint32_t *sel, size_t want)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr_flows; i++) {
+		uint32_t v = (uint32_t)i;
+		size_t k;
+
+		if (n < want) { /* sift up */
+			for (k = n++; k && cmp_total(&sel[(k - 1) / 2], &v, p->flows) < 0;
+			     k = (k - 1) / 2)
+				sel[k] = sel[(k - 1) / 2];
+			sel[k] = v;
+			continue;
+		}
+		if (!n || cmp_total(&v, &sel[0], p->flows) >= 0)
+			continue;
+		for (k = 0;;) { /* replace the root, sift down */
+			size_t c = 2 * k + 1;
+
+			if (c >= n)
+				break;
+			if (c + 1 < n && cmp_total(&sel[c], &sel[c + 1], p->flows) < 0)
+				c++;
+			if (cmp_total(&v, &sel[c], p->flows) >= 0)
+				break;
+			sel[k] = sel[c];
+			k = c;
+		}
+		sel[k] = v;
+	}
+	if (n)
+		qsort_r(sel, n, sizeof(*sel), cmp_total, p->flows);
+	return n;
+}
+
 static void flow_row(struct analysis *a, const struct fl_priv *p, struct table *t,
 		     uint32_t fi)
 {
@@ -1086,7 +1145,7 @@ static void flow_row(struct analysis *a, const struct fl_priv *p, struct table *
 			       ? a->env.file_path(a->env.ctx, fsdev, ino)
 			       : NULL;
 	char cause[48], devs[64];
-	int d = dominant(f);
+	const struct fl_seg *d = dominant(p, f);
 
 	cause_str(a, p, f, cause, sizeof(cause));
 	q = &p->reqs[f->crit];
@@ -1114,11 +1173,10 @@ static void flow_row(struct analysis *a, const struct fl_priv *p, struct table *
 	table_u64(t, f->nr_shared);
 	table_str(t, "%s", devs);
 	table_u64(t, f->end - f->start);
-	if (d >= 0) {
-		table_str(t, "%s%s%s", layer_names[f->seg_layer[d]],
-			  f->seg_dev[d] ? "@" : "",
-			  f->seg_dev[d] ? dev_name(a, f->seg_dev[d]) : "");
-		table_u64(t, f->seg[d]);
+	if (d) {
+		table_str(t, "%s%s%s", layer_names[d->layer], d->dev ? "@" : "",
+			  d->dev ? dev_name(a, d->dev) : "");
+		table_u64(t, d->ns);
 	} else {
 		table_na(t);
 		table_na(t);
@@ -1369,20 +1427,19 @@ static int layers(struct analysis *a, const struct fl_priv *p, struct table *t)
 		const struct flow *f = &p->flows[fi];
 
 		for (int s = 0; s < f->nr_seg; s++) {
+			const struct fl_seg *sg = &p->segs[f->seg0 + s];
 			int k;
 
 			for (k = 0; k < n; k++)
-				if (acc[k].layer == f->seg_layer[s] &&
-				    acc[k].dev == f->seg_dev[s])
+				if (acc[k].layer == sg->layer && acc[k].dev == sg->dev)
 					break;
 			if (k == n && n < 64)
-				acc[n++] = (typeof(acc[0])){f->seg_layer[s],
-							    f->seg_dev[s], 0, 0};
+				acc[n++] = (typeof(acc[0])){sg->layer, sg->dev, 0, 0};
 			if (k < n) {
 				acc[k].flows++;
-				acc[k].ns += f->seg[s];
+				acc[k].ns += sg->ns;
 			}
-			all += f->seg[s];
+			all += sg->ns;
 		}
 	}
 	for (int k = 1; k < n; k++) /* the most time first */
@@ -1504,7 +1561,7 @@ static int finish(struct analysis *a, struct an_output *o)
 			return -ENOMEM;
 		}
 		for (size_t i = 0; i < p->nr_flows; i++) {
-			uint64_t ns = where_ns(a, &p->flows[i]);
+			uint64_t ns = where_ns(a, p, &p->flows[i]);
 
 			if (ns)
 				k[n++] = (struct where_key){(uint32_t)i, ns};
@@ -1526,12 +1583,8 @@ static int finish(struct analysis *a, struct an_output *o)
 				   "device, loop; @ a device of the trace)",
 				   a->env.flow_where);
 	} else {
-		for (size_t i = 0; i < p->nr_flows; i++)
-			sel[i] = (uint32_t)i;
-		qsort_r(sel, p->nr_flows, sizeof(*sel), cmp_total, p->flows);
-		nr_sel = a->env.flow_slowest == SIZE_MAX || want > p->nr_flows
-			     ? p->nr_flows
-			     : want;
+		nr_sel =
+		    slowest(p, sel, a->env.flow_slowest == SIZE_MAX ? p->nr_flows : want);
 		snprintf(tf->title, sizeof(tf->title), "The %zu slowest of %zu flows",
 			 nr_sel, p->nr_flows);
 	}
@@ -1576,6 +1629,7 @@ static void release(void *priv)
 	free(p->sel);
 	free(p->links);
 	free(p->mems);
+	free(p->segs);
 	free(p->dirty);
 	free(p->faults);
 	u64map_release(&p->dirtied);
