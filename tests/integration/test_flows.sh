@@ -111,7 +111,10 @@ for fl in j['flows']:
     lanes = {t.text for t in fig.iter(S + 'text')}
     want = {e['device'] for e in rows if e['event'] == 'C'}
     ncs = sum(1 for e in rows if e['event'] == 'C')
-    if len(bars) != ncs or not want <= lanes or 'syscall' not in lanes:
+    # where it started has a lane of its own: a call, io_uring, a fault
+    want |= {{'enter': 'syscall', 'submit': 'io_uring', 'fault': 'fault'}[e['event']]
+             for e in rows if e['event'] in ('enter', 'submit', 'fault')}
+    if len(bars) != ncs or not want <= lanes:
         bad.append('flow %d: %d device bars for %d C rows, lanes %s for %s'
                    % (fl['flow'], len(bars), ncs, sorted(lanes & want), sorted(want)))
 print('%d flows drawn, %d problems' % (len(j['flows']), len(bad)))
