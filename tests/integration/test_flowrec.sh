@@ -134,15 +134,16 @@ pid, rbytes = int(sys.argv[2]), int(sys.argv[3])
 fl = j["flows"]
 lost = j["join"]["lost_completions"] + j["join"]["unfinished"]
 got = sum(f["bytes"] for f in fl)
-# only the reader's faults, each starting at its fault record, every byte
-# it read from the device
+# only the reader's faults, each starting at its fault record
 assert fl and all(f["cause"] == "fault" and f["pid"] == pid and f["file"].endswith("/a")
                   for f in fl), fl[:3]
 first = {}
 for e in j["flow_events"]:
     first.setdefault(e["flow"], e)
 assert all(first[f["flow"]]["event"] == "fault" for f in fl), list(first.values())[:3]
-assert rbytes >= 32 << 20 and abs(got - rbytes) <= lost * (128 << 10), (got, rbytes, j["join"])
+# the whole file (cold), within what the process read from the device (its
+# other files too: python's modules when they were not cached)
+assert abs(got - (32 << 20)) <= lost * (128 << 10) and got <= rbytes, (got, rbytes, j["join"])
 assert j["flows_recorded"].startswith("maps: start=fault"), j["flows_recorded"]
 print("%d fault flows of the reader, %d KiB (/proc/PID/io: %d), none of noisedd's"
       % (len(fl), got >> 10, rbytes >> 10))
