@@ -290,6 +290,24 @@ static void dirty(struct analysis *a, void *priv, const struct join_dirty *d)
 		    (struct fl_dirty){d->ino, d->index + k, d->ts_ns, d->tid};
 }
 
+/* The first element of base[0..n) (sorted by cmp) that sorts after key:
+ * the one before it is the last at or before key. */
+static size_t upper_bound(const void *base, size_t n, size_t size, const void *key,
+			  int (*cmp)(const void *, const void *))
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cmp(key, (const char *)base + mid * size) >= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void fault(struct analysis *a, void *priv, const struct join_fault *f)
 {
 	struct fl_priv *p = priv;
@@ -319,20 +337,13 @@ static int cmp_fault(const void *x, const void *y)
  * task's last fault before its Q, on the same file (p->faults sorted) */
 static uint32_t find_fault(const struct fl_priv *p, const struct fl_bio *b)
 {
-	size_t lo = 0, hi = p->nr_faults;
+	struct fl_fault key = {.tid = b->tid, .ts = b->q_ns};
+	size_t lo;
 
 	if (!b->known || !b->q_ns || b->sys_enter || b->host != IOT_HOST_REG ||
 	    (b->cause != IOT_CAUSE_FAULT && b->cause != IOT_CAUSE_READAHEAD))
 		return NO_IDX;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct fl_fault *f = &p->faults[mid];
-
-		if (f->tid < b->tid || (f->tid == b->tid && f->ts <= b->q_ns))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = upper_bound(p->faults, p->nr_faults, sizeof(*p->faults), &key, cmp_fault);
 	if (lo && p->faults[lo - 1].tid == b->tid && p->faults[lo - 1].ino == b->ino)
 		return (uint32_t)(lo - 1);
 	return NO_IDX;
@@ -702,35 +713,20 @@ static int cmp_dirty(const void *x, const void *y)
 static uint32_t dirtier_call(const struct fl_priv *p, uint64_t ino, uint64_t index,
 			     uint64_t ts)
 {
-	size_t lo = 0, hi = p->nr_dirty;
+	struct fl_dirty key = {.ino = ino, .index = index, .ts = ts};
+	struct join_syscall sk;
 	const struct fl_dirty *d;
+	size_t lo =
+	    upper_bound(p->dirty, p->nr_dirty, sizeof(*p->dirty), &key, cmp_dirty);
 
-	while (lo < hi) { /* the first entry after (ino, index, ts) */
-		size_t mid = (lo + hi) / 2;
-		const struct fl_dirty *m = &p->dirty[mid];
-
-		if (m->ino < ino || (m->ino == ino && m->index < index) ||
-		    (m->ino == ino && m->index == index && m->ts <= ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NO_IDX;
 	d = &p->dirty[lo - 1];
 	if (d->ino != ino || d->index != index)
 		return NO_IDX;
-	lo = 0;
-	hi = p->nr_sys;
-	while (lo < hi) { /* the first call of d->tid entered after d->ts */
-		size_t mid = (lo + hi) / 2;
-		const struct join_syscall *s = &p->sys[mid];
-
-		if (s->tid < d->tid || (s->tid == d->tid && s->enter_ns <= d->ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the last call of d->tid entered at or before d->ts */
+	sk = (struct join_syscall){.tid = d->tid, .enter_ns = d->ts};
+	lo = upper_bound(p->sys, p->nr_sys, sizeof(*p->sys), &sk, cmp_sys);
 	if (lo && p->sys[lo - 1].tid == d->tid && p->sys[lo - 1].exit_ns >= d->ts)
 		return (uint32_t)(lo - 1);
 	return NO_IDX;
