@@ -30,14 +30,39 @@
 struct ext_ctx {
 	ext2_filsys fs;
 	struct frag_scan *s;
-	struct u64map files; /* ino -> index in s->files + 1 */
-	struct u64map dirs;  /* directory inodes seen */
+	/* ino -> index in s->files + 1: an array by inode number when the
+	 * filesystem has at most FILES_BY_INO_MAX inodes (the directory walk
+	 * then reads it nearly in order), else a hash */
+	uint32_t *by_ino;
+	uint64_t nr_ino;
+	struct u64map files;
+	struct u64map dirs; /* directory inodes seen */
 	struct frag_file *cur;
 	struct frag_file sysfile; /* a journal's or a directory's blocks */
 	size_t cap_ext, cap_meta;
 	char path[4096];
+	size_t path_len; /* strlen(path) */
 	int depth;
 };
+
+#define FILES_BY_INO_MAX (16u << 20) /* 64 MiB of index */
+
+static uint32_t *file_get(struct ext_ctx *c, uint64_t ino)
+{
+	if (c->by_ino)
+		return ino < c->nr_ino && c->by_ino[ino] ? &c->by_ino[ino] : NULL;
+	return u64map_get(&c->files, ino);
+}
+
+static int file_put(struct ext_ctx *c, uint64_t ino, uint32_t idx)
+{
+	if (!c->by_ino)
+		return u64map_put(&c->files, ino, idx);
+	if (ino >= c->nr_ino)
+		return -EINVAL;
+	c->by_ino[ino] = idx;
+	return 0;
+}
 
 static int push_ext(struct ext_ctx *c, uint64_t logical, uint64_t physical, uint64_t len,
 		    uint32_t flags)
@@ -199,7 +224,7 @@ static int dir_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int offs
 {
 	struct ext_ctx *c = priv;
 	int n = ext2fs_dirent_name_len(de);
-	size_t len = strlen(c->path);
+	size_t len = c->path_len;
 	uint32_t *idx;
 
 	if (entry == DIRENT_DOT_FILE || entry == DIRENT_DOT_DOT_FILE || !de->inode)
@@ -209,18 +234,21 @@ static int dir_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int offs
 	c->path[len] = '/';
 	memcpy(c->path + len + 1, de->name, n);
 	c->path[len + 1 + n] = 0;
-	idx = u64map_get(&c->files, de->inode);
+	idx = file_get(c, de->inode);
 	if (idx && !c->s->files[*idx - 1].path) {
-		char *p = strdup(c->path);
+		char *p = malloc(len + 2 + n);
 
 		if (p) {
+			memcpy(p, c->path, len + 2 + n);
 			free(c->s->files[*idx - 1].path);
 			c->s->files[*idx - 1].path = p;
 		}
 	} else if (u64map_get(&c->dirs, de->inode) && c->depth < 256) {
 		u64map_del(&c->dirs, de->inode); /* each directory once */
 		c->depth++;
+		c->path_len = len + 1 + n;
 		ext2fs_dir_iterate2(c->fs, de->inode, 0, NULL, dir_cb, c);
+		c->path_len = len;
 		c->depth--;
 	}
 	c->path[len] = 0;
@@ -370,8 +398,13 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 	if (!super_sane(dev, c.fs, s))
 		goto cleanup;
 	/* a hint only: the maps grow as files are found */
-	if (u64map_init(&c.files, 2 * (size_t)(c.fs->super->s_inodes_count -
-					       c.fs->super->s_free_inodes_count)) ||
+	if (c.fs->super->s_inodes_count <= FILES_BY_INO_MAX) {
+		c.nr_ino = (uint64_t)c.fs->super->s_inodes_count + 1;
+		c.by_ino = calloc(c.nr_ino, sizeof(*c.by_ino));
+	}
+	if ((!c.by_ino &&
+	     u64map_init(&c.files, 2 * (size_t)(c.fs->super->s_inodes_count -
+						c.fs->super->s_free_inodes_count))) ||
 	    u64map_init(&c.dirs, 256)) {
 		fprintf(stderr, "iotrail: out of memory\n");
 		goto cleanup;
@@ -422,7 +455,7 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 		} else if (LINUX_S_ISREG(in->i_mode)) {
 			struct frag_file *f = frag_scan_add(s, NULL); /* named later */
 
-			if (!f || u64map_put(&c.files, ino, (uint32_t)s->nr_files))
+			if (!f || file_put(&c, ino, (uint32_t)s->nr_files))
 				goto cleanup;
 			f->ino = ino;
 			f->size_bytes = EXT2_I_SIZE(in);
@@ -438,8 +471,9 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 	}
 	/* names, from the root down */
 	snprintf(c.path, sizeof(c.path), "%s", prefix);
-	while (strlen(c.path) > 0 && c.path[strlen(c.path) - 1] == '/')
-		c.path[strlen(c.path) - 1] = 0;
+	c.path_len = strlen(c.path);
+	while (c.path_len > 0 && c.path[c.path_len - 1] == '/')
+		c.path[--c.path_len] = 0;
 	ext2fs_dir_iterate2(c.fs, EXT2_ROOT_INO, 0, NULL, dir_cb, &c);
 	for (size_t i = 0; i < s->nr_files; i++) {
 		if (!s->files[i].path) {
@@ -475,6 +509,7 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 cleanup:
 	if (scan)
 		ext2fs_close_inode_scan(scan);
+	free(c.by_ino);
 	u64map_release(&c.files);
 	u64map_release(&c.dirs);
 	ext2fs_close_free(&c.fs);
