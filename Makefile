@@ -127,6 +127,10 @@ $(OUT)/bench/percall: bench/percall.c $(OUT)/floor.skel.h
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $< $(LDLIBS) -lpthread
 
+$(OUT)/bench/packsize: bench/packsize.c $(OUT)/libiotrail.a
+	@mkdir -p $(dir $@)
+	$(COMPILE) -o $@ $^ $(LDLIBS)
+
 $(OUT)/bench/markers: bench/markers.c $(OUT)/libiotrail-marker.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $^ -lpthread

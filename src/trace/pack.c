@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Compact records: packing and unpacking (pack.h). */
+#include "pack.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* the fields, in the order their mask bits and bytes come */
+enum {
+	PF_TS,
+	PF_SEQ,
+	PF_ID,
+	PF_ID2,
+	PF_SECTOR, /* the 64-bit ones: differences */
+	PF_NR,
+	PF_DEV,
+	PF_PID,
+	PF_TID,
+	PF_TYPE,
+	PF_CPU,
+	PF_FLAGS, /* the others: values */
+	NR_PF
+};
+#define NR_PF64 5
+
+static void get64(const struct iot_rec *r, uint64_t v[NR_PF64])
+{
+	v[PF_TS] = r->ts_ns;
+	v[PF_SEQ] = r->seq;
+	v[PF_ID] = r->id;
+	v[PF_ID2] = r->id2;
+	v[PF_SECTOR] = r->sector;
+}
+
+static void get32(const struct iot_rec *r, uint32_t v[NR_PF - NR_PF64])
+{
+	v[PF_NR - NR_PF64] = r->nr;
+	v[PF_DEV - NR_PF64] = r->dev;
+	v[PF_PID - NR_PF64] = r->pid;
+	v[PF_TID - NR_PF64] = r->tid;
+	v[PF_TYPE - NR_PF64] = r->type;
+	v[PF_CPU - NR_PF64] = r->cpu;
+	v[PF_FLAGS - NR_PF64] = r->flags;
+}
+
+static uint8_t *put_leb(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* a difference as zigzag: small either way is small */
+static uint64_t zig(uint64_t d)
+{
+	return (d << 1) ^ (d >> 63 ? UINT64_MAX : 0);
+}
+
+static uint64_t unzig(uint64_t z)
+{
+	return (z >> 1) ^ (uint64_t) - (int64_t)(z & 1);
+}
+
+size_t iot_pack(const struct iot_rec *r, size_t n, uint8_t *out)
+{
+	uint64_t p64[NR_PF64] = {0}, v64[NR_PF64];
+	uint32_t p32[NR_PF - NR_PF64] = {0}, v32[NR_PF - NR_PF64];
+	uint8_t *p = out;
+
+	p64[PF_SEQ] = UINT64_MAX; /* the first record's seq + 1 is seq 0 */
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *m = p;
+		unsigned int mask = 0;
+
+		get64(&r[i], v64);
+		get32(&r[i], v32);
+		p += 2;
+		for (int k = 0; k < NR_PF64; k++) {
+			uint64_t want = k == PF_SEQ ? p64[k] + 1 : p64[k];
+
+			if (v64[k] != want) {
+				mask |= 1u << k;
+				p = put_leb(p, zig(v64[k] - want));
+			}
+			p64[k] = v64[k];
+		}
+		for (int k = 0; k < NR_PF - NR_PF64; k++) {
+			if (v32[k] != p32[k]) {
+				mask |= 1u << (k + NR_PF64);
+				p = put_leb(p, v32[k]);
+			}
+			p32[k] = v32[k];
+		}
+		m[0] = (uint8_t)mask;
+		m[1] = (uint8_t)(mask >> 8);
+	}
+	return (size_t)(p - out);
+}
+
+/* one LEB128 number at *p, before end: 0, or -EINVAL */
+static int get_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		uint8_t b;
+
+		if (*p >= end)
+			return -EINVAL;
+		b = *(*p)++;
+		if (shift == 63 && b > 1)
+			return -EINVAL; /* more than 64 bits */
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, size_t *bad)
+{
+	static const uint64_t max32[NR_PF - NR_PF64] = {
+	    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+	    UINT16_MAX, UINT16_MAX, UINT32_MAX};
+	uint64_t v64[NR_PF64] = {0}, v32[NR_PF - NR_PF64] = {0};
+	const uint8_t *p = in, *end = in + len;
+
+	v64[PF_SEQ] = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int mask;
+		struct iot_rec *r = &out[i];
+
+		if (end - p < 2)
+			goto fail;
+		mask = p[0] | (unsigned int)p[1] << 8;
+		if (mask >> NR_PF)
+			goto fail; /* a bit no field has */
+		p += 2;
+		v64[PF_SEQ]++;
+		for (int k = 0; k < NR_PF64; k++) {
+			uint64_t z;
+
+			if (!(mask & 1u << k))
+				continue;
+			if (get_leb(&p, end, &z))
+				goto fail;
+			v64[k] += unzig(z);
+		}
+		for (int k = 0; k < NR_PF - NR_PF64; k++) {
+			uint64_t x;
+
+			if (!(mask & 1u << (k + NR_PF64)))
+				continue;
+			if (get_leb(&p, end, &x) || x > max32[k])
+				goto fail;
+			v32[k] = x;
+		}
+		memset(r, 0, sizeof(*r));
+		r->ts_ns = v64[PF_TS];
+		r->seq = v64[PF_SEQ];
+		r->id = v64[PF_ID];
+		r->id2 = v64[PF_ID2];
+		r->sector = v64[PF_SECTOR];
+		r->nr = (uint32_t)v32[PF_NR - NR_PF64];
+		r->dev = (uint32_t)v32[PF_DEV - NR_PF64];
+		r->pid = (uint32_t)v32[PF_PID - NR_PF64];
+		r->tid = (uint32_t)v32[PF_TID - NR_PF64];
+		r->type = (uint16_t)v32[PF_TYPE - NR_PF64];
+		r->cpu = (uint16_t)v32[PF_CPU - NR_PF64];
+		r->flags = (uint32_t)v32[PF_FLAGS - NR_PF64];
+	}
+	if (p == end)
+		return 0;
+fail:
+	if (bad)
+		*bad = (size_t)(p - in);
+	return -EINVAL;
+}

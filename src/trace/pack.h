@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Compact records (issue "Big machines"): a run of struct iot_rec of one
+ * stream packed field by field against the record before it, and unpacked
+ * back to the same bytes. Per record:
+ *
+ *   u16 mask    little-endian, bit k: field k differs from the record
+ *               before (the first record of a run: from all zeros; seq:
+ *               from the record before's seq + 1)
+ *   fields      those whose bit is set, in the order of enum below: the
+ *               64-bit ones (ts, seq, id, id2, sector) as the zigzag LEB128
+ *               of their difference from the record before's, the others
+ *               as the LEB128 of their value
+ *
+ * Lossless for any 64 bytes (a --summary record included), at most
+ * IOT_PACK_MAX bytes per record. Nothing here is written by the recorder
+ * yet: bench/packsize measures what it would save on a trace.
+ */
+#ifndef IOTRAIL_TRACE_PACK_H
+#define IOTRAIL_TRACE_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../bpf/events.h"
+
+/* 2 bytes of mask, 5 fields of at most 10 bytes, 7 of at most 5 */
+#define IOT_PACK_MAX 87u
+
+/* Packs n records into out (room for n * IOT_PACK_MAX bytes); returns the
+ * bytes written. */
+size_t iot_pack(const struct iot_rec *r, size_t n, uint8_t *out);
+
+/* Unpacks n records from the len bytes at in. 0, or -EINVAL when the bytes
+ * end early, a number runs past its 10 bytes or past the end, a value does
+ * not fit its field, or bytes are left over (the offset of the fault in
+ * *bad when bad is not NULL). */
+int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, size_t *bad);
+
+#endif
