@@ -315,7 +315,9 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
 	if (cfg_aggregate) {
-		struct task_ctx *tc = task_ctx(true);
+		/* a call that began before every program was attached is not
+		 * counted, as events mode does not see its enter */
+		struct task_ctx *tc = armed ? task_ctx(true) : NULL;
 
 		if (tc) {
 			tc->ts_ns = bpf_ktime_get_ns();
@@ -387,7 +389,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (cfg_aggregate) {
 		struct task_ctx *tc = task_ctx(false);
 
-		if (tc && tc->ts_ns && tc->sys == id + 1)
+		if (tc && tc->ts_ns && tc->sys == id + 1 && armed)
 			agg_add(0, 0, IOT_AGG_SYSCALL + syscall_kind(id),
 				bpf_ktime_get_ns() - tc->ts_ns);
 		if (tc) {

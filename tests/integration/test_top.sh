@@ -45,14 +45,19 @@ PY
 	ok "rates: $(cat "$TMP/out")" || not_ok "rates" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
 
 # --- one process -------------------------------------------------------------------
-dd if="$L" of=/dev/null bs=4k iflag=direct count=1000000 status=none &
+# (a steady reader that lasts past top's start, slow under the sanitizers:
+# a dd of the whole device could end first; fio's job as a thread of its
+# one process)
+fio --filename="$L" --direct=1 --size=64M --time_based --runtime=20 --thread \
+	--output=/dev/null --name=p --rw=randread --bs=4k --rate_iops=300 &
 DD=$!
+sleep 0.5
 "$IOTRAIL" top -b -p $DD 1 2 >"$TMP/p.txt" 2>"$TMP/err"
 rc=$?
 kill $DD 2>/dev/null
 wait $DD 2>/dev/null
 rows=$(awk '$1 ~ /^[0-9]+$/ && NF > 10' "$TMP/p.txt")
-[ $rc = 0 ] && [ -n "$rows" ] && ! grep -vq "^ *$DD dd " <<<"$rows" &&
+[ $rc = 0 ] && [ -n "$rows" ] && ! grep -vq "^ *$DD fio " <<<"$rows" &&
 	ok "-p: only that process ($(wc -l <<<"$rows") rows of pid $DD)" ||
 	not_ok "-p" "rc $rc: $(cat "$TMP/p.txt" "$TMP/err")"
 
