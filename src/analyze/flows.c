@@ -47,7 +47,6 @@ struct fl_req {
 	struct join_request r;
 	uint32_t bio0, nbio;	  /* its bios in fl_priv.bios */
 	uint32_t up;		  /* the upper request it serves, or NO_IDX */
-	uint32_t flow;		  /* its (first) flow's index, NO_IDX before the end */
 	uint32_t mem0, nr_mem;	  /* its flows in fl_priv.mems: every flow whose
 				     bios were merged into it */
 	uint32_t crit;		  /* the lower request it waited for that completed
@@ -222,7 +221,6 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 	p->reqs[p->nr_reqs++] = (struct fl_req){.r = *r,
 						.bio0 = (uint32_t)p->nr_bios,
 						.up = NO_IDX,
-						.flow = NO_IDX,
 						.mem0 = NO_IDX,
 						.crit = NO_IDX,
 						.link0 = NO_IDX};
@@ -865,7 +863,6 @@ static int make_flows(struct fl_priv *p)
 			continue; /* a lower request: its upper's flow */
 		if ((err = request_flows(p, &m, (uint32_t)i)))
 			break;
-		q->flow = p->mems[q->mem0].flow;
 		for (uint32_t k = 0; k < q->nr_mem; k++) {
 			const struct fl_mem *mem = &p->mems[q->mem0 + k];
 			uint32_t fi = mem->flow;
@@ -896,9 +893,6 @@ static int make_flows(struct fl_priv *p)
 	u64map_release(&m.by_fault);
 	if (err)
 		return err;
-	for (size_t i = 0; i < p->nr_reqs; i++) /* the lower ones: upper's flow */
-		if (p->reqs[i].up != NO_IDX)
-			p->reqs[i].flow = p->reqs[p->reqs[i].up].flow;
 	for (size_t fi = 0; fi < p->nr_flows; fi++) {
 		struct flow *f = &p->flows[fi];
 		const struct fl_req *c = &p->reqs[f->crit];
