@@ -26,6 +26,8 @@
 
 const volatile bool cfg_flow = false;
 const volatile __u32 cfg_nr_flows = 0;
+/* a definition starts at page faults: else faults cost no map work */
+const volatile bool cfg_flow_faults = false;
 const volatile struct iot_flow_def cfg_flows[IOT_FLOW_MAX] = {};
 /* the loop devices, with the backing file's inode and offset */
 const volatile __u32 cfg_nr_flow_loops = 0;
@@ -206,6 +208,8 @@ static __always_inline bool flow_fault(__u32 dev, __u64 ino, __u64 index)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct flow_fault f = {ino, 0};
 
+	if (!cfg_flow_faults)
+		return false;
 	f.mask = flow_match(IOT_FLOW_START_FAULT, IOT_FLOW_OP_READ, dev, ino, 4096,
 			    index * 4096, task_blkcg());
 	if (!f.mask) {
@@ -222,7 +226,8 @@ static __always_inline __u32 flow_fault_mask(__u32 opf, __u32 kind, __u64 ino)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct flow_fault *f;
 
-	if (kind != IOT_HOST_REG || (opf & IOT_OP_MASK) != IOT_OP_READ)
+	if (!cfg_flow_faults || kind != IOT_HOST_REG ||
+	    (opf & IOT_OP_MASK) != IOT_OP_READ)
 		return 0;
 	f = bpf_map_lookup_elem(&flow_faults, &tid);
 	return f && f->ino == ino ? f->mask : 0;

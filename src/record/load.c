@@ -161,8 +161,13 @@ static void config_flows(struct recorder *rc)
 	}
 	ro->cfg_flow = true;
 	ro->cfg_nr_flows = (uint32_t)o->nr_flows;
-	for (int i = 0; i < o->nr_flows; i++)
+	for (int i = 0; i < o->nr_flows; i++) {
 		memcpy((void *)&ro->cfg_flows[i], &o->flows[i].d, sizeof(o->flows[i].d));
+		if (o->flows[i].d.starts & IOT_FLOW_START_FAULT)
+			ro->cfg_flow_faults = true;
+	}
+	if (!ro->cfg_flow_faults) /* no fault starts a flow: no fault table */
+		bpf_map__set_max_entries(rc->skel->maps.flow_faults, 1);
 	n = devtab_loops(&rc->devs, l, sizeof(l) / sizeof(l[0]));
 	for (size_t i = 0; i < n && k < IOT_FLOW_MAX_LOOPS; i++) {
 		if (l[i].dio)
