@@ -1044,16 +1044,6 @@ static uint64_t lane_start(const struct join_request *r)
 	return r->q_ns ? r->q_ns : r->d_ns ? r->d_ns : r->c_ns;
 }
 
-static const char *lane_dev_name(const struct analysis *a, uint32_t dev, char *buf,
-				 size_t len)
-{
-	for (size_t i = 0; i < a->nr_devs; i++)
-		if (a->devs[i].dev == dev)
-			return a->devs[i].name;
-	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
-	return buf;
-}
-
 static size_t table_col(const struct table *t, const char *key)
 {
 	for (size_t k = 0; k < t->nr_cols; k++)
@@ -1072,7 +1062,7 @@ static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
 	int nr_lanes = lf->start ? 1 : 0, dev0 = nr_lanes, rows[17] = {0};
 	uint64_t t0 = lf->start_ns ? lf->start_ns : UINT64_MAX, t1 = lf->end_ns;
 	double y, ly[17];
-	char id[32], tip[160], buf[32], caption[512];
+	char id[32], tip[160], caption[512];
 	struct chart c;
 
 	if (lf->start)
@@ -1123,8 +1113,7 @@ static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
 	chart_axes(&c);
 	for (int l = 0; l < nr_lanes; l++) {
 		const char *name =
-		    l < dev0 ? lf->start
-			     : lane_dev_name(a, devs[l - dev0], buf, sizeof(buf));
+		    l < dev0 ? lf->start : analysis_dev_name(a, devs[l - dev0]);
 
 		fprintf(f,
 			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
@@ -1155,9 +1144,9 @@ static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
 
 		snprintf(tip, sizeof(tip),
 			 "%s %llu+%u: queue (Q to D) %.1f us, device (D to C) %.1f us",
-			 lane_dev_name(a, q->r.dev, buf, sizeof(buf)),
-			 (unsigned long long)q->r.sector, q->r.nr_sectors,
-			 (double)(d - s) / 1e3, (double)(q->r.c_ns - d) / 1e3);
+			 analysis_dev_name(a, q->r.dev), (unsigned long long)q->r.sector,
+			 q->r.nr_sectors, (double)(d - s) / 1e3,
+			 (double)(q->r.c_ns - d) / 1e3);
 		if (d > s)
 			chart_span(&c, (double)(s - t0), (double)(d - t0), yy,
 				   LANE_ROW_PX - 2, C_Q2G, tip);
