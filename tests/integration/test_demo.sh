@@ -32,6 +32,8 @@ bad "demo unknown option is named" "'--bogus'" --bogus
 bad "demo -o without a directory" "-o needs" -o
 bad "demo --disk ssd is refused, naming it" "--disk ssd" --disk ssd
 bad "demo --disk hdd:speed=1: the parameter is named" "'speed'" --disk hdd:speed=1
+bad "demo --alloc 2.4 is refused, naming it" "--alloc 2.4" --alloc 2.4
+bad "demo --alloc without a value" "--alloc needs" --alloc
 "$IOTRAIL" report -i /nonexistent.iot --html "$TMP/x.html" 2>"$TMP/bad.err"
 rc=$?
 [ $rc != 0 ] && grep -q /nonexistent.iot "$TMP/bad.err" && ok "report --html: a missing trace is named" ||
@@ -49,6 +51,9 @@ for f in report.html trace.iot layout.json layout.tsv patterns.csv windows.csv l
 done
 rows=$(awk '/^Patterns:/ {p=1; next} p && /^[A-E] / {n++} END {print n+0}' "$TMP/demo.out")
 expect_eq "demo summary: a row per pattern" "$rows" 5
+grep -q "^  block allocation: this kernel's allocator as it is" "$TMP/demo.out" &&
+	ok "demo summary: without --disk, the kernel's allocator, said" ||
+	not_ok "demo summary: the allocator" "$(head -4 "$TMP/demo.out")"
 grep -q "SECTOR_DIFF" "$TMP/demo.out" && ok "demo summary: sector differences" ||
 	not_ok "demo summary: sector differences" "$(head -5 "$TMP/demo.out")"
 # on the real device: what its seeks cost, measured from the trace, and no
