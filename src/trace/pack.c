@@ -22,6 +22,9 @@ enum {
 	NR_PF
 };
 #define NR_PF64 5
+_Static_assert(sizeof(((struct iot_packer *)0)->p64) == NR_PF64 * 8 &&
+		   sizeof(((struct iot_packer *)0)->p32) == (NR_PF - NR_PF64) * 4,
+	       "struct iot_packer holds every field");
 
 static void get64(const struct iot_rec *r, uint64_t v[NR_PF64])
 {
@@ -64,13 +67,19 @@ static uint64_t unzig(uint64_t z)
 	return (z >> 1) ^ (uint64_t) - (int64_t)(z & 1);
 }
 
-size_t iot_pack(const struct iot_rec *r, size_t n, uint8_t *out)
+void iot_pack_begin(struct iot_packer *st)
 {
-	uint64_t p64[NR_PF64] = {0}, v64[NR_PF64];
-	uint32_t p32[NR_PF - NR_PF64] = {0}, v32[NR_PF - NR_PF64];
+	memset(st, 0, sizeof(*st));
+	st->p64[PF_SEQ] = UINT64_MAX; /* the first record's seq + 1 is seq 0 */
+}
+
+size_t iot_pack_more(struct iot_packer *st, const struct iot_rec *r, size_t n,
+		     uint8_t *out)
+{
+	uint64_t v64[NR_PF64];
+	uint32_t v32[NR_PF - NR_PF64];
 	uint8_t *p = out;
 
-	p64[PF_SEQ] = UINT64_MAX; /* the first record's seq + 1 is seq 0 */
 	for (size_t i = 0; i < n; i++) {
 		uint8_t *m = p;
 		unsigned int mask = 0;
@@ -79,25 +88,33 @@ size_t iot_pack(const struct iot_rec *r, size_t n, uint8_t *out)
 		get32(&r[i], v32);
 		p += 2;
 		for (int k = 0; k < NR_PF64; k++) {
-			uint64_t want = k == PF_SEQ ? p64[k] + 1 : p64[k];
+			uint64_t want = k == PF_SEQ ? st->p64[k] + 1 : st->p64[k];
 
 			if (v64[k] != want) {
 				mask |= 1u << k;
 				p = put_leb(p, zig(v64[k] - want));
 			}
-			p64[k] = v64[k];
+			st->p64[k] = v64[k];
 		}
 		for (int k = 0; k < NR_PF - NR_PF64; k++) {
-			if (v32[k] != p32[k]) {
+			if (v32[k] != st->p32[k]) {
 				mask |= 1u << (k + NR_PF64);
 				p = put_leb(p, v32[k]);
 			}
-			p32[k] = v32[k];
+			st->p32[k] = v32[k];
 		}
 		m[0] = (uint8_t)mask;
 		m[1] = (uint8_t)(mask >> 8);
 	}
 	return (size_t)(p - out);
+}
+
+size_t iot_pack(const struct iot_rec *r, size_t n, uint8_t *out)
+{
+	struct iot_packer st;
+
+	iot_pack_begin(&st);
+	return iot_pack_more(&st, r, n, out);
 }
 
 /* one LEB128 number at *p, before end: 0, or -EINVAL */
@@ -122,34 +139,40 @@ static int get_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return -EINVAL;
 }
 
-int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, size_t *bad)
+size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_t n,
+		       size_t *used)
 {
 	static const uint64_t max32[NR_PF - NR_PF64] = {
 	    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
 	    UINT16_MAX, UINT16_MAX, UINT32_MAX};
 	uint64_t v64[NR_PF64] = {0}, v32[NR_PF - NR_PF64] = {0};
 	const uint8_t *p = in, *end = in + len;
+	size_t i;
 
 	v64[PF_SEQ] = UINT64_MAX;
-	for (size_t i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
+		const uint8_t *at = p; /* where this record starts */
+		uint64_t t64[NR_PF64], t32[NR_PF - NR_PF64];
 		unsigned int mask;
 		struct iot_rec *r = &out[i];
 
 		if (end - p < 2)
-			goto fail;
+			break;
 		mask = p[0] | (unsigned int)p[1] << 8;
 		if (mask >> NR_PF)
-			goto fail; /* a bit no field has */
+			break; /* a bit no field has */
 		p += 2;
-		v64[PF_SEQ]++;
+		memcpy(t64, v64, sizeof(t64));
+		memcpy(t32, v32, sizeof(t32));
+		t64[PF_SEQ]++;
 		for (int k = 0; k < NR_PF64; k++) {
 			uint64_t z;
 
 			if (!(mask & 1u << k))
 				continue;
 			if (get_leb(&p, end, &z))
-				goto fail;
-			v64[k] += unzig(z);
+				goto stop;
+			t64[k] += unzig(z);
 		}
 		for (int k = 0; k < NR_PF - NR_PF64; k++) {
 			uint64_t x;
@@ -157,9 +180,11 @@ int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, siz
 			if (!(mask & 1u << (k + NR_PF64)))
 				continue;
 			if (get_leb(&p, end, &x) || x > max32[k])
-				goto fail;
-			v32[k] = x;
+				goto stop;
+			t32[k] = x;
 		}
+		memcpy(v64, t64, sizeof(v64));
+		memcpy(v32, t32, sizeof(v32));
 		memset(r, 0, sizeof(*r));
 		r->ts_ns = v64[PF_TS];
 		r->seq = v64[PF_SEQ];
@@ -173,11 +198,22 @@ int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, siz
 		r->type = (uint16_t)v32[PF_TYPE - NR_PF64];
 		r->cpu = (uint16_t)v32[PF_CPU - NR_PF64];
 		r->flags = (uint32_t)v32[PF_FLAGS - NR_PF64];
+		continue;
+	stop:
+		p = at;
+		break;
 	}
-	if (p == end)
+	*used = (size_t)(p - in);
+	return i;
+}
+
+int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, size_t *bad)
+{
+	size_t used, got = iot_unpack_some(in, len, out, n, &used);
+
+	if (got == n && used == len)
 		return 0;
-fail:
-	if (bad)
-		*bad = (size_t)(p - in);
+	if (bad) /* where the record that did not decode starts, or the rest */
+		*bad = used;
 	return -EINVAL;
 }

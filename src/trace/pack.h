@@ -13,8 +13,9 @@
  *               as the LEB128 of their value
  *
  * Lossless for any 64 bytes (a --summary record included), at most
- * IOT_PACK_MAX bytes per record. Nothing here is written by the recorder
- * yet: bench/packsize measures what it would save on a trace.
+ * IOT_PACK_MAX bytes per record. `record --pack` and `iotrail pack` write
+ * EVENTS_PACKED chunks with it (docs/FORMAT.md); bench/packsize measures
+ * what it saves on a trace.
  */
 #ifndef IOTRAIL_TRACE_PACK_H
 #define IOTRAIL_TRACE_PACK_H
@@ -27,14 +28,29 @@
 /* 2 bytes of mask, 5 fields of at most 10 bytes, 7 of at most 5 */
 #define IOT_PACK_MAX 87u
 
+/* The record before, for a run packed in several calls. */
+struct iot_packer {
+	uint64_t p64[5];
+	uint32_t p32[7];
+};
+
 /* Packs n records into out (room for n * IOT_PACK_MAX bytes); returns the
  * bytes written. */
 size_t iot_pack(const struct iot_rec *r, size_t n, uint8_t *out);
+/* The same, as one run over several calls: begin, then more for each part. */
+void iot_pack_begin(struct iot_packer *st);
+size_t iot_pack_more(struct iot_packer *st, const struct iot_rec *r, size_t n,
+		     uint8_t *out);
 
 /* Unpacks n records from the len bytes at in. 0, or -EINVAL when the bytes
  * end early, a number runs past its 10 bytes or past the end, a value does
  * not fit its field, or bytes are left over (the offset of the fault in
  * *bad when bad is not NULL). */
 int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, size_t *bad);
+/* Unpacks the whole records at the front of in, at most n: returns how many,
+ * and in *used the bytes they took (a record cut short or malformed, and
+ * what follows it, are left). */
+size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_t n,
+		       size_t *used);
 
 #endif

@@ -131,12 +131,51 @@ static void bad(void **state)
 	assert_int_equal(back[0].type, 49152);
 }
 
+/* A run packed in parts is the run packed at once; a run cut anywhere
+ * gives back its whole records before the cut, and no more. */
+static void parts_and_prefix(void **state)
+{
+	struct iot_rec r[64], back[64];
+	uint8_t one[64 * IOT_PACK_MAX], two[64 * IOT_PACK_MAX];
+	struct iot_packer st;
+	size_t len, len2, ends[65];
+
+	(void)state;
+	srand(7);
+	fill(r, 64);
+	len = iot_pack(r, 64, one);
+	for (size_t split = 0; split <= 64; split += 7) {
+		iot_pack_begin(&st);
+		len2 = iot_pack_more(&st, r, split, two);
+		len2 += iot_pack_more(&st, r + split, 64 - split, two + len2);
+		assert_int_equal(len2, len);
+		assert_memory_equal(one, two, len);
+	}
+	/* where each record ends: the packed lengths of the prefixes */
+	for (size_t i = 0; i <= 64; i++)
+		ends[i] = iot_pack(r, i, two);
+	for (size_t cut = 0; cut <= len; cut++) {
+		size_t used, want = 0, got;
+
+		while (want < 64 && ends[want + 1] <= cut)
+			want++;
+		got = iot_unpack_some(one, cut, back, 64, &used);
+		assert_int_equal(got, want);
+		assert_int_equal(used, ends[want]);
+		assert_memory_equal(back, r, want * sizeof(r[0]));
+	}
+	/* at most n, even with bytes for more */
+	assert_int_equal(iot_unpack_some(one, len, back, 10, &len2), 10);
+	assert_int_equal(len2, ends[10]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(round_trip),
 	    cmocka_unit_test(worst),
 	    cmocka_unit_test(bad),
+	    cmocka_unit_test(parts_and_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
