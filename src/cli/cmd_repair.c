@@ -194,8 +194,9 @@ static int write_repaired(const struct repair_opts *o, const struct trace_reader
 	int err;
 
 	if (ne) /* REPAIR chunks: a reader must know them */
-		h.version_minor = h.version_minor < IOT_VERSION_MINOR ? IOT_VERSION_MINOR
-								      : h.version_minor;
+		h.version_minor = h.version_minor < IOT_VERSION_MINOR_UNPACKED
+				      ? IOT_VERSION_MINOR_UNPACKED
+				      : h.version_minor;
 	h.repair_method = (uint32_t)o->method + 1;
 	h.repair_estimated = ne;
 	h.repair_mae_ns = mae_ns;

@@ -646,7 +646,7 @@ static int write_trace(struct bt_import *im, struct linker *l, const char *path,
 		return -ENOMEM;
 	h.header_size = sizeof(h);
 	h.version_major = IOT_VERSION_MAJOR;
-	h.version_minor = IOT_VERSION_MINOR;
+	h.version_minor = IOT_VERSION_MINOR_UNPACKED;
 	h.rec_size = IOT_REC_SIZE;
 	h.nr_cpus = im->nr_cpus ? im->nr_cpus : 1;
 	h.clock_id = 1;

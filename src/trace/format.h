@@ -21,7 +21,11 @@
 
 #define IOT_MAGIC	  "IOTRAIL" /* 8 bytes with the terminating NUL */
 #define IOT_VERSION_MAJOR 1
-#define IOT_VERSION_MINOR 9
+#define IOT_VERSION_MINOR 10
+/* What a file without EVENTS_PACKED chunks says: a 1.9 reader skips chunk
+ * types it does not know, and would lose their records without a word, so
+ * only a file that holds packed records says 1.10. */
+#define IOT_VERSION_MINOR_UNPACKED 9
 
 struct iot_file_header {
 	char magic[8];		    /* "IOTRAIL\0" */
@@ -43,37 +47,40 @@ struct iot_file_header {
 };
 
 enum iot_chunk_type {
-	IOT_CHUNK_EVENTS = 1,	 /* whole struct iot_rec of one CPU, in seq order */
-	IOT_CHUNK_ROUND = 2,	 /* struct iot_round: merge barrier */
-	IOT_CHUNK_META = 3,	 /* "key=value\n" text: options, variants, host */
-	IOT_CHUNK_DEVICES = 4,	 /* struct iot_dev_entry[] */
-	IOT_CHUNK_TASKS = 5,	 /* struct iot_task_entry[] */
-	IOT_CHUNK_DROPS = 6,	 /* struct iot_drop_entry[], one per CPU */
-	IOT_CHUNK_END = 7,	 /* struct iot_end: last chunk of a complete file */
-	IOT_CHUNK_AGG = 9,	 /* struct iot_agg_header + iot_agg_entry[]: the
-				    --aggregate histograms of one interval; since 1.1 */
-	IOT_CHUNK_STOP = 8,	 /* struct iot_stop: why the kernel side stopped
-				    (fill full, ring trigger); since 1.1 */
-	IOT_CHUNK_SPEC = 10,	 /* struct iot_spec_info: --speculate's setting
-				    and counts; since 1.2. Its presence says the
-				    EVENTS are committed speculations, in
-				    completion order rather than time order */
-	IOT_CHUNK_CGROUPS = 11,	 /* struct iot_cgroup_entry[]: every cgroup at
-				    the stop, for IOT_EV_BIO_INFO's ids; since 1.3 */
-	IOT_CHUNK_MARKS = 13,	 /* struct iot_rec[] of type IOT_EV_MARK: the user
-				    markers (include/iotrail/marker.h) drained
-				    since the last ROUND, in time order, their
-				    seq gapless across chunks; since 1.6 */
-	IOT_CHUNK_FILES = 12,	 /* struct iot_file_entry[]: the paths of the
-				    inodes records name; since 1.4 */
-	IOT_CHUNK_REPAIR = 14,	 /* struct iot_rec[] that `iotrail repair`
-				    estimated (flags IOT_F_ESTIMATED), in time
-				    order, seq gapless across chunks, each before
-				    the first ROUND whose mark is at or after it;
-				    since 1.8 */
-	IOT_CHUNK_DROPS_AT = 15, /* struct iot_drops_at + iot_drop_entry[]: the
-				    CPUs whose drops grew between two drains,
-				    with their counts at the second; since 1.9 */
+	IOT_CHUNK_EVENTS = 1,	      /* whole struct iot_rec of one CPU, in seq order */
+	IOT_CHUNK_ROUND = 2,	      /* struct iot_round: merge barrier */
+	IOT_CHUNK_META = 3,	      /* "key=value\n" text: options, variants, host */
+	IOT_CHUNK_DEVICES = 4,	      /* struct iot_dev_entry[] */
+	IOT_CHUNK_TASKS = 5,	      /* struct iot_task_entry[] */
+	IOT_CHUNK_DROPS = 6,	      /* struct iot_drop_entry[], one per CPU */
+	IOT_CHUNK_END = 7,	      /* struct iot_end: last chunk of a complete file */
+	IOT_CHUNK_AGG = 9,	      /* struct iot_agg_header + iot_agg_entry[]: the
+					 --aggregate histograms of one interval; since 1.1 */
+	IOT_CHUNK_STOP = 8,	      /* struct iot_stop: why the kernel side stopped
+					 (fill full, ring trigger); since 1.1 */
+	IOT_CHUNK_SPEC = 10,	      /* struct iot_spec_info: --speculate's setting
+					 and counts; since 1.2. Its presence says the
+					 EVENTS are committed speculations, in
+					 completion order rather than time order */
+	IOT_CHUNK_CGROUPS = 11,	      /* struct iot_cgroup_entry[]: every cgroup at
+					 the stop, for IOT_EV_BIO_INFO's ids; since 1.3 */
+	IOT_CHUNK_MARKS = 13,	      /* struct iot_rec[] of type IOT_EV_MARK: the user
+					 markers (include/iotrail/marker.h) drained
+					 since the last ROUND, in time order, their
+					 seq gapless across chunks; since 1.6 */
+	IOT_CHUNK_FILES = 12,	      /* struct iot_file_entry[]: the paths of the
+					 inodes records name; since 1.4 */
+	IOT_CHUNK_REPAIR = 14,	      /* struct iot_rec[] that `iotrail repair`
+					 estimated (flags IOT_F_ESTIMATED), in time
+					 order, seq gapless across chunks, each before
+					 the first ROUND whose mark is at or after it;
+					 since 1.8 */
+	IOT_CHUNK_DROPS_AT = 15,      /* struct iot_drops_at + iot_drop_entry[]: the
+					 CPUs whose drops grew between two drains,
+					 with their counts at the second; since 1.9 */
+	IOT_CHUNK_EVENTS_PACKED = 16, /* struct iot_packed + the records of one
+					 CPU in seq order, packed (trace/pack.h);
+					 read as an EVENTS chunk; since 1.10 */
 };
 /* Chunk types above this are never written, by this version or a later
  * one (which adds types from 11 up): a reader stops there, as at garbage.
@@ -84,6 +91,12 @@ struct iot_chunk {
 	uint32_t type; /* enum iot_chunk_type */
 	uint32_t cpu;  /* EVENTS: the CPU of every record; else 0 */
 	uint64_t size; /* payload bytes that follow */
+};
+
+/* EVENTS_PACKED: nr_recs records follow, packed as one run (iot_pack) in
+ * the rest of the chunk's payload */
+struct iot_packed {
+	uint64_t nr_recs;
 };
 
 /*

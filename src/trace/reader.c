@@ -23,6 +23,7 @@
  * time (8 bytes per record) instead.
  */
 #include "reader.h"
+#include "pack.h"
 #include "../util/grow.h"
 
 #include <errno.h>
@@ -55,7 +56,7 @@ static bool has_recs(uint32_t type)
 
 static int add_chunk(struct trace_reader *r, struct reader_chunk *c, size_t *cap)
 {
-	if (has_recs(c->type)) {
+	if (has_recs(c->type) && !c->recs) {
 		/* records are read in place where the file keeps them 8-byte
 		 * aligned, as iotrail's writer does; elsewhere from a copy */
 		c->recs = c->offset % 8 ? copy_of(r, c->offset, c->size)
@@ -134,6 +135,67 @@ static void let_go(const struct trace_reader *r, size_t *from, uint64_t upto)
 	}
 }
 
+/*
+ * An EVENTS_PACKED chunk of `have` bytes at off (its header's offset),
+ * unpacked into a buffer the reader keeps and indexed as the EVENTS chunk
+ * it stands for. Its records are decoded here, once: damage is found (and
+ * said) when the file is opened, as for every other chunk. A chunk the file
+ * cut short gives the whole records before the cut. 0 to read on, 1 to
+ * stop at damage (said in r->warning), or -ENOMEM.
+ */
+static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk *rc,
+		      uint64_t have, bool cut, size_t *cap)
+{
+	const uint8_t *in = r->map + rc->offset;
+	struct iot_packed h = {0};
+	struct iot_rec *recs;
+	size_t got, used = 0;
+	bool pad_bad = false;
+	uint64_t bytes;
+	int err;
+
+	if (have >= sizeof(h))
+		memcpy(&h, in, sizeof(h));
+	bytes = have >= sizeof(h) ? have - sizeof(h) : 0;
+	/* a record takes 2 bytes at least: a count beyond that is damage,
+	 * not an allocation to try */
+	if (rc->cpu >= r->hdr.nr_cpus || (have < sizeof(h) && !cut) ||
+	    (!cut && h.nr_recs > bytes / 2)) {
+		snprintf(r->warning, sizeof(r->warning),
+			 "%s: offset %llu: malformed packed events chunk (cpu %u, %llu "
+			 "bytes, %llu records); stopped there",
+			 r->path, (unsigned long long)off, rc->cpu,
+			 (unsigned long long)have, (unsigned long long)h.nr_recs);
+		return 1;
+	}
+	if (h.nr_recs > bytes / 2)
+		h.nr_recs = bytes / 2; /* cut: at most what the bytes hold */
+	if (GROW(r->copies, r->nr_copies + 1, r->cap_copies) ||
+	    !(recs = malloc((h.nr_recs ?: 1) * sizeof(*recs))))
+		return -ENOMEM;
+	r->copies[r->nr_copies++] = recs;
+	got = iot_unpack_some(in + sizeof(h), bytes, recs, h.nr_recs, &used);
+	/* after the records: the writer's zeros to a multiple of 8, no more */
+	for (size_t k = used; k < bytes && !pad_bad; k++)
+		pad_bad = k - used >= 8 || in[sizeof(h) + k];
+	if (!cut && (got < h.nr_recs || pad_bad)) {
+		snprintf(
+		    r->warning, sizeof(r->warning),
+		    "%s: offset %llu: packed events chunk damaged at offset %llu "
+		    "(record %zu of %llu); read the records before it, stopped there",
+		    r->path, (unsigned long long)off,
+		    (unsigned long long)(rc->offset + sizeof(h) + used), got,
+		    (unsigned long long)h.nr_recs);
+		cut = true; /* what decoded is kept; nothing after it */
+	}
+	rc->type = IOT_CHUNK_EVENTS;
+	rc->recs = recs;
+	rc->size = got * IOT_REC_SIZE;
+	r->nr_records += got;
+	err = add_chunk(r, rc, cap);
+	return err ? err : cut;
+}
+
 static int index_chunks(struct trace_reader *r)
 {
 	uint64_t off = r->hdr.header_size;
@@ -174,6 +236,18 @@ static int index_chunks(struct trace_reader *r)
 		if (c.size > r->size - rc.offset) {
 			uint64_t have = r->size - rc.offset;
 
+			if (c.type == IOT_CHUNK_EVENTS_PACKED) {
+				snprintf(
+				    r->warning, sizeof(r->warning),
+				    "%s: offset %llu: chunk of %llu bytes cut short at "
+				    "%llu; read its whole records",
+				    r->path, (unsigned long long)off,
+				    (unsigned long long)c.size,
+				    (unsigned long long)r->size);
+				err = add_packed(r, off, &rc, have, true, &cap);
+				return err < 0 ? err : 0;
+			}
+
 			if ((c.type == IOT_CHUNK_EVENTS && c.cpu < r->hdr.nr_cpus) ||
 			    c.type == IOT_CHUNK_MARKS || c.type == IOT_CHUNK_REPAIR)
 				rc.size = have - have % IOT_REC_SIZE;
@@ -198,6 +272,12 @@ static int index_chunks(struct trace_reader *r)
 			break;
 		}
 		switch (c.type) {
+		case IOT_CHUNK_EVENTS_PACKED:
+			err = add_packed(r, off, &rc, c.size, false, &cap);
+			if (err)
+				return err < 0 ? err : 0;
+			off = rc.offset + c.size;
+			continue;
 		case IOT_CHUNK_EVENTS:
 			if (c.size % IOT_REC_SIZE || c.cpu >= r->hdr.nr_cpus) {
 				snprintf(r->warning, sizeof(r->warning),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Trace file writer: header and chunks, buffered through stdio. */
 #include "writer.h"
+#include "pack.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -123,6 +124,31 @@ int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
 	return 0;
 }
 
+int trace_writer_packed(struct trace_writer *w, uint32_t cpu, const struct iot_rec *r1,
+			size_t n1, const struct iot_rec *r2, size_t n2)
+{
+	struct iot_packed h = {.nr_recs = n1 + n2};
+	size_t need = sizeof(h) + (n1 + n2) * IOT_PACK_MAX + 8, len;
+	struct iot_packer st;
+
+	if (need > w->pack_cap) {
+		uint8_t *p = realloc(w->pack, need);
+
+		if (!p)
+			return -ENOMEM;
+		w->pack = p;
+		w->pack_cap = need;
+	}
+	memcpy(w->pack, &h, sizeof(h));
+	iot_pack_begin(&st);
+	len = sizeof(h) + iot_pack_more(&st, r1, n1, w->pack + sizeof(h));
+	len += iot_pack_more(&st, r2, n2, w->pack + len);
+	/* zeros to a multiple of 8: the chunks after stay aligned */
+	while (len % 8)
+		w->pack[len++] = 0;
+	return trace_writer_chunk(w, IOT_CHUNK_EVENTS_PACKED, cpu, w->pack, len, NULL, 0);
+}
+
 int trace_writer_close(struct trace_writer *w)
 {
 	int err = 0;
@@ -138,8 +164,11 @@ int trace_writer_close(struct trace_writer *w)
 	w->f = NULL;
 	free(w->path);
 	free(w->iobuf);
+	free(w->pack);
 	w->path = NULL;
 	w->iobuf = NULL;
+	w->pack = NULL;
+	w->pack_cap = 0;
 	return err;
 }
 

@@ -19,7 +19,9 @@ struct trace_writer {
 	char *path;
 	uint64_t offset; /* bytes written so far */
 	char *iobuf;
-	bool discard; /* opened with no path: chunks are counted, not kept */
+	bool discard;  /* opened with no path: chunks are counted, not kept */
+	uint8_t *pack; /* trace_writer_packed's room */
+	size_t pack_cap;
 };
 
 /* Creates (truncates) path and writes the header. 0 or -errno. A NULL path
@@ -30,6 +32,11 @@ int trace_writer_open(struct trace_writer *w, const char *path,
  * NULL): the two halves of a wrapped ring span travel as one chunk. */
 int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
 		       const void *p1, size_t n1, const void *p2, size_t n2);
+/* r1[0..n1) then r2[0..n2) (r2 may be NULL), one CPU's records in seq
+ * order, as one EVENTS_PACKED chunk: a header should then say
+ * IOT_VERSION_MINOR (format.h). */
+int trace_writer_packed(struct trace_writer *w, uint32_t cpu, const struct iot_rec *r1,
+			size_t n1, const struct iot_rec *r2, size_t n2);
 /* Flushes, syncs and closes; safe on a writer that failed to open. */
 int trace_writer_close(struct trace_writer *w);
 

@@ -91,6 +91,7 @@ int main(int argc, char **argv)
 	cpu = calloc(ncpu, sizeof(*cpu));
 	h.header_size = sizeof(h);
 	h.version_major = IOT_VERSION_MAJOR;
+	h.version_minor = IOT_VERSION_MINOR_UNPACKED;
 	h.rec_size = IOT_REC_SIZE;
 	h.nr_cpus = ncpu;
 	h.clock_id = 1;

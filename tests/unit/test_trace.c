@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "trace/pack.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
 
@@ -292,6 +293,135 @@ static void truncated(void **state)
 	trace_reader_release(&r);
 }
 
+/* write_two_cpus' records, packed: chunk for chunk, the wrapped one in two
+ * parts. Returns the file offset of each EVENTS_PACKED chunk's header. */
+static void write_two_cpus_packed(long off[6])
+{
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct iot_rec c0[6], c1[6];
+	int k = 0;
+
+	header(&h, 2);
+	h.version_minor = IOT_VERSION_MINOR;
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	for (int i = 0; i < 6; i++) {
+		c0[i] = mkrec(IOT_EV_BIO_QUEUE, 100 + 20 * i, i, 0, i, 8);
+		c0[i].seq = i;
+		c0[i].cpu = 0;
+		c1[i] = mkrec(IOT_EV_RQ_COMPLETE, 110 + 20 * i, i, 0, i, 8);
+		c1[i].seq = i;
+		c1[i].cpu = 1;
+	}
+#define PACKED(cpu, a, n, b, m)                                                          \
+	do {                                                                             \
+		off[k++] = (long)w.offset;                                               \
+		assert_int_equal(trace_writer_packed(&w, cpu, a, n, b, m), 0);           \
+	} while (0)
+	PACKED(0, c0, 3, NULL, 0);
+	PACKED(1, c1, 1, NULL, 0);
+	round_mark(&w, 150);
+	PACKED(1, c1 + 1, 1, c1 + 2, 2); /* a wrapped span: one run */
+	PACKED(0, c0 + 3, 2, NULL, 0);
+	round_mark(&w, 210);
+	PACKED(0, c0 + 5, 1, NULL, 0);
+	PACKED(1, c1 + 4, 2, NULL, 0);
+#undef PACKED
+	round_mark(&w, 300);
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+}
+
+/* every record of the file, in the reader's order */
+static int read_all(struct iot_rec *out, int max, char *warning, size_t wlen)
+{
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	char err[256];
+	int n = 0;
+
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	while (trace_reader_next(&r, &rec) == 1 && n < max)
+		out[n++] = *rec;
+	snprintf(warning, wlen, "%s", r.warning);
+	assert_int_equal(r.nr_records, n);
+	trace_reader_release(&r);
+	return n;
+}
+
+/* Packed chunks read back as the same records, in the same order, as the
+ * whole ones; the chunks after them stay 8-byte aligned. */
+static void packed_round_trip(void **state)
+{
+	struct iot_rec plain[16], packed[16];
+	char warn[512];
+	long off[6];
+	int n;
+
+	write_two_cpus();
+	n = read_all(plain, 16, warn, sizeof(warn));
+	assert_int_equal(n, 12);
+	write_two_cpus_packed(off);
+	assert_int_equal(read_all(packed, 16, warn, sizeof(warn)), 12);
+	assert_string_equal(warn, "");
+	assert_memory_equal(plain, packed, sizeof(plain[0]) * 12);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(off[i] % 8, 0);
+}
+
+/* A packed chunk cut short gives its whole records; one damaged inside
+ * gives those before the damage, and the warning says where it is. */
+static void packed_damage(void **state)
+{
+	struct iot_rec recs[16];
+	char warn[512], want[64];
+	struct iot_packed ph;
+	long off[6];
+	FILE *f;
+
+	/* cut inside the third chunk (cpu 1, 3 records): the first two only */
+	write_two_cpus_packed(off);
+	assert_int_equal(truncate(path, off[2] + 16 + 8 + 2), 0);
+	assert_int_equal(read_all(recs, 16, warn, sizeof(warn)), 4);
+	snprintf(want, sizeof(want), "offset %ld: chunk of", off[2]);
+	assert_non_null(strstr(warn, want));
+	assert_non_null(strstr(warn, "cut short"));
+
+	/* the second record of the fourth chunk (cpu 0) with a mask bit no
+	 * field has: the records before it, and where */
+	write_two_cpus_packed(off);
+	{
+		uint8_t buf[64];
+		size_t used;
+		struct iot_rec one[1];
+
+		f = fopen(path, "r+");
+		fseek(f, off[3] + 16 + 8, SEEK_SET);
+		assert_int_equal(fread(buf, 1, sizeof(buf), f), sizeof(buf));
+		/* where its first record ends */
+		assert_int_equal(iot_unpack_some(buf, sizeof(buf), one, 1, &used), 1);
+		fseek(f, off[3] + 16 + 8 + (long)used, SEEK_SET);
+		fputc(0xff, f);
+		fputc(0xff, f);
+		fclose(f);
+		assert_int_equal(read_all(recs, 16, warn, sizeof(warn)), 3 + 1 + 3 + 1);
+		snprintf(want, sizeof(want), "damaged at offset %ld (record 1 of 2)",
+			 off[3] + 16 + 8 + (long)used);
+		assert_non_null(strstr(warn, want));
+	}
+
+	/* a count no chunk of that size can hold: named, not allocated */
+	write_two_cpus_packed(off);
+	f = fopen(path, "r+");
+	fseek(f, off[0] + 16, SEEK_SET);
+	ph.nr_recs = 1ull << 60;
+	fwrite(&ph, sizeof(ph), 1, f);
+	fclose(f);
+	assert_int_equal(read_all(recs, 16, warn, sizeof(warn)), 0);
+	snprintf(want, sizeof(want), "offset %ld: malformed packed events chunk", off[0]);
+	assert_non_null(strstr(warn, want));
+}
+
 static void not_a_trace(void **state)
 {
 	struct trace_reader r;
@@ -455,6 +585,8 @@ int main(void)
 	    cmocka_unit_test(inversion_and_gap),
 	    cmocka_unit_test(speculative_sorted),
 	    cmocka_unit_test(truncated),
+	    cmocka_unit_test(packed_round_trip),
+	    cmocka_unit_test(packed_damage),
 	    cmocka_unit_test(not_a_trace),
 	    cmocka_unit_test(newer_major_refused),
 	    cmocka_unit_test(unknown_chunk_skipped_and_meta),
