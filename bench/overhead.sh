@@ -10,7 +10,7 @@
 # Environment: IOTRAIL_OLD=PATH adds the variant iotrail-old (another build,
 # e.g. before a change, recorded the same way); VARIANTS="untraced iotrail
 # ..." picks variants (untraced first: the ratios' base: iotrail-serve is
-# `iotrail serve` scraped every second); ENGINE=io_uring
+# `iotrail serve` scraped every second; iotrail-pack is `record --pack`); ENGINE=io_uring
 # or ENGINE=libaio (depth 16 per job) instead of psync.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -64,6 +64,7 @@ run() { # VARIANT DEV -> IOPS
 	untraced) $(fio_cmd $dev) ;;
 	iotrail) $IOTRAIL record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d ;;
 	iotrail-old) $IOTRAIL_OLD record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.old ;;
+	iotrail-pack) $IOTRAIL record --pack -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.pack ;;
 	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.summary ;;
 	iotrail-aggregate) $IOTRAIL record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
 	iotrail-serve)

@@ -19,7 +19,7 @@ page() { # NAME SECTION-TITLE SUMMARY HELP-TEXT
 		echo ".fi"
 		echo ".SH SEE ALSO"
 		echo "iotrail(1), iotrail-record(1), iotrail-report(1), iotrail-script(1),"
-		echo "iotrail-frag(1), iotrail-overlay(1), iotrail-demo(1), iotrail-stat(1), iotrail-callers(1), iotrail-sched(1), iotrail-pin(1), iotrail-top(1), iotrail-repair(1), iotrail-export(1), iotrail-import(1), iotrail-serve(1), iotrail-flows(1);"
+		echo "iotrail-frag(1), iotrail-overlay(1), iotrail-demo(1), iotrail-stat(1), iotrail-callers(1), iotrail-sched(1), iotrail-pin(1), iotrail-top(1), iotrail-repair(1), iotrail-pack(1), iotrail-export(1), iotrail-import(1), iotrail-serve(1), iotrail-flows(1);"
 		echo "/usr/local/share/doc/iotrail (ARCHITECTURE.md, FORMAT.md)"
 	} >"$DIR/$1.1"
 }
@@ -35,6 +35,7 @@ declare -A what=(
 	[sched]="context switches, migrations and run-queue latency per task and CPU"
 	[pin]="spread a process's threads over the CPUs with sched_setaffinity"
 	[top]="a live view per device and process: rates, throughput, stage latencies"
+	[pack]="a trace with its records packed (about 14 bytes each) or unpacked"
 	[repair]="estimate a trace's lost completions, kept apart from measurements"
 	[serve]="the fleet endpoint: Prometheus / OpenMetrics histograms per device and stage"
 	[import]="a blktrace capture (per-CPU files or ftrace's bin stream) as an iotrail trace"

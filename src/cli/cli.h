@@ -20,6 +20,7 @@ int cmd_callers(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_repair(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 int cmd_pin(int argc, char **argv);
 
 /* "iotrail: " + message to stderr; returns 2 (usage error exit status). */

@@ -25,6 +25,7 @@ static const struct {
     {"overlay", cmd_overlay, "a trace's reads of one file against its layout"},
     {"callers", cmd_callers, "kernel stacks at a tracepoint, counted in the kernel"},
     {"sched", cmd_sched, "switches, migrations, run-queue latency per task and CPU"},
+    {"pack", cmd_pack, "a trace's records packed to about 14 bytes, or unpacked"},
     {"repair", cmd_repair, "estimate a trace's lost completions; --evaluate the methods"},
     {"top", cmd_top, "live view: per device and process, rates and stage latencies"},
     {"pin", cmd_pin, "spread a process's tasks over the CPUs (sched_setaffinity)"},

@@ -100,9 +100,12 @@ static int drain_cpu(struct recorder *rc, uint32_t cpu)
 		note_tasks(rc, base + first, n - wrap);
 		if (wrap)
 			note_tasks(rc, base, wrap);
-		err = trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, base + first,
-					 (n - wrap) * IOT_REC_SIZE, wrap ? base : NULL,
-					 wrap * IOT_REC_SIZE);
+		err = rc->o->pack
+			  ? trace_writer_packed(&rc->w, cpu, base + first, n - wrap,
+						wrap ? base : NULL, wrap)
+			  : trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu,
+					       base + first, (n - wrap) * IOT_REC_SIZE,
+					       wrap ? base : NULL, wrap * IOT_REC_SIZE);
 		if (err)
 			return err;
 		rc->written[cpu] += n;
@@ -199,8 +202,10 @@ static int drain_ring(struct recorder *rc)
 				out[n++] = base[s & mask];
 		note_tasks(rc, out, n);
 		if (n)
-			err = trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, out,
-						 n * IOT_REC_SIZE, NULL, 0);
+			err = rc->o->pack
+				  ? trace_writer_packed(&rc->w, cpu, out, n, NULL, 0)
+				  : trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, out,
+						       n * IOT_REC_SIZE, NULL, 0);
 		rc->written[cpu] += n;
 	}
 	free(out);

@@ -120,7 +120,7 @@ static int open_output(struct recorder *rc)
 
 	hdr.header_size = sizeof(hdr);
 	hdr.version_major = IOT_VERSION_MAJOR;
-	hdr.version_minor = IOT_VERSION_MINOR;
+	hdr.version_minor = rc->o->pack ? IOT_VERSION_MINOR : IOT_VERSION_MINOR_UNPACKED;
 	hdr.rec_size = IOT_REC_SIZE;
 	hdr.nr_cpus = rc->nr_cpus;
 	hdr.clock_id = CLOCK_MONOTONIC;

@@ -41,6 +41,7 @@ struct record_opts {
 	uint64_t bufsize;      /* per-CPU buffer, bytes */
 	uint64_t switch_ns;    /* drain period */
 	bool summary;	       /* one record per request */
+	bool pack;	       /* EVENTS_PACKED chunks (trace/pack.h) */
 	bool accounting;       /* also block_io_start / block_io_done */
 	bool uring;	       /* also io_uring requests (submit, complete, io-wq) */
 	uint32_t policy;       /* IOT_POLICY_SWITCH, _FILL, _RING */

@@ -1,0 +1,174 @@
+#!/bin/bash
+# Packed records (format 1.10, docs/FORMAT.md): every kind of trace the
+# suite makes (events, io_uring with markers, --summary, --aggregate, ring,
+# --speculate, repaired, imported from blktrace, synthetic) packed by
+# `iotrail pack` reports byte for byte as the original, in text, JSON, the
+# CSVs and script's events; unpacked it is the original file again; `record
+# --pack` writes 1.10 files of about 14 bytes a record that report as their
+# unpacked copy; damaged and wrong input is named.
+. "$(dirname "$0")/lib.sh"
+require_root
+L=$(make_loop 128M)
+D=${L#/dev/}
+ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver,patterns
+
+# fio_job NAME ENGINE [fio options...]: a script, for record to run
+printf '#!/bin/bash\nname=$1 engine=$2\nshift 2\nexec fio --filename=%s --direct=1 --size=64M --name="$name" --bs=4k --ioengine="$engine" --io_size=8M --output=/dev/null "$@"\n' \
+	"$L" >"$TMP/fio_job"
+chmod +x "$TMP/fio_job"
+fio_job() { "$TMP/fio_job" "$@"; }
+
+# --- the traces --------------------------------------------------------------------
+rec() { # NAME RECORD-OPTIONS... -- COMMAND...
+	local name=$1
+	shift
+	"$IOTRAIL" record -o "$TMP/$name.iot" -d "$L" "${@/#fio_job/$TMP/fio_job}" 2>"$TMP/err" ||
+		not_ok "record $name" "$(tail -2 "$TMP/err")"
+}
+rec events -- fio_job e libaio --rw=randrw --iodepth=8
+rec uring --uring -- fio_job u io_uring --rw=randread --iodepth=16
+rec marks -- "$TOOLS/marked" "$L" 200
+rec summary --summary -- fio_job s psync --rw=randread
+rec aggregate --aggregate -- fio_job a psync --rw=randwrite
+rec ring --bufpolicy ring -b 256k -- fio_job r psync --rw=read
+rec speculate --speculate 50us -- fio_job p libaio --rw=randread --iodepth=4
+"$IOTRAIL" repair -i "$TMP/events.iot" -o "$TMP/repaired.iot" 2>"$TMP/err" ||
+	not_ok "repair" "$(tail -2 "$TMP/err")"
+"$TOOLS/mktrace" "$TMP/synthetic.iot" 20000 4 2>"$TMP/err" ||
+	not_ok "mktrace" "$(tail -2 "$TMP/err")"
+# blktrace's records through ftrace's blk tracer (test_import's capture)
+T=/sys/kernel/tracing
+BLK_TRACER_DEV=$D
+echo 0 >$T/tracing_on
+echo mono >$T/trace_clock
+echo blk >$T/current_tracer
+echo bin >$T/trace_options
+echo >$T/trace
+cat $T/trace_pipe >"$TMP/blk.bin" &
+CAT=$!
+echo 1 >"/sys/block/$D/trace/enable"
+echo 1 >$T/tracing_on
+fio_job b psync --rw=randread --io_size=2M
+echo 0 >$T/tracing_on
+echo 0 >"/sys/block/$D/trace/enable"
+sleep 0.5
+kill $CAT 2>/dev/null
+wait $CAT 2>/dev/null
+echo nop >$T/current_tracer
+echo nobin >$T/trace_options
+"$IOTRAIL" import blktrace "$TMP/blk.bin" -o "$TMP/imported.iot" 2>"$TMP/err" ||
+	not_ok "import" "$(tail -2 "$TMP/err")"
+
+# --- packed: the same reports; unpacked: the same file --------------------------------
+# each under the same name in its own directory: the reports name the file
+report_all() { # DIR: every output of the trace DIR/t.iot into DIR/out
+	(cd "$1" && mkdir -p out &&
+		"$IOTRAIL" report -i t.iot -a "$ANALYZERS" >out/report.txt 2>out/err.txt &&
+		"$IOTRAIL" report -i t.iot -a "$ANALYZERS" -f json >out/report.json 2>>out/err.txt &&
+		"$IOTRAIL" report -i t.iot -a "$ANALYZERS" --window auto --out-dir out/csv >/dev/null 2>>out/err.txt &&
+		"$IOTRAIL" script -i t.iot >out/script.txt 2>>out/err.txt)
+}
+minor() { od -An -tu2 -j14 -N2 "$1" | tr -d ' '; }
+for t in events uring marks summary aggregate ring speculate repaired synthetic imported; do
+	[ -s "$TMP/$t.iot" ] || { not_ok "$t: packed" "no trace"; continue; }
+	rm -rf "$TMP/a" "$TMP/b" "$TMP/c"
+	mkdir -p "$TMP/a" "$TMP/b" "$TMP/c"
+	cp "$TMP/$t.iot" "$TMP/a/t.iot"
+	"$IOTRAIL" pack -i "$TMP/a/t.iot" -o "$TMP/b/t.iot" 2>"$TMP/err" ||
+		{ not_ok "$t: pack" "$(tail -2 "$TMP/err")"; continue; }
+	"$IOTRAIL" pack --unpack -i "$TMP/b/t.iot" -o "$TMP/c/t.iot" 2>"$TMP/err" ||
+		{ not_ok "$t: unpack" "$(tail -2 "$TMP/err")"; continue; }
+	report_all "$TMP/a" && report_all "$TMP/b" ||
+		{ not_ok "$t: report" "$(tail -2 "$TMP"/[ab]/out/err.txt)"; continue; }
+	events=$(json_get "$TMP/a/out/report.json" "j['events']" 2>/dev/null)
+	a=$(stat -c %s "$TMP/a/t.iot")
+	b=$(stat -c %s "$TMP/b/t.iot")
+	if diff -r "$TMP/a/out" "$TMP/b/out" >"$TMP/diff" && cmp -s "$TMP/a/t.iot" "$TMP/c/t.iot" &&
+		[ "$(minor "$TMP/b/t.iot")" = 10 ] && [ "$b" -le "$a" ]; then
+		ok "$t: packed ($a -> $b bytes, $events events, 1.$(minor "$TMP/a/t.iot") -> 1.10): the same text, JSON, CSVs and events; unpacked, the same file"
+	else
+		not_ok "$t: packed" "$(head -c 600 "$TMP/diff"); cmp $(cmp "$TMP/a/t.iot" "$TMP/c/t.iot" 2>&1); minor $(minor "$TMP/b/t.iot"); $a -> $b"
+	fi
+done
+
+# --- record --pack ----------------------------------------------------------------------
+rec packed --pack -- fio_job k libaio --rw=randrw --iodepth=8
+rm -rf "$TMP/a" "$TMP/b" && mkdir -p "$TMP/a" "$TMP/b"
+cp "$TMP/packed.iot" "$TMP/a/t.iot"
+"$IOTRAIL" pack --unpack -i "$TMP/a/t.iot" -o "$TMP/b/t.iot" 2>"$TMP/err" ||
+	not_ok "record --pack: unpack" "$(tail -2 "$TMP/err")"
+report_all "$TMP/a" && report_all "$TMP/b"
+python3 - "$TMP/a/t.iot" "$TMP/b/t.iot" "$TMP/a/out/report.json" <<'PY' >"$TMP/out" 2>&1 &&
+import json, os, struct, sys
+packed, plain, rep = sys.argv[1:4]
+def minor(p):
+    return struct.unpack_from("<H", open(p, "rb").read(16), 14)[0]
+def chunks(p):
+    b = open(p, "rb").read()
+    off, n = 64, {}
+    while off + 16 <= len(b):
+        t, cpu, size = struct.unpack_from("<IIQ", b, off)
+        n[t] = n.get(t, 0) + size
+        off += 16 + size
+    return n
+j = json.load(open(rep))
+events = j["events"]
+cp, cu = chunks(packed), chunks(plain)
+assert minor(packed) == 10 and minor(plain) == 9, (minor(packed), minor(plain))
+assert 1 not in cp and cp.get(16, 0) > 0, cp          # only packed records
+assert 16 not in cu and cu.get(1, 0) > 0, cu
+recs = cu[1] // 64
+per = cp[16] / recs
+assert recs > 5000 and per < 24, (recs, per)
+print("%d records in %.1f bytes each (64 unpacked), file 1.10, its unpacked copy 1.9" % (recs, per))
+PY
+	diff -r "$TMP/a/out" "$TMP/b/out" >"$TMP/diff" &&
+	ok "record --pack: $(cat "$TMP/out"); the same reports" ||
+	not_ok "record --pack" "$(tail -3 "$TMP/out") $(head -c 400 "$TMP/diff")"
+
+# --- bad input ------------------------------------------------------------------------
+# a packed trace cut inside a chunk: what is whole is kept, the cut named
+size=$(stat -c %s "$TMP/packed.iot")
+head -c $((size * 2 / 3)) "$TMP/packed.iot" >"$TMP/cut.iot"
+"$IOTRAIL" pack --unpack -i "$TMP/cut.iot" -o "$TMP/cut-u.iot" 2>"$TMP/err"
+rc=$?
+n_cut=$("$IOTRAIL" script -i "$TMP/cut-u.iot" 2>/dev/null | wc -l)
+n_all=$("$IOTRAIL" script -i "$TMP/packed.iot" 2>/dev/null | wc -l)
+if [ $rc = 3 ] && grep -q "cut.iot: offset [0-9]*: chunk of [0-9]* bytes cut short" "$TMP/err" &&
+	[ "$n_cut" -gt $((n_all / 3)) ] && [ "$n_cut" -lt "$n_all" ]; then
+	ok "a packed trace cut short: exit 3, the offset named, $n_cut of $n_all events kept"
+else
+	not_ok "a packed trace cut short" "rc $rc, $n_cut of $n_all: $(cat "$TMP/err")"
+fi
+# a byte of garbage inside the first packed chunk's records
+python3 - "$TMP/packed.iot" "$TMP/bad.iot" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off = 64
+while True:
+    t, cpu, size = struct.unpack_from("<IIQ", b, off)
+    if t == 16 and size > 400:
+        break
+    off += 16 + size
+b[off + 16 + 8 + 200: off + 16 + 8 + 260] = b"\xff" * 60
+open(sys.argv[2], "wb").write(b)
+PY
+"$IOTRAIL" report -i "$TMP/bad.iot" >/dev/null 2>"$TMP/err"
+rc=$?
+[ $rc = 3 ] && grep -q "bad.iot: offset [0-9]*: packed events chunk damaged at offset [0-9]*" "$TMP/err" &&
+	ok "a damaged packed chunk: report exits 3 and names the offset" ||
+	not_ok "a damaged packed chunk" "rc $rc: $(cat "$TMP/err")"
+bad() { # NAME RC WANT ARGS...
+	local name=$1 want_rc=$2 want=$3 rc
+	shift 3
+	"$IOTRAIL" pack "$@" >/dev/null 2>"$TMP/err"
+	rc=$?
+	[ $rc = "$want_rc" ] && grep -q -- "$want" "$TMP/err" && ok "pack: $name" ||
+		not_ok "pack: $name" "rc $rc: $(head -2 "$TMP/err")"
+}
+bad "a missing input, named" 1 "$TMP/none.iot" -i "$TMP/none.iot" -o "$TMP/x.iot"
+bad "not a trace, named" 1 "not an iotrail trace" -i /etc/os-release -o "$TMP/x.iot"
+bad "the input as output, refused" 2 "the input itself" -i "$TMP/packed.iot" -o "$TMP/packed.iot"
+bad "no -o" 2 "-o OUT" -i "$TMP/packed.iot"
+bad "an unknown option, named" 2 "unrecognized option '--bogus'" --bogus
+finish
