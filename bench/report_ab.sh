@@ -5,6 +5,8 @@
 # four-analyzer run of bench/report_speed.sh), pinned to one core. Prints the
 # median (min-max) seconds and M records/s, and new/old.
 #   bench/report_ab.sh OLD_IOTRAIL [SECONDS] [REPS]
+# TRACE=FILE times that trace instead of a recording (a machine's size:
+# tests/tools/mktrace OUT 1000000 16 is a 16-CPU trace of 5.5M events).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OLD=${1:?usage: bench/report_ab.sh OLD_IOTRAIL [SECONDS] [REPS]}
@@ -19,6 +21,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 make -s build/iotrail || exit 1
+if [ -n "${TRACE:-}" ]; then
+	ln -s "$(realpath "$TRACE")" "$W/big.iot"
+else
 echo 1 >/sys/block/zram0/reset
 echo 2G >/sys/block/zram0/disksize
 dd if=/dev/urandom of=/dev/zram0 bs=1M count=1024 oflag=direct status=none
@@ -28,8 +33,9 @@ dd if=/dev/urandom of=/dev/zram0 bs=1M count=1024 oflag=direct status=none
 	cat "$W/rec.err"
 	exit 1
 }
+fi
 ev=$("$NEW" report -i "$W/big.iot" -f json | python3 -c "import json,sys; print(json.load(sys.stdin)['events'])")
-echo "# zram0 randrw 4k, ${SECS}s: $ev events; $REPS alternating runs on one core"
+echo "# ${TRACE:-zram0 randrw 4k, ${SECS}s}: $ev events; $REPS alternating runs on one core"
 declare -A t
 timed() { # NAME CMD...
 	local name=$1

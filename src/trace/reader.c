@@ -571,9 +571,10 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	/* the CPUs, then the markers, then the repair's estimates */
 	r->nr_streams = r->hdr.nr_cpus + 2;
 	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
+	r->heap = calloc(r->nr_streams, sizeof(*r->heap));
 	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
 	r->stream_gaps = calloc(r->nr_streams, sizeof(*r->stream_gaps));
-	if (!r->cpus || !r->next_seq || !r->stream_gaps) {
+	if (!r->cpus || !r->heap || !r->next_seq || !r->stream_gaps) {
 		err = -ENOMEM;
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto cleanup;
@@ -595,6 +596,7 @@ void trace_reader_rewind(struct trace_reader *r)
 		r->cpus[i].win_start = r->cpus[i].win_count = 0;
 	}
 	r->released = 0;
+	r->heap_ok = false;
 	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
@@ -734,6 +736,51 @@ static void release_behind(struct trace_reader *r)
 	let_go(r, &r->released, (uint64_t)(low - r->map));
 }
 
+static bool head_before(const struct reader_head *a, const struct reader_head *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->stream < b->stream);
+}
+
+static void sift_down(struct trace_reader *r, uint32_t i)
+{
+	struct reader_head *h = r->heap, x = h[i];
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= r->heap_n)
+			break;
+		m = l + 1 < r->heap_n && head_before(&h[l + 1], &h[l]) ? l + 1 : l;
+		if (!head_before(&h[m], &x))
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = x;
+}
+
+static struct reader_head head_of(const struct trace_reader *r, uint32_t i)
+{
+	const struct reader_cpu *c = &r->cpus[i];
+
+	return (struct reader_head){c->win[c->win_start]->ts_ns, i};
+}
+
+/* Every stream's window filled from its spans, and the heap of those that
+ * hold a record: after the open, a rewind, or a round's new spans. */
+static void build_heap(struct trace_reader *r)
+{
+	r->heap_n = 0;
+	for (uint32_t i = 0; i < r->nr_streams; i++) {
+		refill(r, &r->cpus[i], i);
+		if (r->cpus[i].win_count)
+			r->heap[r->heap_n++] = head_of(r, i);
+	}
+	for (uint32_t i = r->heap_n / 2; i-- > 0;)
+		sift_down(r, i);
+	r->heap_ok = true;
+}
+
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 {
 	if (r->has_spec) {
@@ -745,27 +792,21 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 		return 1;
 	}
 	for (;;) {
-		const struct iot_rec *best = NULL;
-		struct reader_cpu *bc = NULL;
-
-		for (uint32_t i = 0; i < r->nr_streams; i++) {
+		if (!r->heap_ok)
+			build_heap(r);
+		if (r->heap_n && r->heap[0].ts < r->limit_ns) {
+			uint32_t i = r->heap[0].stream;
 			struct reader_cpu *c = &r->cpus[i];
-			const struct iot_rec *h;
 
-			if (c->win_count < READER_REORDER)
-				refill(r, c, i);
-			if (!c->win_count)
-				continue;
-			h = c->win[c->win_start];
-			if (h->ts_ns < r->limit_ns && (!best || h->ts_ns < best->ts_ns)) {
-				best = h;
-				bc = c;
-			}
-		}
-		if (best) {
-			bc->win_start = (bc->win_start + 1) % READER_REORDER;
-			bc->win_count--;
-			*rec = best;
+			*rec = c->win[c->win_start];
+			c->win_start = (c->win_start + 1) % READER_REORDER;
+			c->win_count--;
+			refill(r, c, i);
+			if (c->win_count)
+				r->heap[0] = head_of(r, i);
+			else /* the stream leaves the heap */
+				r->heap[0] = r->heap[--r->heap_n];
+			sift_down(r, 0);
 			return 1;
 		}
 		if (r->next_chunk >= r->nr_chunks) {
@@ -782,6 +823,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 				if (push_span(&r->cpus[ch->cpu], ch->recs,
 					      ch->size / IOT_REC_SIZE))
 					return -ENOMEM;
+				r->heap_ok = false;
 			} else if (ch->type == IOT_CHUNK_ROUND &&
 				   ch->size >= sizeof(struct iot_round)) {
 				struct iot_round rd;
@@ -895,6 +937,7 @@ void trace_reader_release(struct trace_reader *r)
 		for (uint32_t i = 0; i < r->nr_streams; i++)
 			free(r->cpus[i].spans);
 	free(r->cpus);
+	free(r->heap);
 	free(r->next_seq);
 	free(r->stream_gaps);
 	free(r->drop_stretches);

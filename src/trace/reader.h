@@ -100,6 +100,15 @@ struct trace_reader {
 	 * as records enter the merge: up to READER_REORDER records of that
 	 * stream before the first one after the gap is returned */
 	uint64_t *stream_gaps;
+	/* the streams whose window holds a record, a min-heap on (the time of
+	 * the window's first record, the stream's number): the next record in
+	 * O(log streams), not a look at every stream (sixteen CPUs and more) */
+	struct reader_head {
+		uint64_t ts;	 /* the time of the stream's first record */
+		uint32_t stream; /* then its number: ties go to the lower */
+	} * heap;
+	uint32_t heap_n;
+	bool heap_ok; /* false: built again before the next record */
 	/* a speculative trace (has_spec) is read through a sorted index */
 	const struct iot_rec **sorted;
 	uint64_t nr_sorted, next_sorted;
