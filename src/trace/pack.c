@@ -122,6 +122,11 @@ static int get_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	uint64_t x = 0;
 
+	if (*p < end && **p < 0x80) { /* most numbers: one byte */
+		*v = *(*p)++;
+		return 0;
+	}
+
 	for (int shift = 0; shift < 64; shift += 7) {
 		uint8_t b;
 
@@ -146,46 +151,42 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 	    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
 	    UINT16_MAX, UINT16_MAX, UINT32_MAX};
 	uint64_t v64[NR_PF64] = {0}, v32[NR_PF - NR_PF64] = {0};
-	const uint8_t *p = in, *end = in + len;
+	const uint8_t *p = in, *end = in + len, *at = in;
 	size_t i;
 
 	v64[PF_SEQ] = UINT64_MAX;
 	for (i = 0; i < n; i++) {
-		const uint8_t *at = p; /* where this record starts */
-		uint64_t t64[NR_PF64], t32[NR_PF - NR_PF64];
-		unsigned int mask;
-		struct iot_rec *r = &out[i];
+		unsigned int mask, m;
+		struct iot_rec *r;
 
+		at = p; /* where this record starts: the state past a fault
+			   does not matter, nothing after it is decoded */
 		if (end - p < 2)
 			break;
 		mask = p[0] | (unsigned int)p[1] << 8;
 		if (mask >> NR_PF)
 			break; /* a bit no field has */
 		p += 2;
-		memcpy(t64, v64, sizeof(t64));
-		memcpy(t32, v32, sizeof(t32));
-		t64[PF_SEQ]++;
-		for (int k = 0; k < NR_PF64; k++) {
+		v64[PF_SEQ]++;
+		for (m = mask & ((1u << NR_PF64) - 1); m; m &= m - 1) {
+			int k = __builtin_ctz(m);
 			uint64_t z;
 
-			if (!(mask & 1u << k))
-				continue;
 			if (get_leb(&p, end, &z))
 				goto stop;
-			t64[k] += unzig(z);
+			v64[k] += unzig(z);
 		}
-		for (int k = 0; k < NR_PF - NR_PF64; k++) {
+		for (m = mask >> NR_PF64; m; m &= m - 1) {
+			int k = __builtin_ctz(m);
 			uint64_t x;
 
-			if (!(mask & 1u << (k + NR_PF64)))
-				continue;
 			if (get_leb(&p, end, &x) || x > max32[k])
 				goto stop;
-			t32[k] = x;
+			v32[k] = x;
 		}
-		memcpy(v64, t64, sizeof(v64));
-		memcpy(v32, t32, sizeof(v32));
-		memset(r, 0, sizeof(*r));
+		if (!out)
+			continue; /* checked, not kept */
+		r = &out[i];
 		r->ts_ns = v64[PF_TS];
 		r->seq = v64[PF_SEQ];
 		r->id = v64[PF_ID];
@@ -200,10 +201,9 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 		r->flags = (uint32_t)v32[PF_FLAGS - NR_PF64];
 		continue;
 	stop:
-		p = at;
 		break;
 	}
-	*used = (size_t)(p - in);
+	*used = (size_t)((i < n ? at : p) - in);
 	return i;
 }
 

@@ -49,7 +49,7 @@ size_t iot_pack_more(struct iot_packer *st, const struct iot_rec *r, size_t n,
 int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, size_t *bad);
 /* Unpacks the whole records at the front of in, at most n: returns how many,
  * and in *used the bytes they took (a record cut short or malformed, and
- * what follows it, are left). */
+ * what follows it, are left). With out NULL, only checks them. */
 size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_t n,
 		       size_t *used);
 

@@ -56,7 +56,7 @@ static bool has_recs(uint32_t type)
 
 static int add_chunk(struct trace_reader *r, struct reader_chunk *c, size_t *cap)
 {
-	if (has_recs(c->type) && !c->recs) {
+	if (has_recs(c->type) && !c->recs && !c->packed_bytes) {
 		/* records are read in place where the file keeps them 8-byte
 		 * aligned, as iotrail's writer does; elsewhere from a copy */
 		c->recs = c->offset % 8 ? copy_of(r, c->offset, c->size)
@@ -170,10 +170,16 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 	}
 	if (h.nr_recs > bytes / 2)
 		h.nr_recs = bytes / 2; /* cut: at most what the bytes hold */
-	if (GROW(r->copies, r->nr_copies + 1, r->cap_copies) ||
-	    !(recs = malloc((h.nr_recs ?: 1) * sizeof(*recs))))
-		return -ENOMEM;
-	r->copies[r->nr_copies++] = recs;
+	if (r->unpacked_kept + h.nr_recs * IOT_REC_SIZE <= READER_UNPACKED_KEEP) {
+		/* kept: unpacked once */
+		if (GROW(r->copies, r->nr_copies + 1, r->cap_copies) ||
+		    !(recs = malloc((h.nr_recs ?: 1) * sizeof(*recs))))
+			return -ENOMEM;
+		r->copies[r->nr_copies++] = recs;
+		r->unpacked_kept += h.nr_recs * IOT_REC_SIZE;
+	} else {
+		recs = NULL; /* checked here, unpacked when the merge reaches it */
+	}
 	got = iot_unpack_some(in + sizeof(h), bytes, recs, h.nr_recs, &used);
 	/* after the records: the writer's zeros to a multiple of 8, no more */
 	for (size_t k = used; k < bytes && !pad_bad; k++)
@@ -190,6 +196,7 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 	}
 	rc->type = IOT_CHUNK_EVENTS;
 	rc->recs = recs;
+	rc->packed_bytes = recs ? 0 : used;
 	rc->size = got * IOT_REC_SIZE;
 	r->nr_records += got;
 	err = add_chunk(r, rc, cap);
@@ -589,6 +596,57 @@ cleanup:
 	return err;
 }
 
+/* A packed chunk the open checked and let go, unpacked again: n records
+ * (the open found them whole), or NULL. */
+static struct iot_rec *unpack_again(const struct trace_reader *r,
+				    const struct reader_chunk *ch)
+{
+	uint64_t n = ch->size / IOT_REC_SIZE;
+	struct iot_rec *recs = malloc((n ?: 1) * sizeof(*recs));
+	size_t used;
+
+	if (recs && iot_unpack_some(r->map + ch->offset + sizeof(struct iot_packed),
+				    ch->packed_bytes, recs, n, &used) != n) {
+		free(recs); /* the file changed under us */
+		recs = NULL;
+	}
+	return recs;
+}
+
+/* The buffers of packed chunks the merge has left behind: no window and no
+ * span of their stream points into them. */
+static void free_behind(struct trace_reader *r)
+{
+	for (size_t k = 0; k < r->nr_live;) {
+		const struct reader_unpacked *u = &r->live[k];
+		const struct reader_cpu *c = &r->cpus[u->stream];
+		bool used = false;
+
+		for (unsigned int w = 0; w < c->win_count && !used; w++) {
+			const struct iot_rec *p =
+			    c->win[(c->win_start + w) % READER_REORDER];
+
+			used = p >= u->recs && p < u->recs + u->n;
+		}
+		for (size_t sp = c->first_span; sp < c->nr_spans && !used; sp++)
+			used =
+			    c->spans[sp].p >= u->recs && c->spans[sp].p < u->recs + u->n;
+		if (used) {
+			k++;
+			continue;
+		}
+		free(u->recs);
+		r->live[k] = r->live[--r->nr_live];
+	}
+}
+
+static void free_live(struct trace_reader *r)
+{
+	for (size_t k = 0; k < r->nr_live; k++)
+		free(r->live[k].recs);
+	r->nr_live = 0;
+}
+
 void trace_reader_rewind(struct trace_reader *r)
 {
 	for (uint32_t i = 0; i < r->nr_streams; i++) {
@@ -597,6 +655,7 @@ void trace_reader_rewind(struct trace_reader *r)
 	}
 	r->released = 0;
 	r->heap_ok = false;
+	free_live(r);
 	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
@@ -627,11 +686,23 @@ static int build_sorted(struct trace_reader *r)
 	if (!r->sorted)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_chunks; i++) {
-		const struct reader_chunk *ch = &r->chunks[i];
-		const struct iot_rec *p = ch->recs;
+		struct reader_chunk *ch = &r->chunks[i];
+		const struct iot_rec *p;
 
 		if (!has_recs(ch->type))
 			continue;
+		if (ch->packed_bytes) { /* every pointer is kept: unpacked for good */
+			struct iot_rec *u = unpack_again(r, ch);
+
+			if (!u || GROW(r->copies, r->nr_copies + 1, r->cap_copies)) {
+				free(u);
+				return -ENOMEM;
+			}
+			r->copies[r->nr_copies++] = u;
+			ch->recs = u;
+			ch->packed_bytes = 0;
+		}
+		p = ch->recs;
 		for (uint64_t k = 0; k < ch->size / IOT_REC_SIZE && n < r->nr_records;
 		     k++) {
 			uint64_t *next = &r->next_seq[ch->cpu];
@@ -820,7 +891,21 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 			const struct reader_chunk *ch = &r->chunks[r->next_chunk++];
 
 			if (has_recs(ch->type)) {
-				if (push_span(&r->cpus[ch->cpu], ch->recs,
+				const struct iot_rec *p = ch->recs;
+
+				if (ch->packed_bytes) {
+					struct iot_rec *u = unpack_again(r, ch);
+
+					if (!u ||
+					    GROW(r->live, r->nr_live + 1, r->cap_live)) {
+						free(u);
+						return -ENOMEM;
+					}
+					r->live[r->nr_live++] = (struct reader_unpacked){
+					    u, ch->size / IOT_REC_SIZE, ch->cpu};
+					p = u;
+				}
+				if (push_span(&r->cpus[ch->cpu], p,
 					      ch->size / IOT_REC_SIZE))
 					return -ENOMEM;
 				r->heap_ok = false;
@@ -832,6 +917,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 				r->limit_ns = r->prev_mark_ns;
 				r->prev_mark_ns = rd.mark_ns;
 				release_behind(r);
+				free_behind(r);
 				break;
 			}
 		}
@@ -936,6 +1022,8 @@ void trace_reader_release(struct trace_reader *r)
 	if (r->cpus)
 		for (uint32_t i = 0; i < r->nr_streams; i++)
 			free(r->cpus[i].spans);
+	free_live(r);
+	free(r->live);
 	free(r->cpus);
 	free(r->heap);
 	free(r->next_seq);

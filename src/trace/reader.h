@@ -21,15 +21,31 @@
  * let go behind the merge in steps of READER_RELEASE_STEP bytes */
 #define READER_POPULATE_MAX (256ull << 20)
 #define READER_RELEASE_STEP (32ull << 20)
+/* packed records unpacked once, at the open, and kept: up to this many
+ * bytes of them (a million records); the chunks after are unpacked again
+ * when the merge reaches them, and freed behind it */
+#define READER_UNPACKED_KEEP (64ull << 20)
 
 struct reader_chunk {
 	uint32_t type;
 	uint32_t cpu;
 	uint64_t offset; /* of the payload */
-	uint64_t size;	 /* payload bytes present in the file */
+	uint64_t size;	 /* payload bytes present in the file; a packed
+			    chunk's: its records' bytes once unpacked */
 	/* EVENTS: the records, in the map, or an aligned copy of a chunk
-	 * that a writer other than ours left unaligned */
+	 * that a writer other than ours left unaligned, or a packed chunk's
+	 * records unpacked at the open; NULL for a packed chunk unpacked when
+	 * the merge reaches it (packed_bytes, below) */
 	const struct iot_rec *recs;
+	uint64_t packed_bytes; /* such a chunk's packed records (after struct
+				  iot_packed), or 0 */
+};
+
+/* A packed chunk's records, unpacked for the merge, freed once behind it */
+struct reader_unpacked {
+	struct iot_rec *recs;
+	uint64_t n;
+	uint32_t stream;
 };
 
 struct reader_span {
@@ -83,6 +99,13 @@ struct trace_reader {
 	struct iot_spec_info spec; /* --speculate */
 	bool has_spec;
 
+	/* packed records unpacked at the open and kept (bytes): up to
+	 * READER_UNPACKED_KEEP; the chunks after are unpacked by the merge as
+	 * it reaches them and freed behind it, so memory stays bounded */
+	uint64_t unpacked_kept;
+	struct reader_unpacked *live; /* unpacked by the merge, still in use */
+	size_t nr_live, cap_live;
+
 	uint64_t nr_records;   /* records present in the file */
 	uint64_t last_mark_ns; /* the latest ROUND mark: near the end of a cut-short
 				  recording */
@@ -117,7 +140,10 @@ struct trace_reader {
 /* Opens and indexes path. 0, or -errno with a message in errbuf. */
 int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		      size_t errlen);
-/* The next record in time order: 1 with *rec set, 0 at the end. */
+/* The next record in time order: 1 with *rec set, 0 at the end. *rec
+ * stays valid until the reader is released, but for a record of a packed
+ * chunk past the first READER_UNPACKED_KEEP bytes of unpacked records:
+ * until the next call. */
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec);
 /* Back to the first record. */
 void trace_reader_rewind(struct trace_reader *r);

@@ -422,6 +422,64 @@ static void packed_damage(void **state)
 	assert_non_null(strstr(warn, want));
 }
 
+/* More packed records than the reader keeps unpacked: those past
+ * READER_UNPACKED_KEEP are unpacked as the merge reaches them and freed
+ * behind it; every record comes back, in order, and again after a rewind. */
+static void packed_beyond_keep(void **state)
+{
+	const uint64_t per_chunk = 8192,
+		       rounds = READER_UNPACKED_KEEP / 64 / per_chunk + 8;
+	static struct iot_rec c[2][8192];
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	char err[256];
+	uint64_t n = 0, last = 0, most_live = 0;
+
+	header(&h, 2);
+	h.version_minor = IOT_VERSION_MINOR;
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	for (uint64_t k = 0; k < rounds; k++) {
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			for (uint64_t i = 0; i < per_chunk; i++) {
+				uint64_t x = k * per_chunk + i;
+
+				c[cpu][i] = mkrec(IOT_EV_BIO_QUEUE, 1000 + 2 * x + cpu, x,
+						  0, x * 8, 8);
+				c[cpu][i].seq = x;
+				c[cpu][i].cpu = (uint16_t)cpu;
+			}
+			assert_int_equal(
+			    trace_writer_packed(&w, cpu, c[cpu], per_chunk, NULL, 0), 0);
+		}
+		round_mark(&w, 1000 + 2 * (k + 1) * per_chunk);
+	}
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_string_equal(r.warning, "");
+	assert_int_equal(r.nr_records, 2 * rounds * per_chunk);
+	for (int pass = 0; pass < 2; pass++) {
+		n = last = 0;
+		while (trace_reader_next(&r, &rec) == 1) {
+			assert_int_equal(rec->ts_ns, 1000 + n); /* every one, in order */
+			assert_int_equal(rec->cpu, n % 2);
+			assert_int_equal(rec->id, n / 2);
+			n++;
+			if (r.nr_live > most_live)
+				most_live = r.nr_live;
+		}
+		assert_int_equal(n, 2 * rounds * per_chunk);
+		assert_int_equal(r.nr_gaps, 0);
+		trace_reader_rewind(&r);
+	}
+	/* a round or two of chunks at a time, not the file */
+	assert_true(most_live > 0 && most_live <= 8);
+	trace_reader_release(&r);
+}
+
 static void not_a_trace(void **state)
 {
 	struct trace_reader r;
@@ -587,6 +645,7 @@ int main(void)
 	    cmocka_unit_test(truncated),
 	    cmocka_unit_test(packed_round_trip),
 	    cmocka_unit_test(packed_damage),
+	    cmocka_unit_test(packed_beyond_keep),
 	    cmocka_unit_test(not_a_trace),
 	    cmocka_unit_test(newer_major_refused),
 	    cmocka_unit_test(unknown_chunk_skipped_and_meta),
