@@ -131,6 +131,10 @@ $(OUT)/bench/packsize: bench/packsize.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $^ $(LDLIBS)
 
+$(OUT)/bench/drainrate: bench/drainrate.c $(OUT)/libiotrail.a
+	@mkdir -p $(dir $@)
+	$(COMPILE) -o $@ $^ $(LDLIBS)
+
 $(OUT)/bench/markers: bench/markers.c $(OUT)/libiotrail-marker.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $^ -lpthread
