@@ -57,10 +57,16 @@ static int rewrite(const struct trace_reader *rd, const char *out, bool unpack)
 		const struct reader_chunk *rc;
 		struct iot_chunk c;
 
+		bool cut;
+
 		memcpy(&c, rd->map + off, sizeof(c));
-		if (!c.type || c.type > IOT_CHUNK_TYPE_MAX ||
-		    c.size > rd->size - off - sizeof(c))
+		if (!c.type || c.type > IOT_CHUNK_TYPE_MAX)
 			break; /* damage: the reader said where (its warning) */
+		/* a chunk the file cuts short: its whole records, if any */
+		cut = c.size > rd->size - off - sizeof(c);
+		if (cut && c.type != IOT_CHUNK_EVENTS &&
+		    c.type != IOT_CHUNK_EVENTS_PACKED)
+			break;
 		if (c.type == IOT_CHUNK_EVENTS || c.type == IOT_CHUNK_EVENTS_PACKED) {
 			struct iot_packed ph = {0};
 			uint64_t n;
@@ -74,10 +80,10 @@ static int rewrite(const struct trace_reader *rd, const char *out, bool unpack)
 				     : trace_writer_packed(&w, rc->cpu, rc->recs, n, NULL,
 							   0);
 			/* a chunk the reader read only in part ends the walk */
-			if (c.type == IOT_CHUNK_EVENTS_PACKED && c.size >= sizeof(ph))
+			if (c.type == IOT_CHUNK_EVENTS_PACKED && !cut)
 				memcpy(&ph, payload, sizeof(ph));
-			if (c.type == IOT_CHUNK_EVENTS ? rc->size != c.size
-						       : n != ph.nr_recs)
+			if (cut || (c.type == IOT_CHUNK_EVENTS ? rc->size != c.size
+							       : n != ph.nr_recs))
 				break;
 		} else {
 			err = trace_writer_chunk(&w, c.type, c.cpu, payload, c.size, NULL,
