@@ -145,4 +145,30 @@ retry_once() {
 	fi
 }
 
+# blk_capture DEV OUT CMD...: the kernel's blktrace records of CMD on DEV
+# (ftrace's blk tracer, option bin) in OUT; the tracer is put back at exit
+# whatever happens
+blk_capture() {
+	local dev=$1 out=$2 pipe t=/sys/kernel/tracing
+	shift 2
+	BLK_TRACER_DEV=$dev
+	echo 0 >$t/tracing_on
+	echo mono >$t/trace_clock
+	echo blk >$t/current_tracer
+	echo bin >$t/trace_options
+	echo >$t/trace
+	cat $t/trace_pipe >"$out" &
+	pipe=$!
+	echo 1 >"/sys/block/$dev/trace/enable"
+	echo 1 >$t/tracing_on
+	"$@"
+	echo 0 >$t/tracing_on
+	echo 0 >"/sys/block/$dev/trace/enable"
+	sleep 0.5
+	kill $pipe 2>/dev/null
+	wait $pipe 2>/dev/null
+	echo nop >$t/current_tracer
+	echo nobin >$t/trace_options
+}
+
 finish() { exit "$FAILED"; }

@@ -13,28 +13,7 @@ L=$(make_loop 256M mq-deadline)
 D=${L#/dev/}
 BLK_TRACER_DEV=$D
 
-# capture OUT CMD...: the blk tracer's binary records of CMD on $L
-capture() {
-	local out=$1 pipe
-	shift
-	echo 0 >$T/tracing_on
-	echo mono >$T/trace_clock
-	echo blk >$T/current_tracer
-	echo bin >$T/trace_options
-	echo >$T/trace
-	cat $T/trace_pipe >"$out" &
-	pipe=$!
-	echo 1 >/sys/block/$D/trace/enable
-	echo 1 >$T/tracing_on
-	"$@"
-	echo 0 >$T/tracing_on
-	echo 0 >/sys/block/$D/trace/enable
-	sleep 0.5
-	kill $pipe 2>/dev/null
-	wait $pipe 2>/dev/null
-	echo nop >$T/current_tracer
-	echo nobin >$T/trace_options
-}
+capture() { blk_capture "$D" "$@"; }
 
 # stages FILE.json: "q2g COUNT AVG_NS" per stage of the loop device
 stages() {
