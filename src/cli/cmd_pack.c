@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -26,17 +27,6 @@ static void pack_usage(FILE *f)
 		   "      --unpack        whole 64-byte records instead (format 1.9)\n"
 		   "\n"
 		   "Reports read either form and give the same results.\n");
-}
-
-/* The reader's chunk whose payload is at offset, from *k on (both lists
- * are in file order), or NULL when the reader has none there. */
-static const struct reader_chunk *reader_chunk_at(const struct trace_reader *rd,
-						  size_t *k, uint64_t offset)
-{
-	while (*k < rd->nr_chunks && rd->chunks[*k].offset < offset)
-		(*k)++;
-	return *k < rd->nr_chunks && rd->chunks[*k].offset == offset ? &rd->chunks[*k]
-								     : NULL;
 }
 
 static int rewrite(const struct trace_reader *rd, const char *out, bool unpack)
@@ -69,16 +59,24 @@ static int rewrite(const struct trace_reader *rd, const char *out, bool unpack)
 			break;
 		if (c.type == IOT_CHUNK_EVENTS || c.type == IOT_CHUNK_EVENTS_PACKED) {
 			struct iot_packed ph = {0};
+			const struct iot_rec *recs;
+			struct iot_rec *tmp = NULL;
 			uint64_t n;
 
-			rc = reader_chunk_at(rd, &k, off + sizeof(c));
+			rc = trace_reader_chunk_at(rd, &k, off + sizeof(c));
 			if (!rc)
 				break; /* nothing the reader could read */
 			n = rc->size / IOT_REC_SIZE;
+			recs = rc->recs;
+			if (!recs && rc->packed_bytes &&
+			    !(recs = tmp = trace_reader_unpack(rd, rc))) {
+				err = -ENOMEM;
+				break;
+			}
 			err = unpack ? trace_writer_chunk(&w, IOT_CHUNK_EVENTS, rc->cpu,
-							  rc->recs, rc->size, NULL, 0)
-				     : trace_writer_packed(&w, rc->cpu, rc->recs, n, NULL,
-							   0);
+							  recs, rc->size, NULL, 0)
+				     : trace_writer_packed(&w, rc->cpu, recs, n, NULL, 0);
+			free(tmp);
 			/* a chunk the reader read only in part ends the walk */
 			if (c.type == IOT_CHUNK_EVENTS_PACKED && !cut)
 				memcpy(&ph, payload, sizeof(ph));

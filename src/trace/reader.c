@@ -596,9 +596,7 @@ cleanup:
 	return err;
 }
 
-/* A packed chunk the open checked and let go, unpacked again: n records
- * (the open found them whole), or NULL. */
-static struct iot_rec *unpack_again(const struct trace_reader *r,
+struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
 				    const struct reader_chunk *ch)
 {
 	uint64_t n = ch->size / IOT_REC_SIZE;
@@ -692,7 +690,7 @@ static int build_sorted(struct trace_reader *r)
 		if (!has_recs(ch->type))
 			continue;
 		if (ch->packed_bytes) { /* every pointer is kept: unpacked for good */
-			struct iot_rec *u = unpack_again(r, ch);
+			struct iot_rec *u = trace_reader_unpack(r, ch);
 
 			if (!u || GROW(r->copies, r->nr_copies + 1, r->cap_copies)) {
 				free(u);
@@ -894,7 +892,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 				const struct iot_rec *p = ch->recs;
 
 				if (ch->packed_bytes) {
-					struct iot_rec *u = unpack_again(r, ch);
+					struct iot_rec *u = trace_reader_unpack(r, ch);
 
 					if (!u ||
 					    GROW(r->live, r->nr_live + 1, r->cap_live)) {
@@ -1013,6 +1011,15 @@ void trace_reader_exec(struct trace_reader *r, const struct iot_rec *rec)
 	memcpy(t->comm, &rec->id, 8);
 	memcpy(t->comm + 8, &rec->id2, 8);
 	t->comm[sizeof(t->comm) - 1] = 0;
+}
+
+const struct reader_chunk *trace_reader_chunk_at(const struct trace_reader *r, size_t *k,
+						 uint64_t offset)
+{
+	while (*k < r->nr_chunks && r->chunks[*k].offset < offset)
+		(*k)++;
+	return *k < r->nr_chunks && r->chunks[*k].offset == offset ? &r->chunks[*k]
+								   : NULL;
 }
 
 void trace_reader_release(struct trace_reader *r)

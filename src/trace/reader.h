@@ -172,6 +172,16 @@ const char *trace_reader_file(const struct trace_reader *r, uint32_t dev, uint64
 /* The path of a cgroup by the low 32 bits of its id, or NULL. */
 const char *trace_reader_cgroup(const struct trace_reader *r, uint32_t id);
 void trace_reader_exec(struct trace_reader *r, const struct iot_rec *rec);
+/* The records chunk (EVENTS, EVENTS_PACKED as unpacked, MARKS, REPAIR)
+ * or ROUND whose payload is at offset, looked for from chunk *k on (walk
+ * the file in order with the same *k), or NULL when the reader kept none
+ * there (damage). A packed chunk past READER_UNPACKED_KEEP has recs NULL. */
+const struct reader_chunk *trace_reader_chunk_at(const struct trace_reader *r, size_t *k,
+						 uint64_t offset);
+/* Such a chunk's records (its size / IOT_REC_SIZE, found whole at the
+ * open), unpacked into memory the caller frees, or NULL. */
+struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
+				    const struct reader_chunk *ch);
 void trace_reader_release(struct trace_reader *r);
 
 #endif

@@ -128,7 +128,13 @@ if cmp -s "$TMP/big.json" "$TMP/bigp.json" && [ $((packed - plain)) -lt $((250 *
 else
 	not_ok "a large packed trace" "rss $packed KB against $plain KB; $(diff "$TMP/big.json" "$TMP/bigp.json" | head -c 300)"
 fi
-rm -f "$TMP/big.iot" "$TMP/bigp.iot"
+# unpacked again (its chunks past the 64 MB kept unpacked from the file):
+# the plain trace, byte for byte
+"$IOTRAIL" pack --unpack -i "$TMP/bigp.iot" -o "$TMP/bigu.iot" 2>"$TMP/err" &&
+	cmp -s "$TMP/big.iot" "$TMP/bigu.iot" &&
+	ok "the large packed trace unpacked: the plain one, byte for byte" ||
+	not_ok "the large packed trace unpacked" "$(cmp "$TMP/big.iot" "$TMP/bigu.iot" 2>&1) $(tail -2 "$TMP/err")"
+rm -f "$TMP/big.iot" "$TMP/bigp.iot" "$TMP/bigu.iot"
 
 # --- bad input ------------------------------------------------------------------------
 # a packed trace cut inside a chunk: what is whole is kept, the cut named
