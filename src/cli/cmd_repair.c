@@ -190,7 +190,7 @@ static int write_repaired(const struct repair_opts *o, const struct trace_reader
 	struct iot_file_header h = rd->hdr;
 	struct trace_writer w;
 	uint64_t off = rd->hdr.header_size;
-	size_t next = 0;
+	size_t next = 0, k = 0;
 	int err;
 
 	if (ne) /* REPAIR chunks: a reader must know them */
@@ -205,8 +205,29 @@ static int write_repaired(const struct repair_opts *o, const struct trace_reader
 		struct iot_chunk c;
 
 		memcpy(&c, rd->map + off, sizeof(c));
-		if (!c.type || c.size > rd->size - off - sizeof(c))
+		if (!c.type)
 			break; /* damage: the reader said where (its warning) */
+		if (c.size > rd->size - off - sizeof(c)) {
+			/* cut short by the file's end (a killed recording):
+			 * the whole records the reader took from it, then stop */
+			const struct reader_chunk *rc =
+			    c.type == IOT_CHUNK_EVENTS ||
+				    c.type == IOT_CHUNK_EVENTS_PACKED
+				? trace_reader_chunk_at(rd, &k, off + sizeof(c))
+				: NULL;
+			struct iot_rec *tmp = NULL;
+			const struct iot_rec *recs = rc ? rc->recs : NULL;
+
+			if (rc && !recs && rc->packed_bytes)
+				recs = tmp = trace_reader_unpack(rd, rc);
+			if (rc && rc->size && !recs)
+				err = -ENOMEM;
+			else if (rc && rc->size)
+				err = trace_writer_chunk(&w, IOT_CHUNK_EVENTS, rc->cpu,
+							 recs, rc->size, NULL, 0);
+			free(tmp);
+			break;
+		}
 		if (c.type == IOT_CHUNK_ROUND && c.size >= sizeof(struct iot_round)) {
 			struct iot_round r;
 

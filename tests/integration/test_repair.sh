@@ -278,6 +278,18 @@ bad() { # NAME EXPECTED-IN-MESSAGE ARGS...
 	[ $rc -ne 0 ] && grep -qF -- "$want" "$TMP/e" && ok "bad input: $name" ||
 		not_ok "bad input: $name" "rc $rc: $(cat "$TMP/e")"
 }
+# --- a recording cut short (killed): the whole records of its last chunk stay ----
+size=$(stat -c %s "$TMP/async.iot")
+head -c $((size * 6 / 10)) "$TMP/async.iot" >"$TMP/cut.iot"
+"$IOTRAIL" repair -i "$TMP/cut.iot" -o "$TMP/cut-fixed.iot" 2>"$TMP/e"
+rc=$?
+ev() { "$IOTRAIL" report -i "$1" -f json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['events'])"; }
+cut=$(ev "$TMP/cut.iot") fixed=$(ev "$TMP/cut-fixed.iot")
+est=$(od -An -tu8 -j48 -N8 "$TMP/cut-fixed.iot" | tr -d ' ')
+[ $rc = 0 ] && grep -q "cut short" "$TMP/e" && [ "$fixed" = $((cut + est)) ] &&
+	ok "a cut recording repaired: its $cut readable events kept, $est estimates added" ||
+	not_ok "a cut recording repaired" "rc $rc: $fixed events, want $cut + $est: $(head -2 "$TMP/e")"
+
 bad "output is the input" "the input itself" -i "$TMP/lost.iot" -o "$TMP/lost.iot"
 bad "already repaired" "already repaired" -i "$TMP/fixed.iot" -o "$TMP/again.iot"
 bad "event" "--event magic" --event magic --evaluate 1% -i "$TMP/sync.iot"
