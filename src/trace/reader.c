@@ -137,11 +137,12 @@ static void let_go(const struct trace_reader *r, size_t *from, uint64_t upto)
 
 /*
  * An EVENTS_PACKED chunk of `have` bytes at off (its header's offset),
- * unpacked into a buffer the reader keeps and indexed as the EVENTS chunk
- * it stands for. Its records are decoded here, once: damage is found (and
- * said) when the file is opened, as for every other chunk. A chunk the file
- * cut short gives the whole records before the cut. 0 to read on, 1 to
- * stop at damage (said in r->warning), or -ENOMEM.
+ * indexed as the EVENTS chunk it stands for. Every record is checked here,
+ * so damage is found (and said) when the file is opened, as for every
+ * other chunk; the first READER_UNPACKED_KEEP bytes of records are kept
+ * unpacked, later chunks only checked (packed_bytes: the merge unpacks
+ * them). A chunk the file cut short gives the whole records before the
+ * cut. 0 to read on, 1 to stop at damage (said in r->warning), or -ENOMEM.
  */
 static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk *rc,
 		      uint64_t have, bool cut, size_t *cap)
