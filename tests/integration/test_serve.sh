@@ -114,7 +114,10 @@ now=$(date +%s)
 curl -s "http://127.0.0.1:$PP/api/v1/query_exemplars" \
 	--data-urlencode "query=iotrail_request_latency_seconds_bucket{device=\"$D\",stage=\"q2c\"}" \
 	--data-urlencode "start=$((now - 120))" --data-urlencode "end=$now" >"$TMP/ex.json"
-python3 - "$TMP/ex.json" "$TMP/cap" "$IOTRAIL" <<'PY' >"$TMP/out" 2>&1 &&
+# serve rotates a file away every 2 s: hard links keep the ones the exemplars
+# name while they are read (a slow build could lose one between look and read)
+mkdir -p "$TMP/held" && ln -f "$TMP"/cap/capture-*.iot "$TMP/held/" 2>/dev/null
+python3 - "$TMP/ex.json" "$TMP/held" "$IOTRAIL" <<'PY' >"$TMP/out" 2>&1 &&
 import csv, io, json, os, subprocess, sys
 data = json.load(open(sys.argv[1]))["data"]
 exs = [(s["seriesLabels"], e) for s in data for e in s["exemplars"]]
@@ -124,9 +127,10 @@ for series, e in exs:
     f = os.path.join(sys.argv[2], e["labels"]["trace_file"])
     if not os.path.exists(f):
         continue  # rotated away since
-    rows = csv.DictReader(io.StringIO(subprocess.run(
-        [sys.argv[3], "export", "-i", f, "--to", "csv", "--requests"],
-        capture_output=True, text=True, check=True).stdout))
+    p = subprocess.run([sys.argv[3], "export", "-i", f, "--to", "csv", "--requests"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, (f, p.returncode, p.stderr[-500:])
+    rows = csv.DictReader(io.StringIO(p.stdout))
     mine = [r for r in rows if r["rq"] == e["labels"]["request"] and r["q2c_ns"]
             and abs(int(r["q2c_ns"]) - float(e["value"]) * 1e9) <= 1]
     assert mine, ("not in its file", e, f)
