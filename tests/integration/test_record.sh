@@ -21,6 +21,21 @@ retry_once "zram bios equal diskstats deltas" zram_run
 st=$(json_get "$TMP/z.json" "[ (d['q2c']['count'], d['d2c']['count']) for d in j['devices'] if d['name']=='zram0'][0]")
 expect_eq "zram: Q2C for every bio, no device stage" "$st" "(4000, 0)"
 
+# --- every mode loads the tp_btf build on this kernel ----------------------
+# (the in-flight table's hash once did arithmetic on a trusted pointer, which
+# the verifier refuses: --summary, --aggregate, --trigger and --speculate ran
+# on the raw_tp build, about twice the cost per program)
+kinds=""
+MODES=("" "--summary" "--aggregate" "--speculate 5ms" "--bufpolicy ring --trigger 10ms" "--flow reads")
+for mode in "${MODES[@]}"; do
+	# shellcheck disable=SC2086
+	"$IOTRAIL" record $mode -o "$TMP/m.iot" -d zram0 -- \
+		dd if=$Z of=/dev/null bs=4k count=10 iflag=direct status=none 2>"$TMP/m.err"
+	kinds="$kinds ${mode:-events}=$(grep -a -o '^attach=[a-z_]*' "$TMP/m.iot" | cut -d= -f2)"
+done
+[ "$(echo "$kinds" | grep -o '=tp_btf' | wc -l)" = ${#MODES[@]} ] &&
+	ok "every mode loads the tp_btf build" || not_ok "tp_btf in every mode" "$kinds"
+
 # --- -d: another device's I/O is not recorded ------------------------------
 L1=$(make_loop 64M)
 L2=$(make_loop 64M)
