@@ -134,4 +134,97 @@ static __always_inline void iot_commit(struct iot_rec *r, __u64 seq)
 	r->seq = seq;
 }
 
+/*
+ * Back-pressure (switch, events mode; record --backpressure summary, the
+ * default). A CPU whose buffer reaches half its capacity enters a
+ * stretch: the requests queued on it from then on keep their stages in the
+ * in-flight table and are written as one SUMMARY record each at their
+ * completion, as --summary writes them, and its other events are not
+ * written (counted). The stretch ends when the buffer is down to 1/4. A
+ * DEGRADE record marks each end, in the slots above 1/2 and below 1/4: it
+ * always fits. Requests queued before a stretch keep their events.
+ */
+const volatile bool cfg_degrade = false;
+/* in-flight slots held by requests queued in a stretch: while none is, the
+ * block programs look nothing up (inflight.bpf.h, degrade_slot). A line of
+ * its own: every CPU adds to it in a stretch, every program reads `armed`. */
+__s64 degrade_live __attribute__((aligned(64))) = 0;
+__u64 degrade_live_pad[7] = {};
+
+static __always_inline void degrade_mark(__u32 cpu, struct iot_ctl *c, __u32 flags,
+					 __u64 fill, __u64 skipped, __u64 now)
+{
+	__u64 s = __sync_fetch_and_add(&c->head, 1);
+	struct iot_rec *r = slot_at(cpu, s);
+
+	if (!r)
+		return;
+	r->ts_ns = now;
+	r->id = fill;
+	r->id2 = skipped;
+	r->sector = 0;
+	r->nr = 0;
+	r->dev = 0;
+	r->pid = 0;
+	r->tid = 0;
+	r->type = IOT_EV_DEGRADE;
+	r->cpu = cpu;
+	r->flags = flags;
+	asm volatile("" ::: "memory");
+	r->seq = s;
+}
+
+/* Whether this CPU is inside a stretch now; begins or ends one. */
+static __always_inline bool degraded(void)
+{
+	__u64 fill, cap = cfg_nr_slots - IOT_SLACK_SLOTS, now;
+	__u32 cpu;
+	struct iot_ctl *c;
+
+	if (!cfg_degrade || !armed)
+		return false;
+	cpu = bpf_get_smp_processor_id();
+	c = bpf_map_lookup_elem(&ctl, &cpu);
+	if (!c)
+		return false;
+	fill = c->head - c->tail;
+	if (!c->degraded) {
+		if (fill < cap / 2)
+			return false;
+		if (__sync_val_compare_and_swap(&c->degraded, 0, 1) != 0)
+			return true; /* an interrupt on this CPU began it */
+		now = bpf_ktime_get_ns();
+		c->degrades++;
+		c->degrade_since_ns = now;
+		c->degrade_skipped0 = c->degrade_skipped;
+		degrade_mark(cpu, c, IOT_DEGRADE_BEGIN, fill, 0, now);
+		return true;
+	}
+	if (fill > cap / 4)
+		return true;
+	if (__sync_val_compare_and_swap(&c->degraded, 1, 0) != 1)
+		return false;
+	now = bpf_ktime_get_ns();
+	c->degrade_ns += now - c->degrade_since_ns;
+	degrade_mark(cpu, c, IOT_DEGRADE_END, fill,
+		     c->degrade_skipped - c->degrade_skipped0, now);
+	return false;
+}
+
+/* A record that is not written because this CPU is in a stretch: true (and
+ * counted), or false when it is to be written. */
+static __always_inline bool degrade_skip(void)
+{
+	struct iot_ctl *c;
+	__u32 cpu;
+
+	if (!cfg_degrade || !degraded())
+		return false;
+	cpu = bpf_get_smp_processor_id();
+	c = bpf_map_lookup_elem(&ctl, &cpu);
+	if (c)
+		__sync_fetch_and_add(&c->degrade_skipped, 1);
+	return true;
+}
+
 #endif /* IOTRAIL_EMIT_BPF_H */

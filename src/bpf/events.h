@@ -102,6 +102,13 @@ enum iot_ev {
 	/* fill: this CPU's buffer was full and tracing stopped on every CPU;
 	 * flags = IOT_STOP_REASON_*, id2 = records dropped on this CPU */
 	IOT_EV_STOP = 49,
+	/* back-pressure (record --backpressure summary, the default): this
+	 * CPU's buffer reached half full (flags IOT_DEGRADE_BEGIN, id = records
+	 * then in it): from here the requests queued on this CPU are written as
+	 * SUMMARY records, and its other events are not written, until the
+	 * buffer is down to 1/4 (flags IOT_DEGRADE_END, id = records then in it,
+	 * id2 = records this CPU did not write in the stretch) */
+	IOT_EV_DEGRADE = 50,
 	IOT_EV_MAX = 64,
 };
 
@@ -216,6 +223,8 @@ struct iot_summary {
 	__u32 flags;	  /* IOT_OP_* | IOT_F_*; IOT_SUMMARY_F_ERROR */
 };
 #define IOT_SUMMARY_F_ERROR (1u << 31)
+#define IOT_DEGRADE_END	    0u /* IOT_EV_DEGRADE flags */
+#define IOT_DEGRADE_BEGIN   1u
 
 /*
  * Per-CPU buffer control block, one per CPU in the mmap-able "ctl" array.
@@ -231,9 +240,17 @@ struct iot_ctl {
 	__u64 spec_drops;    /* --speculate: records over specsize, dropped */
 	__u64 spec_commits;  /* --speculate: requests committed (slow or failed) */
 	__u64 spec_discards; /* --speculate: requests discarded (fast) */
-	__u64 pad0[1];
-	__u64 tail; /* first sequence number not yet consumed */
+	__u64 degraded;	     /* back-pressure: 1 inside a stretch */
+	__u64 tail;	     /* first sequence number not yet consumed */
 	__u64 pad1[7];
+	/* back-pressure, written by the producer in a stretch only */
+	__u64 degrade_skipped;	 /* records not written, every stretch */
+	__u64 degrade_summaries; /* requests queued here in a stretch */
+	__u64 degrade_ns;	 /* time inside stretches that ended */
+	__u64 degrade_since_ns;	 /* the open stretch's begin */
+	__u64 degrade_skipped0;	 /* degrade_skipped when it began */
+	__u64 degrades;		 /* stretches begun */
+	__u64 pad2[2];
 };
 
 /*

@@ -125,6 +125,37 @@ static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
 	return NULL;
 }
 
+/* A slot is free again (back-pressure counts the ones it holds). */
+static __always_inline void sum_free(struct iot_sum_slot *sl)
+{
+	sl->key = 0;
+	if (cfg_degrade)
+		__sync_fetch_and_add(&degrade_live, -1);
+}
+
+/* Back-pressure: the state of a request queued in a stretch (emit.bpf.h),
+ * or NULL; nothing is looked up while no such request is in flight. */
+static __always_inline struct iot_sum_slot *degrade_slot(__u64 key)
+{
+	if (!cfg_degrade || *(volatile __s64 *)&degrade_live <= 0)
+		return NULL;
+	return sum_find(key);
+}
+
+static __always_inline void sum_fill(struct iot_sum_slot *sl, struct bio *bio, __u32 dev,
+				     __u64 sector)
+{
+	sl->q_ns = bpf_ktime_get_ns();
+	sl->sector = sector;
+	sl->i_delta_ns = 0;
+	sl->d_delta_ns = 0;
+	sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
+	sl->dev = dev;
+	/* --aggregate per cgroup: the bio's cgroup where the task would be */
+	sl->tid = cfg_agg_cgroup ? bio_cgroup(bio) : (__u32)bpf_get_current_pid_tgid();
+	sl->flags = iot_opf(KREAD1(bio, bi_opf));
+}
+
 static __always_inline struct iot_sum_slot *sum_bio_queue(struct bio *bio)
 {
 	__u64 key = (__u64)bio, sector = KREAD1(bio, bi_iter.bi_sector);
@@ -138,16 +169,34 @@ static __always_inline struct iot_sum_slot *sum_bio_queue(struct bio *bio)
 		count_nostate();
 		return NULL;
 	}
-	sl->q_ns = bpf_ktime_get_ns();
-	sl->sector = sector;
-	sl->i_delta_ns = 0;
-	sl->d_delta_ns = 0;
-	sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
-	sl->dev = dev;
-	/* --aggregate per cgroup: the bio's cgroup where the task would be */
-	sl->tid = cfg_agg_cgroup ? bio_cgroup(bio) : (__u32)bpf_get_current_pid_tgid();
-	sl->flags = iot_opf(KREAD1(bio, bi_opf));
+	sum_fill(sl, bio, dev, sector);
 	return sl;
+}
+
+/* Back-pressure at Q, in a stretch: true when the bio is this mode's to
+ * summarise (or not wanted at all); false when no slot is free, and its
+ * events are written as outside a stretch. */
+static __always_inline bool degrade_queue(struct bio *bio)
+{
+	__u64 key = (__u64)bio, sector = KREAD1(bio, bi_iter.bi_sector);
+	__u32 dev = bio_devt(bio);
+	struct iot_sum_slot *sl;
+	struct iot_ctl *c;
+
+	if (!dev_wanted(dev, sector))
+		return true;
+	sl = sum_find(key);
+	if (!sl) {
+		sl = sum_claim(key);
+		if (!sl)
+			return false;
+		__sync_fetch_and_add(&degrade_live, 1);
+	}
+	sum_fill(sl, bio, dev, sector);
+	c = this_ctl();
+	if (c)
+		__sync_fetch_and_add(&c->degrade_summaries, 1);
+	return true;
 }
 
 static __always_inline __u32 delta32(__u64 from, __u64 to)
@@ -166,7 +215,7 @@ static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_
 
 	if (cfg_aggregate) {
 		agg_request(sl, nr, g_ns);
-		sl->key = 0;
+		sum_free(sl);
 		return;
 	}
 	/* begin() stamps ts (= c_ns), cpu and type at the shared offsets */
@@ -183,7 +232,7 @@ static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_
 		r->flags = sl->flags | (error ? IOT_SUMMARY_F_ERROR : 0);
 		iot_commit((struct iot_rec *)r, seq);
 	}
-	sl->key = 0;
+	sum_free(sl);
 }
 
 /* The split-off front part inherits its parent's state (see block_split). */
@@ -194,10 +243,15 @@ static __always_inline struct iot_sum_slot *sum_split(struct bio *bio)
 
 	if (!ps)
 		return NULL;
-	sl = sum_claim((__u64)bio);
+	sl = sum_find((__u64)bio);
 	if (!sl) {
-		count_nostate();
-		return NULL;
+		sl = sum_claim((__u64)bio);
+		if (!sl) {
+			count_nostate();
+			return NULL;
+		}
+		if (cfg_degrade)
+			__sync_fetch_and_add(&degrade_live, 1);
 	}
 	sl->q_ns = ps->q_ns;
 	sl->sector = KREAD1(bio, bi_iter.bi_sector);

@@ -47,6 +47,8 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 		sum_bio_queue(bio);
 		return 0;
 	}
+	if (cfg_degrade && degraded() && degrade_queue(bio))
+		return 0;
 	if (cfg_flow && !flow_bio_queue(bio))
 		return 0;
 	if (SPEC_ON) {
@@ -69,6 +71,8 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 TP(block_getrq)
 int BPF_PROG(block_getrq, struct bio *bio)
 {
+	if (degrade_slot((__u64)bio)) /* G: the kernel's rq->start_time_ns at C */
+		return 0;
 	if (cfg_flow && !flow_of((__u64)bio))
 		return 0;
 	return emit_bio(IOT_EV_GETRQ, bio, 0);
@@ -87,6 +91,14 @@ int BPF_PROG(block_bio_backmerge, struct bio *bio)
 		if (STATE_ON)
 			return 0;
 	}
+	if (cfg_degrade) { /* its request has the state, or its own events */
+		struct iot_sum_slot *sl = degrade_slot((__u64)bio);
+
+		if (sl) {
+			sum_free(sl);
+			return 0;
+		}
+	}
 	if (cfg_flow && !flow_of((__u64)bio))
 		return 0;
 	return emit_bio(IOT_EV_BIO_BACKMERGE, bio, 0);
@@ -95,6 +107,8 @@ int BPF_PROG(block_bio_backmerge, struct bio *bio)
 TP(block_bio_frontmerge)
 int BPF_PROG(block_bio_frontmerge, struct bio *bio)
 {
+	if (degrade_slot((__u64)bio))
+		return 0;
 	if (cfg_flow && !flow_of((__u64)bio))
 		return 0;
 	return emit_bio(IOT_EV_BIO_FRONTMERGE, bio, 0);
@@ -117,6 +131,16 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 				 KREAD1(bio, bi_status));
 		return 0;
 	}
+	if (cfg_degrade) {
+		struct iot_sum_slot *sl = degrade_slot((__u64)bio);
+
+		if (sl) {
+			if (!KREAD1(q, mq_ops))
+				sum_emit(sl, KREAD1(bio, bi_iter.bi_size) >> 9, 0,
+					 KREAD1(bio, bi_status));
+			return 0;
+		}
+	}
 	if (cfg_flow && !flow_of((__u64)bio))
 		return 0;
 	emit_bio(IOT_EV_BIO_COMPLETE, bio, KREAD1(bio, bi_status));
@@ -138,7 +162,7 @@ int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
 {
 	struct iot_sum_slot *sl;
 
-	if (STATE_ON) {
+	if (STATE_ON || (cfg_degrade && degrade_slot((__u64)KREAD1(bio, bi_private)))) {
 		sum_split(bio);
 		return 0;
 	}
@@ -165,6 +189,8 @@ TP(block_bio_remap)
 int BPF_PROG(block_bio_remap, struct bio *bio, dev_t old_dev, sector_t from)
 {
 	/* the old device in place of the op flags: a remap carries no new op */
+	if (degrade_slot((__u64)bio))
+		return 0;
 	if (cfg_flow && !flow_of((__u64)bio))
 		return 0;
 	return emit_bio_flags(IOT_EV_BIO_REMAP, bio, from, old_dev);
@@ -173,16 +199,17 @@ int BPF_PROG(block_bio_remap, struct bio *bio, dev_t old_dev, sector_t from)
 TP(block_rq_remap)
 int BPF_PROG(block_rq_remap, struct request *rq, dev_t old_dev, sector_t from)
 {
+	if (degrade_slot((__u64)KREAD1(rq, bio)))
+		return 0;
 	if (cfg_flow && !flow_rq(rq, false))
 		return 0;
 	return emit_rq(IOT_EV_RQ_REMAP, rq, from, old_dev);
 }
 
 /* --summary at I (stage 1) and D (stage 2): the state of the head bio. */
-static __always_inline void sum_rq_stage(struct request *rq, int stage)
+static __always_inline void sum_rq_stage(struct request *rq, struct iot_sum_slot *sl,
+					 int stage)
 {
-	struct iot_sum_slot *sl = sum_find((__u64)KREAD1(rq, bio));
-
 	if (!sl)
 		return;
 	if (stage == 1) {
@@ -210,9 +237,18 @@ static __always_inline __u32 flow_rq_stage(struct request *rq, int stage)
 	TP(name)                                                                         \
 	int BPF_PROG(name, struct request *rq)                                           \
 	{                                                                                \
+		struct iot_sum_slot *sl;                                                 \
+                                                                                         \
 		if (STATE_ON) {                                                          \
 			if (stage >= 0)                                                  \
-				sum_rq_stage(rq, stage);                                 \
+				sum_rq_stage(rq, sum_find((__u64)KREAD1(rq, bio)),       \
+					     stage);                                     \
+			return 0;                                                        \
+		}                                                                        \
+		sl = degrade_slot((__u64)KREAD1(rq, bio));                               \
+		if (sl) {                                                                \
+			if (stage >= 0)                                                  \
+				sum_rq_stage(rq, sl, stage);                             \
 			return 0;                                                        \
 		}                                                                        \
 		if (cfg_flow && !flow_rq_stage(rq, stage))                               \
@@ -228,6 +264,8 @@ RQ_PROG(block_rq_merge, IOT_EV_RQ_MERGE, -1)
 TP(block_io_start)
 int BPF_PROG(block_io_start, struct request *rq)
 {
+	if (degrade_slot((__u64)KREAD1(rq, bio)))
+		return 0;
 	if (cfg_flow && !flow_rq(rq, false))
 		return 0;
 	return emit_rq(IOT_EV_IO_START, rq, 0, rq_sectors(rq));
@@ -236,6 +274,8 @@ int BPF_PROG(block_io_start, struct request *rq)
 TP(block_io_done)
 int BPF_PROG(block_io_done, struct request *rq)
 {
+	if (degrade_slot((__u64)KREAD1(rq, bio)))
+		return 0;
 	if (cfg_flow && !flow_rq(rq, false))
 		return 0;
 	return emit_rq(IOT_EV_IO_DONE, rq, 0, rq_sectors(rq));
@@ -254,6 +294,15 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 				sum_emit(sl, 0, KREAD1(rq, start_time_ns), error);
 		}
 		return 0;
+	}
+	if (cfg_degrade) {
+		struct iot_sum_slot *sl = degrade_slot((__u64)KREAD1(rq, bio));
+
+		if (sl) {
+			if (nr_bytes >= KREAD1(rq, __data_len))
+				sum_emit(sl, 0, KREAD1(rq, start_time_ns), error);
+			return 0;
+		}
 	}
 	if (cfg_flow) {
 		if (!flow_rq(rq, false))
@@ -286,7 +335,7 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 TP(block_plug)
 int BPF_PROG(block_plug, struct request_queue *q)
 {
-	if (cfg_nr_devs || SPEC_ON || cfg_flow)
+	if (cfg_nr_devs || SPEC_ON || cfg_flow || degrade_skip())
 		return 0;
 	emit_rec(IOT_EV_PLUG, (__u64)q, 0, 0, 0, disk_devt(KREAD1(q, disk)), 0);
 	return 0;
@@ -295,7 +344,7 @@ int BPF_PROG(block_plug, struct request_queue *q)
 TP(block_unplug)
 int BPF_PROG(block_unplug, struct request_queue *q, unsigned int depth, bool explicit)
 {
-	if (cfg_nr_devs || SPEC_ON || cfg_flow)
+	if (cfg_nr_devs || SPEC_ON || cfg_flow || degrade_skip())
 		return 0;
 	emit_rec(IOT_EV_UNPLUG, (__u64)q, 0, 0, depth, disk_devt(KREAD1(q, disk)),
 		 explicit);
@@ -327,6 +376,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	}
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 		sync_enter();
+	if (degrade_skip())
+		return 0;
 	fd = (unsigned int)SYSARG(regs, 1);
 	/* bytes asked; the number of iocbs or SQEs submitted */
 	count = (id == cfg_nr_fsync || id == cfg_nr_fdatasync) ? 0
@@ -400,6 +451,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
 		sync_exit();
+	if (degrade_skip())
+		return 0;
 	if (cfg_flow && !flow_sys_exit())
 		return 0;
 	emit_rec(IOT_EV_SYS_EXIT, 0, 0, (__u64)ret, 0, 0, (__u32)id);
@@ -515,7 +568,7 @@ int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *m
 	unsigned long flags = 0;
 	__u32 nr = 1;
 
-	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
+	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON || degrade_skip())
 		return 0;
 	/* --flow: pages dirtied in a flow's call (its writeback's dirtier) */
 	if (cfg_flow && !flow_task_mask())
@@ -545,7 +598,7 @@ int BPF_PROG(sched_waking, struct task_struct *p)
 	if (!nr_in_sync)
 		return 0;
 	tid = BPF_CORE_READ(p, pid);
-	if (!bpf_map_lookup_elem(&in_sync, &tid))
+	if (!bpf_map_lookup_elem(&in_sync, &tid) || degrade_skip())
 		return 0;
 	emit_rec(IOT_EV_WAKEUP, tid, 0, 0, 0, 0, 0);
 	return 0;
@@ -559,7 +612,7 @@ int BPF_PROG(mm_filemap_fault, struct address_space *mapping, unsigned long inde
 {
 	struct inode *host;
 
-	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON)
+	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON || degrade_skip())
 		return 0;
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
@@ -581,7 +634,7 @@ int BPF_PROG(mm_filemap_map_pages, struct address_space *mapping, unsigned long 
 	struct inode *host;
 
 	if (!mapping || end < start || !task_wanted() || cfg_summary || SPEC_ON ||
-	    cfg_flow)
+	    cfg_flow || degrade_skip())
 		return 0;
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
@@ -670,7 +723,7 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	__u64 pos = ~0ull;
 	__u32 len = 0, flags = op;
 
-	if (!uring_op_traced(op) || !task_wanted())
+	if (!uring_op_traced(op) || !task_wanted() || degrade_skip())
 		return 0;
 	if (IOT_URING_RW_OPS >> op & 1) {
 		struct io_rw *rw = (struct io_rw *)&req->cmd;
@@ -699,7 +752,8 @@ int BPF_PROG(io_uring_complete, struct io_ring_ctx *ring, void *req_,
 	__u64 ino = 0;
 	__u32 dev = 0;
 
-	if (!uring_op_traced(op) || !tgid_wanted(BPF_CORE_READ(req, tctx, task, tgid)))
+	if (!uring_op_traced(op) || !tgid_wanted(BPF_CORE_READ(req, tctx, task, tgid)) ||
+	    degrade_skip())
 		return 0;
 	if (cfg_flow) {
 		if (!flow_of((__u64)req))
@@ -732,7 +786,8 @@ static __always_inline int emit_drv(__u16 type, struct request *rq, __u64 id2)
 
 	if (cfg_flow && !flow_rq(rq, false))
 		return 0;
-
+	if (degrade_slot((__u64)BPF_CORE_READ(rq, bio)) || degrade_skip())
+		return 0;
 	if (!disk)
 		return 0; /* an admin command: no disk */
 	dev =

@@ -43,15 +43,20 @@ static void record_usage(FILE *f)
 	    "                        reads, writes, sync, writeback, journal;\n"
 	    "                        docs/FLOWS.md)\n"
 	    "      --flow-file FILE  more flow definitions ([name] start = ... lines)\n"
-	    "      --bufpolicy POL   switch (default): drop and count what does not "
-	    "fit;\n"
+	    "      --bufpolicy POL   switch (default): drained at RATE, what does not\n"
+	    "                        fit summarised or dropped (--backpressure);\n"
 	    "                        fill: stop at the first full CPU; ring: keep the\n"
 	    "                        newest, written at the stop (DTrace's policies)\n"
+	    "      --backpressure summary|drop  switch, events mode: a CPU whose\n"
+	    "                        buffer is half full writes the requests queued on\n"
+	    "                        it as --summary records, and nothing else, until\n"
+	    "                        it is down to 1/4 (summary, the default), or\n"
+	    "                        drops what does not fit (drop)\n"
 	    "      --bufresize auto|manual  halve a buffer that cannot be had, or fail\n"
 	    "      --trigger T       ring: stop when a request's Q2C reaches T (10ms),\n"
 	    "                        or 'error' when one fails; both: 10ms,error\n"
-	    "  -x KEY=VALUE          bufpolicy, bufsize, switchrate, bufresize, as "
-	    "above;\n"
+	    "  -x KEY=VALUE          bufpolicy, backpressure, bufsize, switchrate,\n"
+	    "                        bufresize, as above;\n"
 	    "                        specsize (default 1k per speculation), nspec "
 	    "(4096),\n"
 	    "                        aggsize (histogram bytes per CPU, default 390k)\n"
@@ -81,6 +86,13 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 			o->policy = IOT_POLICY_RING;
 		else
 			return usage_error("bufpolicy=%s: not switch, fill or ring", val);
+	} else if (!strcmp(key, "backpressure")) {
+		if (!strcmp(val, "summary"))
+			o->backpressure = RECORD_BP_SUMMARY;
+		else if (!strcmp(val, "drop"))
+			o->backpressure = RECORD_BP_DROP;
+		else
+			return usage_error("backpressure=%s: not summary or drop", val);
 	} else if (!strcmp(key, "bufsize")) {
 		if (parse_size(val, &o->bufsize))
 			return usage_error("bufsize=%s: not a size (try 4m, 512k, 1g)",
@@ -120,8 +132,8 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 			    val, (unsigned long long)(2 * RECORD_AGG_DEV_BYTES));
 	} else {
 		return usage_error(
-		    "-x %s: unknown option (bufpolicy, bufsize, switchrate, "
-		    "bufresize, specsize, nspec, aggsize)",
+		    "-x %s: unknown option (bufpolicy, backpressure, bufsize, "
+		    "switchrate, bufresize, specsize, nspec, aggsize)",
 		    key);
 	}
 	return 0;
@@ -206,6 +218,7 @@ int cmd_record(int argc, char **argv)
 	    {"uring", no_argument, NULL, 'U'},
 	    {"bufpolicy", required_argument, NULL, 'P'},
 	    {"bufresize", required_argument, NULL, 'R'},
+	    {"backpressure", required_argument, NULL, 'B'},
 	    {"trigger", required_argument, NULL, 'T'},
 	    {"aggregate", no_argument, NULL, 'G'},
 	    {"nice", required_argument, NULL, 'N'},
@@ -270,6 +283,10 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'R':
 			if (set_option(&o, "bufresize", optarg))
+				return 2;
+			break;
+		case 'B':
+			if (set_option(&o, "backpressure", optarg))
 				return 2;
 			break;
 		case 'N':
@@ -376,6 +393,10 @@ int cmd_record(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	if (o.backpressure == RECORD_BP_SUMMARY && !record_degrades(&o))
+		return usage_error(
+		    "--backpressure summary: only with --bufpolicy switch, in events "
+		    "mode (not with --summary, --aggregate, --speculate or --flow)");
 	ret = record_run(&o);
 	return ret;
 }

@@ -359,6 +359,9 @@ int cmd_report(int argc, char **argv)
 	ri.nr_drops = pl.rd.nr_drops;
 	ri.drop_stretches = pl.rd.drop_stretches;
 	ri.nr_drop_stretches = pl.rd.nr_drop_stretches;
+	ri.degrades = pl.rd.degrades;
+	ri.nr_degrades = pl.rd.nr_degrades;
+	ri.summaries = pl.rd.nr_summaries;
 	ri.join = pl.jn.st;
 	ri.comm = pipeline_comm;
 	if (pl.rd.hdr.repair_method) {

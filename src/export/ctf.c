@@ -143,6 +143,7 @@ static const struct class classes[] = {
       {"q2i_ns", S_SUM_I},
       {"q2d_ns", S_SUM_D}}},
     {IOT_EV_STOP, {{"reason", S_FLAGS}, {"dropped", S_ID2}}},
+    {IOT_EV_DEGRADE, {{"begin", S_FLAGS}, {"fill", S_ID}, {"skipped", S_ID2}}},
 };
 #define NR_CLASSES (sizeof(classes) / sizeof(classes[0]))
 

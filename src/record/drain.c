@@ -242,9 +242,13 @@ static void reap_inflight(struct recorder *rc, uint64_t now)
 		}
 		if (rc->reap_key[i] == key && rc->reap_q[i] == q &&
 		    __atomic_compare_exchange_n(&sl->key, &key, 0, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED) &&
-		    rc->o->speculate_ns)
-			spec_release_slot(rc->skel->maps.spec_free, sl);
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			if (rc->o->speculate_ns)
+				spec_release_slot(rc->skel->maps.spec_free, sl);
+			if (record_degrades(rc->o)) /* back-pressure counts its slots */
+				__atomic_fetch_sub(&rc->skel->bss->degrade_live, 1,
+						   __ATOMIC_RELAXED);
+		}
 		rc->reap_key[i] = key;
 		rc->reap_q[i] = q;
 	}
@@ -456,7 +460,9 @@ int record_loop(struct recorder *rc)
 				break;
 			next_agg = t + o->interval_ns;
 		}
-		if ((o->summary || o->aggregate || o->speculate_ns) && t >= next_reap) {
+		if ((o->summary || o->aggregate || o->speculate_ns ||
+		     record_degrades(o)) &&
+		    t >= next_reap) {
 			reap_inflight(rc, t);
 			next_reap = t + 1000000000ull;
 		}

@@ -286,6 +286,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_filter_pids = po.pid_filter;
 	rc->skel->rodata->cfg_summary = o->summary;
 	rc->skel->rodata->cfg_policy = o->policy;
+	rc->skel->rodata->cfg_degrade = record_degrades(o);
 	rc->skel->rodata->cfg_aggregate = o->aggregate;
 	rc->skel->rodata->cfg_agg_cgroup = o->agg_by_cgroup;
 	rc->skel->rodata->cfg_uring = o->uring;

@@ -164,6 +164,14 @@ static void release(struct recorder *rc)
 	free(rc->reap_q);
 }
 
+bool record_degrades(const struct record_opts *o)
+{
+	bool applies = o->policy == IOT_POLICY_SWITCH && !o->summary && !o->aggregate &&
+		       !o->speculate_ns && !o->nr_flows;
+
+	return applies && o->backpressure != RECORD_BP_DROP;
+}
+
 int record_run(const struct record_opts *o)
 {
 	struct recorder rc = {

@@ -45,6 +45,7 @@ struct record_opts {
 	bool accounting;       /* also block_io_start / block_io_done */
 	bool uring;	       /* also io_uring requests (submit, complete, io-wq) */
 	uint32_t policy;       /* IOT_POLICY_SWITCH, _FILL, _RING */
+	int backpressure;      /* RECORD_BP_*: what a filling buffer does */
 	bool bufresize_manual; /* fail rather than lower the buffer size */
 	uint64_t trigger_ns;   /* ring: stop when a request Q2C reaches it */
 	bool trigger_error;    /* ring: stop when a request fails */
@@ -67,6 +68,13 @@ struct record_opts {
 	const struct flowdef *flows;
 	int nr_flows;
 };
+
+/* --backpressure: a CPU whose buffer fills summarises the requests queued
+ * on it for a stretch (emit.bpf.h) or drops what does not fit. AUTO is
+ * SUMMARY where it applies (switch, events mode, no --flow), else DROP. */
+enum { RECORD_BP_AUTO, RECORD_BP_SUMMARY, RECORD_BP_DROP };
+/* whether the recording degrades to summaries under back-pressure */
+bool record_degrades(const struct record_opts *o);
 
 #define RECORD_DEFAULT_BUFSIZE (4ull << 20)
 /* 50 Hz: the overhead benchmark's heaviest load (zram, ~1.5M records per

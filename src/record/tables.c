@@ -116,6 +116,7 @@ int write_meta(struct recorder *rc)
 			 : o->policy == IOT_POLICY_RING ? "ring"
 							: "switch",
 	    .bufresize = o->bufresize_manual ? "manual" : "auto",
+	    .backpressure = record_degrades(o) ? "summary" : "drop",
 	    .bufsize = (uint64_t)rc->nr_slots * IOT_REC_SIZE,
 	    .switch_ns = o->switch_ns,
 	    .attach = rc->attach_kind,
@@ -305,6 +306,23 @@ void say_stop(const struct recorder *rc, uint32_t reason)
 
 void say_drops(const struct recorder *rc)
 {
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		const struct iot_ctl *c = &rc->ctl[cpu];
+		uint64_t ns = c->degrade_ns, now = now_ns(CLOCK_MONOTONIC);
+
+		if (!c->degrades)
+			continue;
+		if (c->degraded) /* still in one at the stop */
+			ns += now > c->degrade_since_ns ? now - c->degrade_since_ns : 0;
+		fprintf(
+		    stderr,
+		    "iotrail: back-pressure on CPU %u: %llu stretch%s, %.3f s in all: "
+		    "%llu requests queued there written as summaries, %llu other "
+		    "records not written\n",
+		    cpu, (unsigned long long)c->degrades, c->degrades == 1 ? "" : "es",
+		    ns / 1e9, (unsigned long long)c->degrade_summaries,
+		    (unsigned long long)c->degrade_skipped);
+	}
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
 		uint64_t d =
 		    rc->ctl[cpu].drops_full + rc->torn[cpu] + rc->ctl[cpu].drops_nostate;

@@ -11,24 +11,24 @@
 #include "render.h"
 
 static const char *const actions[IOT_EV_MAX] = {
-    [IOT_EV_BIO_QUEUE] = "Q",	  [IOT_EV_GETRQ] = "G",
-    [IOT_EV_RQ_INSERT] = "I",	  [IOT_EV_RQ_ISSUE] = "D",
-    [IOT_EV_RQ_COMPLETE] = "C",	  [IOT_EV_BIO_COMPLETE] = "BC",
-    [IOT_EV_BIO_BACKMERGE] = "M", [IOT_EV_BIO_FRONTMERGE] = "F",
-    [IOT_EV_RQ_MERGE] = "RM",	  [IOT_EV_SPLIT] = "X",
-    [IOT_EV_BIO_REMAP] = "A",	  [IOT_EV_RQ_REMAP] = "RA",
-    [IOT_EV_RQ_REQUEUE] = "R",	  [IOT_EV_PLUG] = "P",
-    [IOT_EV_UNPLUG] = "U",	  [IOT_EV_IO_START] = "S",
-    [IOT_EV_IO_DONE] = "E",	  [IOT_EV_SYS_ENTER] = "SE",
-    [IOT_EV_SYS_EXIT] = "SX",	  [IOT_EV_SUMMARY] = "SUM",
-    [IOT_EV_STOP] = "STOP",	  [IOT_EV_RQ_INFO] = "RI",
-    [IOT_EV_BIO_INFO] = "BI",	  [IOT_EV_DIRTY] = "DT",
-    [IOT_EV_EXEC] = "EX",	  [IOT_EV_COMMIT] = "JC",
-    [IOT_EV_WAKEUP] = "W",	  [IOT_EV_FAULT] = "PF",
-    [IOT_EV_URING_SUBMIT] = "US", [IOT_EV_URING_COMPLETE] = "UC",
-    [IOT_EV_URING_WORK] = "UW",	  [IOT_EV_MARK] = "MK",
-    [IOT_EV_DRV_SUBMIT] = "NS",	  [IOT_EV_DRV_CQE] = "NQ",
-    [IOT_EV_DRV_DONE] = "NC",
+    [IOT_EV_BIO_QUEUE] = "Q",	    [IOT_EV_GETRQ] = "G",
+    [IOT_EV_RQ_INSERT] = "I",	    [IOT_EV_RQ_ISSUE] = "D",
+    [IOT_EV_RQ_COMPLETE] = "C",	    [IOT_EV_BIO_COMPLETE] = "BC",
+    [IOT_EV_BIO_BACKMERGE] = "M",   [IOT_EV_BIO_FRONTMERGE] = "F",
+    [IOT_EV_RQ_MERGE] = "RM",	    [IOT_EV_SPLIT] = "X",
+    [IOT_EV_BIO_REMAP] = "A",	    [IOT_EV_RQ_REMAP] = "RA",
+    [IOT_EV_RQ_REQUEUE] = "R",	    [IOT_EV_PLUG] = "P",
+    [IOT_EV_UNPLUG] = "U",	    [IOT_EV_IO_START] = "S",
+    [IOT_EV_IO_DONE] = "E",	    [IOT_EV_SYS_ENTER] = "SE",
+    [IOT_EV_SYS_EXIT] = "SX",	    [IOT_EV_SUMMARY] = "SUM",
+    [IOT_EV_STOP] = "STOP",	    [IOT_EV_RQ_INFO] = "RI",
+    [IOT_EV_DEGRADE] = "BP",	    [IOT_EV_BIO_INFO] = "BI",
+    [IOT_EV_DIRTY] = "DT",	    [IOT_EV_EXEC] = "EX",
+    [IOT_EV_COMMIT] = "JC",	    [IOT_EV_WAKEUP] = "W",
+    [IOT_EV_FAULT] = "PF",	    [IOT_EV_URING_SUBMIT] = "US",
+    [IOT_EV_URING_COMPLETE] = "UC", [IOT_EV_URING_WORK] = "UW",
+    [IOT_EV_MARK] = "MK",	    [IOT_EV_DRV_SUBMIT] = "NS",
+    [IOT_EV_DRV_CQE] = "NQ",	    [IOT_EV_DRV_DONE] = "NC",
 };
 
 static const char *const names[IOT_EV_MAX] = {
@@ -67,6 +67,7 @@ static const char *const names[IOT_EV_MAX] = {
     [IOT_EV_SYS_EXIT] = "sys_exit",
     [IOT_EV_SUMMARY] = "summary",
     [IOT_EV_STOP] = "stop",
+    [IOT_EV_DEGRADE] = "backpressure",
 };
 
 const char *render_event_name(uint16_t type)
@@ -209,6 +210,19 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *
 		fprintf(f, "%14.9f %3u %7u %-16s UW  %-8s bio=%#llx req=%#llx\n", t,
 			r->cpu, r->tid, comm, dev, (unsigned long long)r->id,
 			(unsigned long long)r->id2);
+		return;
+	case IOT_EV_DEGRADE:
+		if (r->flags == IOT_DEGRADE_BEGIN)
+			fprintf(f,
+				"%14.9f %3u %7s %-16s BP  begin: buffer at %llu records, "
+				"requests summarised from here\n",
+				t, r->cpu, "-", "", (unsigned long long)r->id);
+		else
+			fprintf(f,
+				"%14.9f %3u %7s %-16s BP  end: buffer at %llu records, "
+				"%llu records not written\n",
+				t, r->cpu, "-", "", (unsigned long long)r->id,
+				(unsigned long long)r->id2);
 		return;
 	case IOT_EV_PLUG:
 	case IOT_EV_UNPLUG:

@@ -265,6 +265,24 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 		jw_end_object(&w);
 	}
 	jw_end_array(&w);
+	/* back-pressure (since 1.9): where CPUs recorded summaries */
+	jw_name(&w, "backpressure");
+	jw_start_object(&w);
+	jw_uint_field(&w, "summaries", ri->summaries);
+	jw_name(&w, "stretches");
+	jw_start_array(&w);
+	for (size_t k = 0; k < ri->nr_degrades; k++) {
+		const struct iot_degrade_stretch *st = &ri->degrades[k];
+
+		jw_start_object(&w);
+		jw_uint_field(&w, "cpu", st->cpu);
+		jw_uint_field(&w, "from_ns", st->from_ns);
+		jw_uint_field(&w, "to_ns", st->to_ns);
+		jw_uint_field(&w, "skipped", st->skipped);
+		jw_end_object(&w);
+	}
+	jw_end_array(&w);
+	jw_end_object(&w);
 	jw_name(&w, "join");
 	jw_start_object(&w);
 	jw_uint_field(&w, "requests", a->requests_total);

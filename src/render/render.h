@@ -40,6 +40,11 @@ struct report_info {
 	/* where in time they were dropped (since 1.9; none before) */
 	const struct iot_drop_stretch *drop_stretches;
 	size_t nr_drop_stretches;
+	/* back-pressure (record --backpressure summary): the stretches in
+	 * which CPUs recorded requests as summaries, and the SUMMARY records */
+	const struct iot_degrade_stretch *degrades;
+	size_t nr_degrades;
+	uint64_t summaries;
 	struct join_stats join;
 	/* `iotrail repair` (docs/REPAIR.md): its method (NULL: not repaired),
 	 * the estimates it wrote and its expected error; the requests that

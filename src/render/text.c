@@ -43,6 +43,73 @@ static double us(uint64_t ns)
 	return ns / 1000.0;
 }
 
+/* seconds since the recording's start */
+static double rel_s(const struct report_info *ri, uint64_t ns)
+{
+	return ns > ri->t0_ns ? (ns - ri->t0_ns) / 1e9 : 0.0;
+}
+
+/* Back-pressure stretches per CPU: each when there are few, else where
+ * they lie and how long they took in all. */
+static void backpressure(FILE *f, const struct report_info *ri)
+{
+	uint64_t end = ri->t0_ns + ri->duration_ns;
+
+	if (!ri->nr_degrades)
+		return;
+	fprintf(f,
+		"# back-pressure: %" PRIu64
+		" requests recorded as summaries (their stages only: no bios, system "
+		"call or file) in %zu stretch%s where a CPU's buffer filled\n",
+		ri->summaries, ri->nr_degrades, ri->nr_degrades == 1 ? "" : "es");
+	for (uint32_t cpu = 0; cpu < ri->nr_cpus; cpu++) {
+		uint64_t n = 0, ns = 0, skipped = 0, first = 0, last = 0;
+		bool open = false;
+
+		for (size_t k = 0; k < ri->nr_degrades; k++) {
+			const struct iot_degrade_stretch *st = &ri->degrades[k];
+			uint64_t to = st->to_ns ? st->to_ns : (ri->complete ? end : 0);
+
+			if (st->cpu != cpu)
+				continue;
+			first = n++ ? first : st->from_ns;
+			last = to > last ? to : last;
+			ns += to > st->from_ns ? to - st->from_ns : 0;
+			skipped += st->skipped;
+			open |= !st->to_ns;
+		}
+		if (!n)
+			continue;
+		fprintf(f, "# back-pressure on CPU %u: %" PRIu64 " stretch%s", cpu, n,
+			n == 1 ? "" : "es");
+		if (n <= 4) {
+			const char *sep = " at ";
+
+			for (size_t k = 0; k < ri->nr_degrades; k++) {
+				const struct iot_degrade_stretch *st = &ri->degrades[k];
+
+				if (st->cpu != cpu)
+					continue;
+				if (st->to_ns)
+					fprintf(f, "%s%.3f-%.3f s", sep,
+						rel_s(ri, st->from_ns),
+						rel_s(ri, st->to_ns));
+				else
+					fprintf(f, "%s%.3f s to the end", sep,
+						rel_s(ri, st->from_ns));
+				sep = ", ";
+			}
+		} else {
+			fprintf(f, " between %.3f s and %.3f s", rel_s(ri, first),
+				last ? rel_s(ri, last) : rel_s(ri, first));
+		}
+		fprintf(f, ", %.3f s in all; %" PRIu64 " other records not written%s\n",
+			ns / 1e9, skipped,
+			open ? " (and those of the stretch open at the end, unknown)"
+			     : "");
+	}
+}
+
 static void header(FILE *f, const struct report_info *ri)
 {
 	uint64_t drops = 0;
@@ -118,6 +185,7 @@ static void header(FILE *f, const struct report_info *ri)
 			fprintf(f, "# %" PRIu64 " drops on CPU %u\n", d,
 				ri->drops[i].cpu);
 	}
+	backpressure(f, ri);
 	if (ri->spec)
 		fprintf(f,
 			"# speculative: only requests with Q2C >= %.3f ms or an error; "

@@ -175,6 +175,15 @@ struct iot_drop_stretch {
 	uint64_t total; /* lost by its end */
 };
 
+/* A back-pressure stretch (IOT_EV_DEGRADE records) as the reader gives it
+ * (not stored so): from_ns to to_ns the requests queued on the CPU were
+ * recorded as SUMMARY records and its other events not written */
+struct iot_degrade_stretch {
+	uint64_t from_ns, to_ns; /* to_ns 0: still on when the recording ended */
+	uint64_t skipped;	 /* records not written (known at the end) */
+	uint32_t cpu;
+};
+
 enum iot_stop_reason {
 	IOT_STOP_COMMAND = 1,  /* the traced command exited */
 	IOT_STOP_DURATION = 2, /* --duration elapsed */

@@ -658,6 +658,8 @@ void trace_reader_rewind(struct trace_reader *r)
 	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
+	r->nr_degrades = 0;
+	r->nr_summaries = 0;
 	if (!r->sorted) { /* the sorted index counted them once and for all */
 		r->nr_gaps = 0;
 		memset(r->stream_gaps, 0, r->nr_streams * sizeof(*r->stream_gaps));
@@ -742,6 +744,27 @@ static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
 	return 0;
 }
 
+/* A back-pressure mark: a stretch begins, or the CPU's open one ends.
+ * Out of memory, the stretch is not listed (the marks stay in the trace). */
+static void note_degrade(struct trace_reader *r, uint32_t cpu, const struct iot_rec *x)
+{
+	if (x->flags == IOT_DEGRADE_BEGIN) {
+		if (GROW(r->degrades, r->nr_degrades + 1, r->cap_degrades))
+			return;
+		r->degrades[r->nr_degrades++] =
+		    (struct iot_degrade_stretch){.from_ns = x->ts_ns, .cpu = cpu};
+		return;
+	}
+	for (size_t i = r->nr_degrades; i-- > 0;)
+		if (r->degrades[i].cpu == cpu) {
+			if (!r->degrades[i].to_ns) {
+				r->degrades[i].to_ns = x->ts_ns;
+				r->degrades[i].skipped = x->id2;
+			}
+			return;
+		}
+}
+
 /* Fill the CPU's sorted window from its spans. */
 static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 {
@@ -757,6 +780,10 @@ static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 			r->stream_gaps[cpu] += x->seq - r->next_seq[cpu];
 		}
 		r->next_seq[cpu] = x->seq + 1;
+		if (x->type == IOT_EV_SUMMARY)
+			r->nr_summaries++;
+		else if (x->type == IOT_EV_DEGRADE)
+			note_degrade(r, cpu, x);
 		/* insertion from the back: nearly always zero steps */
 		while (i > 0) {
 			const struct iot_rec *prev =
@@ -1037,6 +1064,7 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->next_seq);
 	free(r->stream_gaps);
 	free(r->drop_stretches);
+	free(r->degrades);
 	free(r->drop_totals);
 	free(r->chunks);
 	free(r->agg_list);

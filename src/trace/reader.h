@@ -110,7 +110,14 @@ struct trace_reader {
 	uint64_t last_mark_ns; /* the latest ROUND mark: near the end of a cut-short
 				  recording */
 	uint64_t nr_gaps;      /* sequence numbers missing between records */
-	char warning[256];     /* "" or what was cut, with the byte offset */
+	/* back-pressure stretches (IOT_EV_DEGRADE), in the order each CPU's
+	 * begin entered the merge, and the SUMMARY records of an events-mode
+	 * recording: both noted as records enter the merge (complete once
+	 * every record was read) */
+	struct iot_degrade_stretch *degrades;
+	size_t nr_degrades, cap_degrades;
+	uint64_t nr_summaries;
+	char warning[256]; /* "" or what was cut, with the byte offset */
 
 	/* merge state */
 	struct reader_cpu *cpus; /* per stream: each CPU's, then the markers' */

@@ -45,11 +45,12 @@ int trace_writer_close(struct trace_writer *w);
  * names). Strings may be NULL (written empty). */
 struct trace_meta {
 	const char *host, *kernel, *arch, *cmdline;
-	const char *mode;      /* "events", "summary", "aggregate" */
-	uint64_t speculate_ns; /* 0: no --speculate */
-	const char *bufpolicy; /* "switch", "fill", "ring" */
-	const char *bufresize; /* "auto", "manual" */
-	uint64_t bufsize;      /* bytes per CPU */
+	const char *mode;	  /* "events", "summary", "aggregate" */
+	uint64_t speculate_ns;	  /* 0: no --speculate */
+	const char *bufpolicy;	  /* "switch", "fill", "ring" */
+	const char *bufresize;	  /* "auto", "manual" */
+	const char *backpressure; /* "summary", "drop" (since 1.9, after flows) */
+	uint64_t bufsize;	  /* bytes per CPU */
 	uint64_t switch_ns;
 	const char *attach;  /* "tp_btf", "raw_tp" */
 	const char *variant; /* program chosen per tracepoint */

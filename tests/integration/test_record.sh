@@ -26,7 +26,8 @@ expect_eq "zram: Q2C for every bio, no device stage" "$st" "(4000, 0)"
 # the verifier refuses: --summary, --aggregate, --trigger and --speculate ran
 # on the raw_tp build, about twice the cost per program)
 kinds=""
-MODES=("" "--summary" "--aggregate" "--speculate 5ms" "--bufpolicy ring --trigger 10ms" "--flow reads")
+MODES=("" "--backpressure drop" "--summary" "--aggregate" "--speculate 5ms"
+	"--bufpolicy ring --trigger 10ms" "--flow reads")
 for mode in "${MODES[@]}"; do
 	# shellcheck disable=SC2086
 	"$IOTRAIL" record $mode -o "$TMP/m.iot" -d zram0 -- \

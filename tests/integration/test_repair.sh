@@ -247,7 +247,7 @@ grep -q "lost.iot: 0 of the [0-9]* estimated events lie where a CPU's buffer dro
 # until at least 100 events are to be estimated, three times at most.
 echo none >"/sys/block/${L#/dev/}/queue/scheduler"
 for b in 256k 128k 64k; do
-	"$IOTRAIL" record -b $b -o "$TMP/drops.iot" -d "$L" -- fio --filename="$L" --direct=1 \
+	"$IOTRAIL" record -b $b --backpressure drop -o "$TMP/drops.iot" -d "$L" -- fio --filename="$L" --direct=1 \
 		--size=64M --name=d --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 \
 		--numjobs=2 --time_based --runtime=2 --output=/dev/null 2>"$TMP/err"
 	"$IOTRAIL" repair -i "$TMP/drops.iot" -o "$TMP/drops.fixed.iot" 2>"$TMP/err"

@@ -636,6 +636,66 @@ static void drop_stretches(void **state)
 	trace_reader_release(&r);
 }
 
+/* Back-pressure marks: each CPU's begin and end become a stretch, one left
+ * open at the end stays open (to_ns 0), an end with no begin is ignored;
+ * SUMMARY records are counted; a rewind counts them again, not twice */
+static void degrade_stretches(void **state)
+{
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	struct iot_rec c0[4], c1[4];
+	char err[256];
+	int n = 0;
+
+	(void)state;
+	header(&h, 2);
+	c0[0] = mkrec(IOT_EV_DEGRADE, 100, 0, 0, 0, 0); /* an end with no begin */
+	c0[1] = mkrec(IOT_EV_DEGRADE, 110, 9000, 0, 0, 0);
+	c0[1].flags = IOT_DEGRADE_BEGIN;
+	c0[2] = mkrec(IOT_EV_SUMMARY, 120, 0, 0, 0, 0);
+	c0[3] = mkrec(IOT_EV_DEGRADE, 150, 10, 0, 0, 0);
+	c0[3].id2 = 77;
+	c1[0] = mkrec(IOT_EV_DEGRADE, 105, 9000, 0, 0, 0);
+	c1[0].flags = IOT_DEGRADE_BEGIN;
+	c1[1] = mkrec(IOT_EV_SUMMARY, 115, 0, 0, 0, 0);
+	c1[2] = mkrec(IOT_EV_SUMMARY, 125, 0, 0, 0, 0);
+	c1[3] = mkrec(IOT_EV_DEGRADE, 160, 9000, 0, 0, 0);
+	c1[3].flags = IOT_DEGRADE_BEGIN; /* two begins: the second one counts too */
+	for (uint64_t i = 0; i < 4; i++) {
+		c0[i].seq = c1[i].seq = i;
+		c0[i].cpu = 0;
+		c1[i].cpu = 1;
+	}
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, c0, sizeof(c0), NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 1, c1, sizeof(c1), NULL, 0);
+	round_mark(&w, 200);
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		while (trace_reader_next(&r, &rec) == 1)
+			n++;
+		assert_int_equal(r.nr_summaries, 3);
+		assert_int_equal(r.nr_degrades, 3);
+		/* in the order the begins entered the merge: CPU 0's first */
+		assert_int_equal(r.degrades[0].cpu, 0);
+		assert_int_equal(r.degrades[0].from_ns, 110);
+		assert_int_equal(r.degrades[0].to_ns, 150);
+		assert_int_equal(r.degrades[0].skipped, 77);
+		assert_int_equal(r.degrades[1].cpu, 1);
+		assert_int_equal(r.degrades[1].from_ns, 105);
+		assert_int_equal(r.degrades[1].to_ns, 0); /* still open */
+		assert_int_equal(r.degrades[2].from_ns, 160);
+		assert_int_equal(r.degrades[2].to_ns, 0);
+		trace_reader_rewind(&r);
+	}
+	assert_int_equal(n, 16);
+	trace_reader_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,6 +712,7 @@ int main(void)
 	    cmocka_unit_test(file_paths),
 	    cmocka_unit_test(markers_stream),
 	    cmocka_unit_test(drop_stretches),
+	    cmocka_unit_test(degrade_stretches),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
