@@ -10,8 +10,10 @@
 # Environment: IOTRAIL_OLD=PATH adds the variant iotrail-old (another build,
 # e.g. before a change, recorded the same way); VARIANTS="untraced iotrail
 # ..." picks variants (untraced first: the ratios' base: iotrail-serve is
-# `iotrail serve` scraped every second; iotrail-pack is `record --pack`); ENGINE=io_uring
-# or ENGINE=libaio (depth 16 per job) instead of psync.
+# `iotrail serve` scraped every second; iotrail-pack is `record --pack`;
+# iotrail-drop is `record --backpressure drop`; iotrail-old-summary and
+# iotrail-old-aggregate run IOTRAIL_OLD's cheap modes); ENGINE=io_uring
+# or ENGINE=libaio (depth 16 per job) instead of psync; JOBS=1 (default 2).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 REPS=${1:-5}
@@ -48,11 +50,12 @@ LOOP=$(losetup -f --show --direct-io=on "$BACKING/disk.img")
 dd if=/dev/urandom of="$LOOP" bs=1M count=1024 oflag=direct status=none
 
 ENGINE=${ENGINE:-psync}
+JOBS=${JOBS:-2}
 DEPTH=1
 [ "$ENGINE" != psync ] && DEPTH=16
 fio_cmd() { # DEV
 	echo fio --name=bench --filename=$1 --rw=randread --bs=4k --direct=1 \
-		--ioengine=$ENGINE --iodepth=$DEPTH --numjobs=2 --time_based --runtime=$SECS \
+		--ioengine=$ENGINE --iodepth=$DEPTH --numjobs=$JOBS --time_based --runtime=$SECS \
 		--group_reporting --output-format=json --output=$W/fio.json
 }
 iops() { python3 -c "import json; print(int(json.load(open('$W/fio.json'))['jobs'][0]['read']['iops']))"; }
@@ -64,6 +67,9 @@ run() { # VARIANT DEV -> IOPS
 	untraced) $(fio_cmd $dev) ;;
 	iotrail) $IOTRAIL record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d ;;
 	iotrail-old) $IOTRAIL_OLD record -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.old ;;
+	iotrail-drop) $IOTRAIL record --backpressure drop -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.drop ;;
+	iotrail-old-summary) $IOTRAIL_OLD record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
+	iotrail-old-aggregate) $IOTRAIL_OLD record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
 	iotrail-pack) $IOTRAIL record --pack -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.pack ;;
 	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.summary ;;
 	iotrail-aggregate) $IOTRAIL record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
@@ -102,8 +108,8 @@ else
 	VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate iotrail-serve ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
 	[ -n "${IOTRAIL_OLD:-}" ] && VARIANTS+=(iotrail-old)
 fi
-printf "# fio randread 4k direct %s depth %s, 2 jobs, %ss per run, %s alternating repetitions, %s\n" \
-	"$ENGINE" "$DEPTH" "$SECS" "$REPS" "$(uname -r)"
+printf "# fio randread 4k direct %s depth %s, %s jobs, %ss per run, %s alternating repetitions, %s\n" \
+	"$ENGINE" "$DEPTH" "$JOBS" "$SECS" "$REPS" "$(uname -r)"
 printf "%-8s %-18s %9s %9s %9s %8s %8s %8s\n" DEVICE VARIANT IOPS_MED IOPS_MIN IOPS_MAX KEPT_MED KEPT_MIN KEPT_MAX
 DEVS=()
 case " $WHICH " in *" zram "*) DEVS+=(/dev/zram0) ;; esac
@@ -134,6 +140,7 @@ PY
 	for f in "$W"/drops.${dev#/dev/}*; do
 		[ -f "$f" ] || continue
 		n=$(sed -n 's/^iotrail: \([0-9]*\) drops on CPU.*/\1/p' "$f" | paste -sd+ | bc)
-		echo "# ${f##*/}: ${n:-0} records dropped over all repetitions"
+		b=$(sed -n 's/^iotrail: back-pressure on CPU .*: \([0-9]*\) requests queued there written as summaries.*/\1/p' "$f" | paste -sd+ | bc)
+		echo "# ${f##*/}: ${n:-0} records dropped, ${b:-0} requests summarised under back-pressure over all repetitions"
 	done
 done

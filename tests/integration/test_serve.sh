@@ -110,13 +110,23 @@ tail -1 "$TMP/om.txt" | grep -qx "# EOF" && grep -q "^# TYPE iotrail_requests co
 fio --filename="$L" --direct=1 --size=128M --name=x --rw=randread --bs=4k --ioengine=libaio \
 	--iodepth=16 --io_size=16M --output=/dev/null
 sleep 5
-now=$(date +%s)
-curl -s "http://127.0.0.1:$PP/api/v1/query_exemplars" \
-	--data-urlencode "query=iotrail_request_latency_seconds_bucket{device=\"$D\",stage=\"q2c\"}" \
-	--data-urlencode "start=$((now - 120))" --data-urlencode "end=$now" >"$TMP/ex.json"
 # serve rotates a file away every 2 s: hard links keep the ones the exemplars
-# name while they are read (a slow build could lose one between look and read)
-mkdir -p "$TMP/held" && ln -f "$TMP"/cap/capture-*.iot "$TMP/held/" 2>/dev/null
+# name while they are read. Under the sanitizer a file can close, be scraped
+# and be rotated away before the query: asked again, 2 s apart, until an
+# exemplar names a file still held (ten times at most)
+mkdir -p "$TMP/held"
+for _ in $(seq 10); do
+	now=$(date +%s)
+	curl -s "http://127.0.0.1:$PP/api/v1/query_exemplars" \
+		--data-urlencode "query=iotrail_request_latency_seconds_bucket{device=\"$D\",stage=\"q2c\"}" \
+		--data-urlencode "start=$((now - 120))" --data-urlencode "end=$now" >"$TMP/ex.json"
+	ln -f "$TMP"/cap/capture-*.iot "$TMP/held/" 2>/dev/null
+	python3 -c 'import json, os, sys
+d = json.load(open(sys.argv[1]))["data"]
+sys.exit(not any(os.path.exists(os.path.join(sys.argv[2], e["labels"]["trace_file"]))
+                 for s in d for e in s["exemplars"]))' "$TMP/ex.json" "$TMP/held" 2>/dev/null && break
+	sleep 2
+done
 python3 - "$TMP/ex.json" "$TMP/held" "$IOTRAIL" <<'PY' >"$TMP/out" 2>&1 &&
 import csv, io, json, os, subprocess, sys
 data = json.load(open(sys.argv[1]))["data"]
