@@ -72,6 +72,9 @@ static void report_usage(FILE *f)
 	    "      --id N            the flows analyzer's flow N alone\n"
 	    "      --where layer=L[@DEV]  the flows with time in layer L (syscall,\n"
 	    "                        queue, device, loop), at DEV, most first\n"
+	    "      --threads N       1: one thread; more (the default where there\n"
+	    "                        are 2 CPUs): the trace is read in a thread of\n"
+	    "                        its own, beside the join (the same output)\n"
 	    "  analyzers: %s\n",
 	    list);
 }
@@ -165,6 +168,7 @@ int cmd_report(int argc, char **argv)
 	    {"id", required_argument, NULL, 'D'},
 	    {"slowest", required_argument, NULL, 'S'},
 	    {"where", required_argument, NULL, 'W'},
+	    {"threads", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -258,6 +262,16 @@ int cmd_report(int argc, char **argv)
 				return usage_error("--top %s: not a positive count",
 						   optarg);
 			env.top = n;
+			break;
+		}
+		case 'j': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || n < 1 || n > 1024)
+				return usage_error(
+				    "--threads %s: not a count from 1 to 1024", optarg);
+			pipeline_set_threads((int)n);
 			break;
 		}
 		case 'D':

@@ -3,8 +3,11 @@
 #include "pipeline.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../trace/syscalls.h"
 
@@ -117,11 +120,144 @@ int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *en
 	return 0;
 }
 
+/*
+ * The reader ahead of the join, in a thread of its own: it merges records
+ * into copies, PF_BATCH at a time, into a ring of PF_DEPTH batches (copies:
+ * a record of a packed chunk lives only until the merge passes it). The
+ * join takes them in the order they were merged. The reader touches no
+ * field the join's callbacks read (its tables are only read, and an EXEC
+ * record's name is set by the joining thread).
+ */
+#define PF_BATCH 2048
+#define PF_DEPTH 4
+
+static int pipeline_threads;
+
+void pipeline_set_threads(int n)
+{
+	pipeline_threads = n;
+}
+
+struct prefetch {
+	struct trace_reader *rd;
+	struct iot_rec *recs; /* PF_DEPTH batches of PF_BATCH */
+	uint32_t n[PF_DEPTH]; /* records in each batch */
+	uint64_t made, taken; /* batches merged, and handed to the join */
+	bool done;	      /* the reader reached the end (or err) */
+	bool stop;	      /* the join wants no more */
+	int err;	      /* trace_reader_next's error */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void *prefetch_run(void *arg)
+{
+	struct prefetch *pf = arg;
+	const struct iot_rec *rec;
+	int err = 1;
+
+	for (;;) {
+		uint64_t k;
+		uint32_t n = 0;
+		struct iot_rec *b;
+
+		bool stop;
+
+		pthread_mutex_lock(&pf->mu);
+		while (pf->made - pf->taken == PF_DEPTH && !pf->stop)
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		k = pf->made % PF_DEPTH;
+		stop = pf->stop;
+		pthread_mutex_unlock(&pf->mu);
+		if (stop)
+			break;
+		b = pf->recs + k * PF_BATCH;
+		while (n < PF_BATCH && (err = trace_reader_next(pf->rd, &rec)) == 1)
+			b[n++] = *rec;
+		pthread_mutex_lock(&pf->mu);
+		pf->n[k] = n;
+		if (n)
+			pf->made++;
+		if (err != 1) {
+			pf->done = true;
+			pf->err = err;
+		}
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+		if (err != 1)
+			break;
+	}
+	return NULL;
+}
+
+/* One record into the join; 1 to stop (record said so), -1 out of memory. */
+static int feed_one(struct pipeline *p, const struct iot_rec *rec,
+		    int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
+{
+	if (rec->type == IOT_EV_EXEC)
+		trace_reader_exec(&p->rd, rec);
+	if (record && record(ctx, rec))
+		return 1;
+	return join_feed(&p->jn, rec) ? -1 : 0;
+}
+
+/* The records through the join with the reader in its own thread: as
+ * feed_one returns, or the reader's error (< 0); -2 when the thread could
+ * not be had (nothing read yet: the caller reads on its own). */
+static int feed_prefetched(struct pipeline *p,
+			   int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
+{
+	struct prefetch pf = {.rd = &p->rd};
+	pthread_t th;
+	int ret = 0;
+
+	pf.recs = malloc((size_t)PF_DEPTH * PF_BATCH * sizeof(*pf.recs));
+	if (!pf.recs)
+		return -2;
+	pthread_mutex_init(&pf.mu, NULL);
+	pthread_cond_init(&pf.cv, NULL);
+	if (pthread_create(&th, NULL, prefetch_run, &pf)) {
+		free(pf.recs);
+		return -2;
+	}
+	for (;;) {
+		uint64_t k;
+		const struct iot_rec *b;
+
+		pthread_mutex_lock(&pf.mu);
+		while (pf.taken == pf.made && !pf.done)
+			pthread_cond_wait(&pf.cv, &pf.mu);
+		if (pf.taken == pf.made) { /* done, every batch taken */
+			pthread_mutex_unlock(&pf.mu);
+			ret = pf.err < 0 ? pf.err : 0;
+			break;
+		}
+		k = pf.taken % PF_DEPTH;
+		pthread_mutex_unlock(&pf.mu);
+		b = pf.recs + k * PF_BATCH;
+		for (uint32_t i = 0; i < pf.n[k] && !ret; i++)
+			ret = feed_one(p, &b[i], record, ctx);
+		pthread_mutex_lock(&pf.mu);
+		pf.taken++;
+		if (ret)
+			pf.stop = true;
+		pthread_cond_broadcast(&pf.cv);
+		pthread_mutex_unlock(&pf.mu);
+		if (ret)
+			break;
+	}
+	pthread_join(th, NULL);
+	pthread_cond_destroy(&pf.cv);
+	pthread_mutex_destroy(&pf.mu);
+	free(pf.recs);
+	return ret;
+}
+
 int pipeline_join(struct pipeline *p, const char *input, const struct join_sink *sink,
 		  int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
 {
 	const struct iot_rec *rec;
-	int err;
+	int err = -2;
 
 	if (join_init(&p->jn, sink, is_bio_based, p)) {
 		fprintf(stderr, "iotrail: out of memory\n");
@@ -130,16 +266,15 @@ int pipeline_join(struct pipeline *p, const char *input, const struct join_sink 
 	p->jn.syscall_nr = p->syscall_nr;
 	p->jn.bi_elided = p->rd.hdr.version_major == 1 && p->rd.hdr.version_minor >= 4;
 	p->joining = true;
-	while ((err = trace_reader_next(&p->rd, &rec)) == 1) {
-		if (rec->type == IOT_EV_EXEC)
-			trace_reader_exec(&p->rd, rec);
-		if (record && record(ctx, rec))
-			return 1;
-		if (join_feed(&p->jn, rec)) {
-			err = -1;
-			break;
-		}
+	if (pipeline_threads != 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		err = feed_prefetched(p, record, ctx);
+	if (err == -2) {
+		while ((err = trace_reader_next(&p->rd, &rec)) == 1)
+			if ((err = feed_one(p, rec, record, ctx)))
+				break;
 	}
+	if (err == 1)
+		return 1;
 	if (err < 0) {
 		fprintf(stderr, "iotrail: %s: out of memory\n", input);
 		return 1;

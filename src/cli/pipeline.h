@@ -22,6 +22,12 @@ struct pipeline {
 	bool opened, analyzing, joining;
 };
 
+/* 1: the reader runs in the joining thread; 0 (the default) or more: in a
+ * thread of its own where the machine has a second CPU (the records reach
+ * the join in batches, in the same order: the same output). For the
+ * process (report --threads). */
+void pipeline_set_threads(int n);
+
 /* Opens input, completes env with the trace's facts (start and end, the
  * system call numbers of its architecture, the device table's callbacks),
  * runs the analyzers of set over every record and AGG chunk, and finishes
@@ -33,7 +39,9 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *env);
 /* The second half's loop: every record through the join into sink, and
  * first, when not NULL, to record (a non-zero return stops it: 1). 0, or
- * 1 after saying why. */
+ * 1 after saying why. The reader may run ahead in a thread of its own
+ * (pipeline_set_threads); the reader's fields are the caller's again on
+ * return. */
 int pipeline_join(struct pipeline *p, const char *input, const struct join_sink *sink,
 		  int (*record)(void *ctx, const struct iot_rec *r), void *ctx);
 /* A task's name from the trace's task table (ctx: the pipeline). */

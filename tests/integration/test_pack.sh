@@ -65,6 +65,17 @@ for t in events uring marks summary aggregate ring speculate repaired synthetic 
 	events=$(json_get "$TMP/a/out/report.json" "j['events']" 2>/dev/null)
 	a=$(stat -c %s "$TMP/a/t.iot")
 	b=$(stat -c %s "$TMP/b/t.iot")
+	# and read by one thread: the same (report reads in a thread of its own
+	# beside the join where there is a second CPU)
+	(cd "$TMP/a" && mkdir -p one &&
+		"$IOTRAIL" report --threads 1 -i t.iot -a "$ANALYZERS" >one/report.txt 2>/dev/null &&
+		"$IOTRAIL" report --threads 1 -i t.iot -a "$ANALYZERS" -f json >one/report.json 2>/dev/null &&
+		"$IOTRAIL" report --threads 1 -i t.iot -a "$ANALYZERS" --window auto --out-dir one/csv >/dev/null 2>&1)
+	if diff -r -x script.txt -x err.txt "$TMP/a/out" "$TMP/a/one" >"$TMP/diff1"; then
+		ok "$t: report --threads 1 and the default give the same text, JSON and CSVs"
+	else
+		not_ok "$t: --threads 1" "$(head -c 600 "$TMP/diff1")"
+	fi
 	if diff -r "$TMP/a/out" "$TMP/b/out" >"$TMP/diff" && cmp -s "$TMP/a/t.iot" "$TMP/c/t.iot" &&
 		[ "$(minor "$TMP/b/t.iot")" = 10 ] && [ "$b" -le "$a" ]; then
 		ok "$t: packed ($a -> $b bytes, $events events, 1.$(minor "$TMP/a/t.iot") -> 1.10): the same text, JSON, CSVs and events; unpacked, the same file"
@@ -120,6 +131,10 @@ for t in big bigp; do
 		/usr/bin/time -f %M -o "$TMP/$t.rss" "$IOTRAIL" report -i "$TMP/$t.iot" -f json |
 		sed "s/$t.iot//" >"$TMP/$t.json"
 done
+"$IOTRAIL" report --threads 1 -i "$TMP/bigp.iot" -f json 2>/dev/null | sed "s/bigp.iot//" >"$TMP/bigp1.json"
+cmp -s "$TMP/bigp.json" "$TMP/bigp1.json" &&
+	ok "the large packed trace: report --threads 1 gives the same JSON as the default" ||
+	not_ok "large trace --threads 1" "$(diff "$TMP/bigp.json" "$TMP/bigp1.json" | head -c 300)"
 # beside the plain trace's report (its file let go behind the merge): the
 # 64 MB kept, the packed file mapped (84 MB), a round's chunks; not 352 MB
 plain=$(cat "$TMP/big.rss") packed=$(cat "$TMP/bigp.rss")
