@@ -24,10 +24,6 @@
 /* What a task is doing, per task: the traced system call it is in (also
  * --aggregate's start time), the writeback work it runs, a journal commit. */
 struct task_ctx {
-	__u64 ts_ns;  /* --aggregate: when the system call began */
-	long sys;     /* --aggregate: the traced system call it is in, + 1: 0
-			 none (a context the writeback or jbd2 hooks made is
-			 zeroed) */
 	__u32 wb;     /* IOT_WB_* of the writeback work it runs, 0 none */
 	__u32 commit; /* in a jbd2 commit */
 };
@@ -38,6 +34,31 @@ struct {
 	__type(key, int);
 	__type(value, struct task_ctx);
 } task_ctxs SEC(".maps");
+
+/* --aggregate: the traced system call a thread is in, in a slot by its id
+ * modulo the size (an array lookup: task storage cost twice as much).
+ * Two threads whose ids share a slot and are inside calls at once: the
+ * first one's call is not counted (its exit finds another id there). */
+#define SYS_SLOTS 65536
+struct sys_slot {
+	__u32 tid;
+	__u32 sys; /* the call + 1; 0 none */
+	__u64 ts_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SYS_SLOTS);
+	__type(key, __u32);
+	__type(value, struct sys_slot);
+} sys_slots SEC(".maps");
+
+static __always_inline struct sys_slot *sys_slot(__u32 tid)
+{
+	__u32 i = tid & (SYS_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&sys_slots, &i);
+}
 
 static __always_inline struct task_ctx *task_ctx(bool create)
 {

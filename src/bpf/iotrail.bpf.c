@@ -366,11 +366,13 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (cfg_aggregate) {
 		/* a call that began before every program was attached is not
 		 * counted, as events mode does not see its enter */
-		struct task_ctx *tc = armed ? task_ctx(true) : NULL;
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		struct sys_slot *ss = armed ? sys_slot(tid) : NULL;
 
-		if (tc) {
-			tc->ts_ns = bpf_ktime_get_ns();
-			tc->sys = id + 1;
+		if (ss) {
+			ss->tid = tid;
+			ss->sys = id + 1;
+			ss->ts_ns = bpf_ktime_get_ns();
 		}
 		return 0;
 	}
@@ -438,15 +440,14 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (!traced_syscall(id) || !task_wanted() || cfg_summary || SPEC_ON)
 		return 0;
 	if (cfg_aggregate) {
-		struct task_ctx *tc = task_ctx(false);
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		struct sys_slot *ss = sys_slot(tid);
 
-		if (tc && tc->ts_ns && tc->sys == id + 1 && armed)
+		if (ss && ss->tid == tid && ss->sys == id + 1 && ss->ts_ns && armed)
 			agg_add(0, 0, IOT_AGG_SYSCALL + syscall_kind(id),
-				bpf_ktime_get_ns() - tc->ts_ns);
-		if (tc) {
-			tc->ts_ns = 0;
-			tc->sys = 0;
-		}
+				bpf_ktime_get_ns() - ss->ts_ns);
+		if (ss && ss->tid == tid)
+			ss->sys = 0;
 		return 0;
 	}
 	if (id == cfg_nr_fsync || id == cfg_nr_fdatasync)
