@@ -69,34 +69,41 @@ static __always_inline struct iot_rec *slot_at(__u32 cpu, __u64 s)
 	return bpf_map_lookup_elem(&buf, &idx);
 }
 
-/* fill: this CPU is full. Stop every CPU, and write the STOP record into the
- * slot kept for it (the first CPU to get here does; the others only count). */
-static __always_inline void fill_stop(__u32 cpu, struct iot_ctl *c)
+/* A record of the buffers' own (STOP, DEGRADE) into this CPU's next slot,
+ * with no capacity check: its caller keeps room for it. */
+static __always_inline void ctl_record(__u32 cpu, struct iot_ctl *c, __u16 type, __u64 ts,
+				       __u64 id, __u64 id2, __u32 flags)
 {
-	struct iot_rec *r;
-	__u64 s;
+	__u64 s = __sync_fetch_and_add(&c->head, 1);
+	struct iot_rec *r = slot_at(cpu, s);
 
-	if (__sync_val_compare_and_swap(&stop.reason, 0, IOT_STOP_REASON_FULL) != 0)
-		return;
-	stop.ts_ns = bpf_ktime_get_ns();
-	stop.cpu = cpu;
-	s = __sync_fetch_and_add(&c->head, 1);
-	r = slot_at(cpu, s);
 	if (!r)
 		return;
-	r->ts_ns = stop.ts_ns;
-	r->id = 0;
-	r->id2 = c->drops_full;
+	r->ts_ns = ts;
+	r->id = id;
+	r->id2 = id2;
 	r->sector = 0;
 	r->nr = 0;
 	r->dev = 0;
 	r->pid = 0;
 	r->tid = 0;
-	r->type = IOT_EV_STOP;
+	r->type = type;
 	r->cpu = cpu;
-	r->flags = IOT_STOP_REASON_FULL;
+	r->flags = flags;
 	asm volatile("" ::: "memory");
 	r->seq = s;
+}
+
+/* fill: this CPU is full. Stop every CPU, and write the STOP record into the
+ * slot kept for it (the first CPU to get here does; the others only count). */
+static __always_inline void fill_stop(__u32 cpu, struct iot_ctl *c)
+{
+	if (__sync_val_compare_and_swap(&stop.reason, 0, IOT_STOP_REASON_FULL) != 0)
+		return;
+	stop.ts_ns = bpf_ktime_get_ns();
+	stop.cpu = cpu;
+	ctl_record(cpu, c, IOT_EV_STOP, stop.ts_ns, 0, c->drops_full,
+		   IOT_STOP_REASON_FULL);
 }
 
 /* Reserve a slot on this CPU. Returns NULL (and counts the drop) when the
@@ -151,29 +158,6 @@ const volatile bool cfg_degrade = false;
 __s64 degrade_live __attribute__((aligned(64))) = 0;
 __u64 degrade_live_pad[7] = {};
 
-static __always_inline void degrade_mark(__u32 cpu, struct iot_ctl *c, __u32 flags,
-					 __u64 fill, __u64 skipped, __u64 now)
-{
-	__u64 s = __sync_fetch_and_add(&c->head, 1);
-	struct iot_rec *r = slot_at(cpu, s);
-
-	if (!r)
-		return;
-	r->ts_ns = now;
-	r->id = fill;
-	r->id2 = skipped;
-	r->sector = 0;
-	r->nr = 0;
-	r->dev = 0;
-	r->pid = 0;
-	r->tid = 0;
-	r->type = IOT_EV_DEGRADE;
-	r->cpu = cpu;
-	r->flags = flags;
-	asm volatile("" ::: "memory");
-	r->seq = s;
-}
-
 /* Whether this CPU is inside a stretch now; begins or ends one. */
 static __always_inline bool degraded(void)
 {
@@ -197,7 +181,7 @@ static __always_inline bool degraded(void)
 		c->degrades++;
 		c->degrade_since_ns = now;
 		c->degrade_skipped0 = c->degrade_skipped;
-		degrade_mark(cpu, c, IOT_DEGRADE_BEGIN, fill, 0, now);
+		ctl_record(cpu, c, IOT_EV_DEGRADE, now, fill, 0, IOT_DEGRADE_BEGIN);
 		return true;
 	}
 	if (fill > cap / 4)
@@ -206,8 +190,8 @@ static __always_inline bool degraded(void)
 		return false;
 	now = bpf_ktime_get_ns();
 	c->degrade_ns += now - c->degrade_since_ns;
-	degrade_mark(cpu, c, IOT_DEGRADE_END, fill,
-		     c->degrade_skipped - c->degrade_skipped0, now);
+	ctl_record(cpu, c, IOT_EV_DEGRADE, now, fill,
+		   c->degrade_skipped - c->degrade_skipped0, IOT_DEGRADE_END);
 	return false;
 }
 
