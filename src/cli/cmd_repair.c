@@ -337,7 +337,7 @@ static void say_where(const struct repair_opts *o, const struct trace_reader *rd
 		      const struct iot_rec *e, size_t ne)
 {
 	const struct iot_drop_stretch *st = rd->drop_stretches;
-	size_t k = 0, in = 0, n = rd->nr_drop_stretches;
+	size_t k = 0, in = 0, bp = 0, n = rd->nr_drop_stretches;
 	uint64_t drops = 0;
 
 	for (size_t i = 0; i < rd->nr_drops; i++)
@@ -355,19 +355,39 @@ static void say_where(const struct repair_opts *o, const struct trace_reader *rd
 	}
 	/* the stretches come in drain order: their ends never go back */
 	for (size_t i = 0; i < ne; i++) {
+		bool dropped = false;
+
 		while (k < n && st[k].to_ns < e[i].ts_ns)
 			k++;
-		for (size_t j = k; j < n && st[j].from_ns < e[i].ts_ns; j++)
-			if (st[j].drops && e[i].ts_ns <= st[j].to_ns) {
-				in++;
+		for (size_t j = k; j < n && st[j].from_ns < e[i].ts_ns && !dropped; j++)
+			dropped = st[j].drops && e[i].ts_ns <= st[j].to_ns;
+		in += dropped;
+		/* back-pressure: a CPU left its records out on purpose (a call's
+		 * exit, say, after its enter was written) */
+		for (size_t j = 0; j < rd->nr_degrades && !dropped; j++) {
+			const struct iot_degrade_stretch *d = &rd->degrades[j];
+
+			if (e[i].ts_ns >= d->from_ns &&
+			    (!d->to_ns || e[i].ts_ns <= d->to_ns)) {
+				bp++;
 				break;
 			}
+		}
+	}
+	if (!rd->nr_degrades) {
+		fprintf(stderr,
+			"iotrail: %s: %zu of the %zu estimated events lie where a CPU's "
+			"buffer dropped records; %zu where none did (the kernel did not "
+			"hand them to the programs)\n",
+			o->input, in, ne, ne - in);
+		return;
 	}
 	fprintf(stderr,
 		"iotrail: %s: %zu of the %zu estimated events lie where a CPU's buffer "
-		"dropped records; %zu where none did (the kernel did not hand them to "
-		"the programs)\n",
-		o->input, in, ne, ne - in);
+		"dropped records; %zu in a back-pressure stretch (where a CPU wrote "
+		"summaries and left other records out); %zu in neither (the kernel did "
+		"not hand them to the programs)\n",
+		o->input, in, ne, bp, ne - in - bp);
 }
 
 static int repair(const struct repair_opts *o, struct trace_reader *rd,
