@@ -53,10 +53,10 @@ noise_stop
 "$IOTRAIL" report -i "$TMP/full.iot" -a who --by task -f json >"$TMP/full.json"
 "$IOTRAIL" report -i "$TMP/flow.iot" -a who --by task -f json >"$TMP/flow.json"
 python3 - "$TMP/full.json" "$TMP/flow.json" $(cat "$TMP/full.io") $(cat "$TMP/flow.io") \
-	"$(stat -c %s "$TMP/full.iot")" "$(stat -c %s "$TMP/flow.iot")" <<'PY' >"$TMP/out" 2>&1 &&
+	"$(stat -c %s "$TMP/full.iot")" "$(stat -c %s "$TMP/flow.iot")" "$(stat -c %s "$MNT/a")" <<'PY' >"$TMP/out" 2>&1 &&
 import json, sys
 full, flow = (json.load(open(p)) for p in sys.argv[1:3])
-fpid, fbytes, pid, rbytes, fsize, size = (int(x) for x in sys.argv[3:9])
+fpid, fbytes, pid, rbytes, fsize, size, asize = (int(x) for x in sys.argv[3:10])
 def rows(j):
     return [r for r in j["who"]["rows"] if r["read_requests"] or r["write_requests"]]
 # the noise ran while everything was recorded: the comparison means something
@@ -66,7 +66,9 @@ assert noisy and sum(r["read_requests"] for r in noisy) >= 100, rows(full)
 assert all(r["pid"] == pid for r in rows(flow)), rows(flow)
 lost = flow["join"]["lost_completions"] + flow["join"]["unfinished"]
 got = sum(r["read_bytes"] for r in rows(flow))
-assert rbytes >= 32 << 20 and abs(got - rbytes) <= lost * (128 << 10), (got, rbytes, flow["join"])
+# every byte of the file; /proc/PID/io may also count python's own modules
+# when they were not cached (CI: 12 KiB more)
+assert rbytes >= got and abs(got - asize) <= lost * (128 << 10), (got, asize, rbytes, flow["join"])
 assert flow["flows_recorded"].startswith("command: start=syscall,io_uring"), flow["flows_recorded"]
 assert full["flows_recorded"] == "", full["flows_recorded"]
 assert size < fsize, (size, fsize)
