@@ -53,17 +53,12 @@ static int finish(struct analysis *a, struct an_output *o)
 		struct dev_result *d = &a->devs[i];
 
 		for (int s = 0; s < NR_STAGES; s++) {
-			for (int op = 0; op < NR_OPG && a->env.stage_all; op++) {
-				const struct metric *m = &d->stage[s][op];
-
-				for (size_t k = 0; k < m->n; k++)
-					analysis_note_err(
-					    a, metric_add(&d->stage_all[s], 0, m->v[k]));
-				if (m->agg_n)
-					metric_add_hist(&d->stage_all[s], m->agg_b,
-							m->agg_sum);
-			}
+			for (int op = 0; op < NR_OPG && a->env.stage_all; op++)
+				analysis_note_err(a, metric_add_all(&d->stage_all[s],
+								    &d->stage[s][op]));
 			analysis_note_err(a, metric_finish(&d->stage_all[s]));
+			/* one stage's copy at a time */
+			metric_drop_values(&d->stage_all[s]);
 			for (int op = 0; op < NR_OPG; op++)
 				analysis_note_err(a, metric_finish(&d->stage[s][op]));
 		}

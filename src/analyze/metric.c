@@ -3,6 +3,7 @@
 #include "metric.h"
 #include "../util/grow.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,19 +21,43 @@ void metric_init(struct metric *m, const char *scope, const char *name, const ch
 
 int metric_add(struct metric *m, uint64_t t, uint64_t v)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap, cap_t = m->cap;
-
-		if (GROW(m->v, m->n + 1, cap) ||
-		    (m->keep_time && GROW(m->t, m->n + 1, cap_t)))
+	if (!m->keep_time && v <= UINT32_MAX) {
+		if (GROW(m->v32, m->n32 + 1, m->cap32))
 			return -ENOMEM;
-		m->cap = cap;
+		m->v32[m->n32++] = (uint32_t)v;
+	} else {
+		size_t nv = m->n - m->n32;
+
+		if (nv == m->cap) {
+			size_t cap = m->cap, cap_t = m->cap;
+
+			if (GROW(m->v, nv + 1, cap) ||
+			    (m->keep_time && GROW(m->t, nv + 1, cap_t)))
+				return -ENOMEM;
+			m->cap = cap;
+		}
+		if (m->keep_time)
+			m->t[nv] = t;
+		m->v[nv] = v;
 	}
-	if (m->keep_time)
-		m->t[m->n] = t;
-	m->v[m->n++] = v;
+	m->n++;
 	m->sum += v;
 	m->sorted = false;
+	return 0;
+}
+
+int metric_add_all(struct metric *dst, const struct metric *src)
+{
+	size_t nv = src->n - src->n32;
+
+	for (size_t k = 0; k < src->n32; k++)
+		if (metric_add(dst, 0, src->v32[k]))
+			return -ENOMEM;
+	for (size_t k = 0; k < nv; k++)
+		if (metric_add(dst, 0, src->v[k]))
+			return -ENOMEM;
+	if (src->agg_n)
+		metric_add_hist(dst, src->agg_b, src->agg_sum);
 	return 0;
 }
 
@@ -43,78 +68,111 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int sort_u64(uint64_t *v, size_t n)
+static int cmp_u32(const void *a, const void *b)
 {
-	uint64_t *tmp, *src = v, *dst, or_all = 0, and_all = ~0ull;
-	size_t count[65536];
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (n < 2)
-		return 0;
-	if (n < 64) { /* insertion sort */
-		for (size_t i = 1; i < n; i++) {
-			uint64_t x = v[i];
-			size_t k = i;
-
-			while (k && v[k - 1] > x) {
-				v[k] = v[k - 1];
-				k--;
-			}
-			v[k] = x;
-		}
-		return 0;
-	}
-	if (n < 8192) { /* 16-bit radix passes clear 512 KB each: too much here */
-		qsort(v, n, sizeof(*v), cmp_u64);
-		return 0;
-	}
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	dst = tmp;
-	for (size_t i = 0; i < n; i++) {
-		or_all |= v[i];
-		and_all &= v[i];
-	}
-	for (int shift = 0; shift < 64; shift += 16) {
-		uint64_t digit_mask = 0xffffull << shift;
-		size_t sum = 0;
-
-		/* every value has the same digit here: nothing to do */
-		if ((or_all & digit_mask) == (and_all & digit_mask))
-			continue;
-		memset(count, 0, sizeof(count));
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xffff]++;
-		for (size_t d = 0; d < 65536; d++) {
-			size_t c = count[d];
-
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
-		uint64_t *x = src;
-
-		src = dst;
-		dst = x;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	return 0;
+	return (x > y) - (x < y);
 }
 
-static uint64_t pct(const uint64_t *v, size_t n, double p)
+/* LSD radix sort of n values of type T, 16-bit digits, skipping digits that
+ * are equal in every value; small sets by insertion sort and qsort */
+#define RADIX_SORT(T, v, n, cmp)                                                         \
+	do {                                                                             \
+		T *tmp, *src = (v), *dst, or_all = 0, and_all = (T) ~(T)0;               \
+		static_assert(sizeof(T) % 2 == 0, "16-bit digits");                      \
+		size_t count[65536];                                                     \
+                                                                                         \
+		if ((n) < 2)                                                             \
+			return 0;                                                        \
+		if ((n) < 64) {                                                          \
+			for (size_t i = 1; i < (n); i++) {                               \
+				T x = (v)[i];                                            \
+				size_t k = i;                                            \
+                                                                                         \
+				while (k && (v)[k - 1] > x) {                            \
+					(v)[k] = (v)[k - 1];                             \
+					k--;                                             \
+				}                                                        \
+				(v)[k] = x;                                              \
+			}                                                                \
+			return 0;                                                        \
+		}                                                                        \
+		if ((n) < 8192) { /* a 16-bit pass clears 512 KB: too much here */       \
+			qsort((v), (n), sizeof(T), cmp);                                 \
+			return 0;                                                        \
+		}                                                                        \
+		tmp = malloc((n) * sizeof(T));                                           \
+		if (!tmp)                                                                \
+			return -ENOMEM;                                                  \
+		dst = tmp;                                                               \
+		for (size_t i = 0; i < (n); i++) {                                       \
+			or_all |= (v)[i];                                                \
+			and_all &= (v)[i];                                               \
+		}                                                                        \
+		for (unsigned int shift = 0; shift < 8 * sizeof(T); shift += 16) {       \
+			T digit_mask = (T)((T)0xffff << shift);                          \
+			size_t sum = 0;                                                  \
+                                                                                         \
+			if ((or_all & digit_mask) == (and_all & digit_mask))             \
+				continue; /* the same digit in every value */            \
+			memset(count, 0, sizeof(count));                                 \
+			for (size_t i = 0; i < (n); i++)                                 \
+				count[(src[i] >> shift) & 0xffff]++;                     \
+			for (size_t d = 0; d < 65536; d++) {                             \
+				size_t c = count[d];                                     \
+                                                                                         \
+				count[d] = sum;                                          \
+				sum += c;                                                \
+			}                                                                \
+			for (size_t i = 0; i < (n); i++)                                 \
+				dst[count[(src[i] >> shift) & 0xffff]++] = src[i];       \
+			T *x = src;                                                      \
+                                                                                         \
+			src = dst;                                                       \
+			dst = x;                                                         \
+		}                                                                        \
+		if (src != (v))                                                          \
+			memcpy((v), src, (n) * sizeof(T));                               \
+		free(tmp);                                                               \
+		return 0;                                                                \
+	} while (0)
+
+int sort_u64(uint64_t *v, size_t n)
+{
+	RADIX_SORT(uint64_t, v, n, cmp_u64);
+}
+
+int sort_u32(uint32_t *v, size_t n)
+{
+	RADIX_SORT(uint32_t, v, n, cmp_u32);
+}
+
+/* The sorted values of a finished metric: lo (below 2^32) then hi, which
+ * are all at least 2^32 when lo is not empty. */
+struct sorted_vals {
+	const uint32_t *lo;
+	size_t nlo;
+	const uint64_t *hi;
+	size_t n; /* nlo + hi's */
+};
+
+static uint64_t val_at(const struct sorted_vals *s, size_t k)
+{
+	return k < s->nlo ? s->lo[k] : s->hi[k - s->nlo];
+}
+
+static uint64_t pct(const struct sorted_vals *v, double p)
 {
 	/* nearest rank: the smallest value with at least p of the samples
 	 * at or below it */
-	size_t k = (size_t)((p * n) + 0.999999999);
+	size_t k = (size_t)((p * v->n) + 0.999999999);
 
 	if (k < 1)
 		k = 1;
-	if (k > n)
-		k = n;
-	return v[k - 1];
+	if (k > v->n)
+		k = v->n;
+	return val_at(v, k - 1);
 }
 
 void metric_add_hist(struct metric *m, const uint64_t buckets[64], uint64_t sum)
@@ -188,10 +246,13 @@ static void add_agg_buckets(const struct metric *m, uint64_t divisor, struct log
 
 void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 {
+	size_t nv = m->n - m->n32;
+
 	memset(h, 0, sizeof(*h));
 	h->max_slot = -1;
 	for (size_t i = 0; i < m->n; i++) {
-		uint64_t x = m->v[i] / (divisor ? divisor : 1);
+		uint64_t x =
+		    (i < nv ? m->v[i] : m->v32[i - nv]) / (divisor ? divisor : 1);
 		int k = x ? 63 - __builtin_clzll(x) : 0;
 
 		h->slot[k]++;
@@ -201,15 +262,19 @@ void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 	add_agg_buckets(m, divisor, h);
 }
 
-/* first index of sorted v[0..n) with v >= x */
-static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
+/* first index of the sorted values with v >= x */
+static size_t lower_bound(const struct sorted_vals *v, size_t from, uint64_t x)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = from, hi = v->n;
 
+	if (x > UINT32_MAX && lo < v->nlo) /* every lo value is below x */
+		lo = v->nlo;
+	else if (x <= UINT32_MAX && v->nlo && hi > v->nlo) /* every hi one not */
+		hi = v->nlo;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid] < x)
+		if (val_at(v, mid) < x)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -220,21 +285,21 @@ static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
 /* metric_hist() of sorted values, by 64 binary searches instead of a pass
  * (and a division) per value: slot k ends where v / divisor reaches
  * 2^(k+1), that is v >= 2^(k+1) * divisor. */
-static void hist_sorted(const struct metric *m, const uint64_t *v, uint64_t divisor,
-			struct log2_hist *h)
+static void hist_sorted(const struct metric *m, const struct sorted_vals *v,
+			uint64_t divisor, struct log2_hist *h)
 {
 	size_t start = 0;
 
 	memset(h, 0, sizeof(*h));
 	h->max_slot = -1;
-	for (int k = 0; k < LOG2_SLOTS && start < m->n; k++) {
+	for (int k = 0; k < LOG2_SLOTS && start < v->n; k++) {
 		uint64_t bound;
 		size_t end;
 
 		if (k + 1 >= 64 || __builtin_mul_overflow(2ull << k, divisor, &bound))
-			end = m->n;
+			end = v->n;
 		else
-			end = lower_bound(v + start, m->n - start, bound) + start;
+			end = lower_bound(v, start, bound);
 		h->slot[k] = end - start;
 		if (end > start)
 			h->max_slot = k;
@@ -246,24 +311,25 @@ static void hist_sorted(const struct metric *m, const uint64_t *v, uint64_t divi
 int metric_finish(struct metric *m)
 {
 	uint64_t *c = NULL;
-	const uint64_t *v = m->v;
+	size_t nv = m->n - m->n32;
+	struct sorted_vals v = {m->v32, m->n32, m->v, m->n};
 
 	if (m->finished)
 		return 0;
 	m->finished = true;
-	if (m->n && !m->sorted && m->keep_time) {
+	if (nv && !m->sorted && m->keep_time) {
 		/* keep the series order: statistics from a sorted copy */
-		c = malloc(m->n * sizeof(*c));
+		c = malloc(nv * sizeof(*c));
 		if (!c)
 			return -ENOMEM;
-		memcpy(c, m->v, m->n * sizeof(*c));
-		if (sort_u64(c, m->n)) {
+		memcpy(c, m->v, nv * sizeof(*c));
+		if (sort_u64(c, nv)) {
 			free(c);
 			return -ENOMEM;
 		}
-		v = c;
+		v.hi = c;
 	} else if (m->n && !m->sorted) {
-		if (sort_u64(m->v, m->n))
+		if (sort_u64(m->v, nv) || sort_u32(m->v32, m->n32))
 			return -ENOMEM;
 		m->sorted = true;
 	}
@@ -272,18 +338,29 @@ int metric_finish(struct metric *m)
 		hist_stats(m, &m->st);
 	} else if (m->n) {
 		m->st.count = m->n;
-		m->st.min = v[0];
-		m->st.max = v[m->n - 1];
+		m->st.min = val_at(&v, 0);
+		m->st.max = val_at(&v, m->n - 1);
 		m->st.avg = (double)m->sum / m->n;
-		m->st.p50 = pct(v, m->n, 0.50);
-		m->st.p90 = pct(v, m->n, 0.90);
-		m->st.p99 = pct(v, m->n, 0.99);
-		m->st.p999 = pct(v, m->n, 0.999);
+		m->st.p50 = pct(&v, 0.50);
+		m->st.p90 = pct(&v, 0.90);
+		m->st.p99 = pct(&v, 0.99);
+		m->st.p999 = pct(&v, 0.999);
 	}
-	hist_sorted(m, v, 1, &m->hist);
-	hist_sorted(m, v, 1000, &m->hist_k);
+	hist_sorted(m, &v, 1, &m->hist);
+	hist_sorted(m, &v, 1000, &m->hist_k);
 	free(c);
 	return 0;
+}
+
+void metric_drop_values(struct metric *m)
+{
+	if (!m->finished || m->keep_time)
+		return;
+	free(m->v);
+	free(m->v32);
+	m->v = NULL;
+	m->v32 = NULL;
+	m->cap = m->cap32 = 0;
 }
 
 void metric_release(struct metric *m)
@@ -291,5 +368,6 @@ void metric_release(struct metric *m)
 	free(m->v);
 	free(m->t);
 	free(m->sv);
+	free(m->v32);
 	memset(m, 0, sizeof(*m));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Radix sort, nearest-rank percentiles and log2 histogram edges. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/metric.h"
 #include "helpers.h"
@@ -8,6 +9,13 @@
 static int cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return (x > y) - (x < y);
 }
@@ -30,6 +38,19 @@ static void radix_matches_qsort(void **state)
 		assert_int_equal(sort_u64(a, n), 0);
 		qsort(b, n, 8, cmp);
 		assert_memory_equal(a, b, n * 8);
+		free(a);
+		free(b);
+	}
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		uint32_t *a = malloc((n + 1) * 4), *b = malloc((n + 1) * 4);
+
+		for (size_t i = 0; i < n; i++) /* low digits alike, high ones not */
+			a[i] = b[i] = (i % 3) ? (uint32_t)rand() % 1000
+					      : (uint32_t)rand() << 16 | 5;
+		assert_int_equal(sort_u32(a, n), 0);
+		qsort(b, n, 4, cmp32);
+		assert_memory_equal(a, b, n * 4);
 		free(a);
 		free(b);
 	}
@@ -106,29 +127,33 @@ static void finish_matches_hist(void **state)
 		struct log2_hist h1, hk;
 		uint64_t buckets[64] = {0};
 		uint64_t x = 88172645463325252ull;
+		uint64_t vals[64 * 4 + 5001], *sorted;
+		size_t nv = 0;
 
-		metric_init(&m, "s", "q2c", "ns", keep);
 		for (int k = 0; k < 64; k++) {
 			uint64_t e = 1ull << k;
 
-			metric_add(&m, 0, e - 1);
-			metric_add(&m, 0, e);
-			metric_add(&m, 0, e * 1000 - 1);
-			metric_add(&m, 0, e * 1000);
+			vals[nv++] = e - 1;
+			vals[nv++] = e;
+			vals[nv++] = e * 1000 - 1;
+			vals[nv++] = e * 1000;
 		}
 		for (int i = 0; i < 5000; i++) { /* xorshift: values of every size */
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			metric_add(&m, i, x >> (x & 63));
+			vals[nv++] = x >> (x & 63);
 		}
-		metric_add(&m, 0, UINT64_MAX);
+		vals[nv++] = UINT64_MAX;
+		metric_init(&m, "s", "q2c", "ns", keep);
+		for (size_t i = 0; i < nv; i++)
+			metric_add(&m, i, vals[i]);
 		buckets[3] = 5;
 		buckets[40] = 2;
 		metric_add_hist(&m, buckets, 100);
 		/* the reference: the same values, hist by a pass */
 		metric_init(&ref, "s", "q2c", "ns", false);
-		for (size_t i = 0; i < m.n; i++)
-			metric_add(&ref, 0, m.v[i]);
-		metric_add_hist(&ref, buckets, 100);
+		assert_int_equal(metric_add_all(&ref, &m), 0);
+		assert_int_equal(ref.n, nv);
+		assert_int_equal(ref.agg_n, 7);
 		metric_hist(&ref, 1, &h1);
 		metric_hist(&ref, 1000, &hk);
 		assert_int_equal(metric_finish(&m), 0);
@@ -140,6 +165,16 @@ static void finish_matches_hist(void **state)
 		assert_int_equal(m.st.max, UINT64_MAX);
 		if (keep) /* the series keeps its order */
 			assert_int_equal(m.v[m.n - 1], UINT64_MAX);
+		/* the order statistics, against a sort of every value */
+		sorted = malloc(sizeof(vals));
+		memcpy(sorted, vals, sizeof(vals));
+		qsort(sorted, nv, 8, cmp);
+		assert_int_equal(m.st.min, sorted[0]);
+		assert_int_equal(m.st.p50, sorted[(nv + 1) / 2 - 1]);
+		assert_int_equal(m.st.p99, sorted[(size_t)(0.99 * nv + 0.999999999) - 1]);
+		assert_int_equal(m.st.p999,
+				 sorted[(size_t)(0.999 * nv + 0.999999999) - 1]);
+		free(sorted);
 		metric_release(&m);
 		metric_release(&ref);
 	}
