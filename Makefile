@@ -147,6 +147,12 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 asan:
 	$(MAKE) OUT=build/asan CFLAGS="-O1 -g" SAN="$(ASAN_FLAGS)" all unit-bins
 
+# A build with ThreadSanitizer, in build/tsan: the analyzers in threads of
+# their own (src/analyze/fanout.c) under it, in test_analyzers and test_pack.
+tsan:
+	$(MAKE) OUT=build/tsan CFLAGS="-O1 -g" SAN="-fsanitize=thread" \
+		build/tsan/iotrail build/tsan/tests/test_analyzers
+
 # libFuzzer harnesses (tests/fuzz/), built with clang in build/fuzz; `make
 # fuzz` runs each for FUZZ_SECONDS after the regression corpus.
 FUZZERS      := trace layout ext blktrace
@@ -163,7 +169,7 @@ fuzz: fuzz-bins
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
 
-test: all $(UNIT_BINS) asan fuzz-bins
+test: all $(UNIT_BINS) asan tsan fuzz-bins
 	@tests/run-all.sh
 
 format:

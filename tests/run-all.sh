@@ -37,6 +37,27 @@ for t in tests/integration/test_*.sh; do
 		failed=$((failed + 1))
 	fi
 done
+# The analyzers in threads of their own under ThreadSanitizer (make tsan;
+# test_pack runs its iotrail too)
+for t in build/tsan/tests/test_*; do
+	echo "== tsan unit: $t"
+	"$t" >"$log" 2>&1
+	rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	grep -E "^\[  FAILED  \] [a-z_]|ThreadSanitizer" "$log"
+	if grep -q "WARNING: ThreadSanitizer" "$log" || { [ $rc -ne 0 ] && [ -z "$f" ]; }; then
+		echo "not ok - tsan $t exited $rc"
+		tail -20 "$log"
+		failed=$((failed + 1))
+	fi
+done
+[ -x build/tsan/tests/test_analyzers ] || {
+	echo "not ok - build/tsan missing (make tsan)"
+	failed=$((failed + 1))
+}
 # Again with AddressSanitizer and UBSan (make asan): the unit tests and the
 # integration tests, but for two that fail when the recorder itself is
 # several times slower: test_record's task names come from /proc when a

@@ -14,6 +14,7 @@
 
 #include "../util/grow.h"
 #include "analyzer.h"
+#include "fanout.h"
 
 const char *const stage_names[NR_STAGES] = {"q2g", "g2i", "i2d", "d2c", "q2c"};
 const char *const opg_names[NR_OPG] = {"read", "write"};
@@ -116,10 +117,84 @@ struct table *an_output_table(struct analysis *a, struct an_output *o, const cha
 	return t;
 }
 
+void an_hooks_request(struct analysis *a, const struct an_hooks *h, struct dev_result *d,
+		      const struct join_request *r)
+{
+	for (size_t i = 0; i < h->nr_on_request; i++)
+		h->on_request[i].fn(a, h->on_request[i].priv, d, r);
+}
+
+void an_hooks_bio(struct analysis *a, const struct an_hooks *h, struct dev_result *d,
+		  const struct join_request *r, const struct join_bio *b)
+{
+	for (size_t i = 0; i < h->nr_on_bio; i++)
+		h->on_bio[i].fn(a, h->on_bio[i].priv, d, r, b);
+}
+
+void an_hooks_syscall(struct analysis *a, const struct an_hooks *h,
+		      const struct join_syscall *s)
+{
+	for (size_t i = 0; i < h->nr_on_syscall; i++)
+		h->on_syscall[i].fn(a, h->on_syscall[i].priv, s);
+}
+
+/* the rare hooks (a journal commit, a marker, ...): a walk over the
+ * analyzers */
+#define RARE_HOOK(hook, type)                                                            \
+	void an_hooks_##hook(struct analysis *a, const struct an_hooks *h, type x)       \
+	{                                                                                \
+		for (size_t i = 0; i < h->nr_outs; i++)                                  \
+			if (h->outs[i]->an->hook)                                        \
+				h->outs[i]->an->hook(a, h->outs[i]->priv, x);            \
+	}
+RARE_HOOK(commit, const struct join_commit *)
+RARE_HOOK(uring, const struct join_uring *)
+RARE_HOOK(mark, const struct join_mark *)
+RARE_HOOK(unfinished, const struct join_request *)
+RARE_HOOK(fault, const struct join_fault *)
+RARE_HOOK(dirty, const struct join_dirty *)
+
+int an_hooks_add(struct an_hooks *h, struct an_output *o)
+{
+	const struct analyzer *an = o->an;
+
+	if (!h->outs) {
+		h->outs = calloc(nr_analyzers, sizeof(*h->outs));
+		h->on_request = calloc(nr_analyzers, sizeof(*h->on_request));
+		h->on_bio = calloc(nr_analyzers, sizeof(*h->on_bio));
+		h->on_syscall = calloc(nr_analyzers, sizeof(*h->on_syscall));
+		if (!h->outs || !h->on_request || !h->on_bio || !h->on_syscall)
+			return -ENOMEM;
+	}
+	h->outs[h->nr_outs++] = o;
+	if (an->request)
+		h->on_request[h->nr_on_request].fn = an->request,
+		h->on_request[h->nr_on_request++].priv = o->priv;
+	if (an->bio)
+		h->on_bio[h->nr_on_bio].fn = an->bio,
+		h->on_bio[h->nr_on_bio++].priv = o->priv;
+	if (an->syscall)
+		h->on_syscall[h->nr_on_syscall].fn = an->syscall,
+		h->on_syscall[h->nr_on_syscall++].priv = o->priv;
+	return 0;
+}
+
+void an_hooks_release(struct an_hooks *h)
+{
+	free(h->outs);
+	free(h->on_request);
+	free(h->on_bio);
+	free(h->on_syscall);
+	memset(h, 0, sizeof(*h));
+}
+
+/* The sink's side of each join output: the counts of the result, and the
+ * analyzers' hooks, here or through the fan-out's log. */
 static void on_request(void *ctx, const struct join_request *r)
 {
 	struct analysis *a = ctx;
-	struct dev_result *d = analysis_dev(a, r->dev);
+	struct dev_result *d =
+	    a->fan ? fanout_dev(a->fan, r->dev) : analysis_dev(a, r->dev);
 	int o = opg_of(r->flags);
 
 	if (!d)
@@ -131,8 +206,10 @@ static void on_request(void *ctx, const struct join_request *r)
 			return;
 		}
 	}
-	for (size_t i = 0; i < a->nr_on_request; i++)
-		a->on_request[i].fn(a, a->on_request[i].priv, d, r);
+	if (a->fan)
+		fanout_request(a->fan, d, r);
+	else
+		an_hooks_request(a, &a->hooks, d, r);
 	a->requests_total++;
 	if (r->error)
 		d->errors++;
@@ -172,10 +249,14 @@ static void on_bio(void *ctx, const struct join_request *r, const struct join_bi
 	a->bios_total++;
 	if (r->estimated && a->env.measured_only)
 		return;
-	if (!a->nr_on_bio || !(d = analysis_dev(a, r->dev)))
+	if (!a->hooks.nr_on_bio)
 		return;
-	for (size_t i = 0; i < a->nr_on_bio; i++)
-		a->on_bio[i].fn(a, a->on_bio[i].priv, d, r, b);
+	if (a->fan) {
+		if ((d = fanout_dev(a->fan, r->dev)))
+			fanout_bio(a->fan, d, r, b);
+	} else if ((d = analysis_dev(a, r->dev))) {
+		an_hooks_bio(a, &a->hooks, d, r, b);
+	}
 }
 
 static void on_syscall(void *ctx, const struct join_syscall *s)
@@ -190,65 +271,39 @@ static void on_syscall(void *ctx, const struct join_syscall *s)
 		}
 	}
 	a->syscalls_total++;
-	for (size_t i = 0; i < a->nr_on_syscall; i++)
-		a->on_syscall[i].fn(a, a->on_syscall[i].priv, s);
+	if (a->fan)
+		fanout_syscall(a->fan, s);
+	else
+		an_hooks_syscall(a, &a->hooks, s);
 }
 
-/* rare (one per journal commit): a walk over the analyzers */
 static void on_commit(void *ctx, const struct join_commit *c)
 {
 	struct analysis *a = ctx;
 
 	a->commits_total++;
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->commit)
-			a->out[i].an->commit(a, a->out[i].priv, c);
+	if (a->fan)
+		fanout_commit(a->fan, c);
+	else
+		an_hooks_commit(a, &a->hooks, c);
 }
 
-static void on_uring(void *ctx, const struct join_uring *u)
-{
-	struct analysis *a = ctx;
-
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->uring)
-			a->out[i].an->uring(a, a->out[i].priv, u);
-}
-
-static void on_mark(void *ctx, const struct join_mark *m)
-{
-	struct analysis *a = ctx;
-
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->mark)
-			a->out[i].an->mark(a, a->out[i].priv, m);
-}
-
-static void on_unfinished(void *ctx, const struct join_request *r)
-{
-	struct analysis *a = ctx;
-
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->unfinished)
-			a->out[i].an->unfinished(a, a->out[i].priv, r);
-}
-
-static void on_fault(void *ctx, const struct join_fault *f)
-{
-	struct analysis *a = ctx;
-
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->fault)
-			a->out[i].an->fault(a, a->out[i].priv, f);
-}
-
-static void on_dirty(void *ctx, const struct join_dirty *d)
-{
-	struct analysis *a = ctx;
-
-	for (size_t i = 0; i < a->nr_out; i++)
-		if (a->out[i].an->dirty)
-			a->out[i].an->dirty(a, a->out[i].priv, d);
-}
+/* the other outputs: to the hooks, here or through the log */
+#define SINK_HOOK(hook, type)                                                            \
+	static void on_##hook(void *ctx, type x)                                         \
+	{                                                                                \
+		struct analysis *a = ctx;                                                \
+                                                                                         \
+		if (a->fan)                                                              \
+			fanout_##hook(a->fan, x);                                        \
+		else                                                                     \
+			an_hooks_##hook(a, &a->hooks, x);                                \
+	}
+SINK_HOOK(uring, const struct join_uring *)
+SINK_HOOK(mark, const struct join_mark *)
+SINK_HOOK(unfinished, const struct join_request *)
+SINK_HOOK(fault, const struct join_fault *)
+SINK_HOOK(dirty, const struct join_dirty *)
 
 int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *env)
 {
@@ -260,10 +315,7 @@ int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *e
 		if (env->syscall_nr[k] < ANALYSIS_SYSCALL_NRS)
 			a->syscall_kind[env->syscall_nr[k]] = (int8_t)k;
 	a->out = calloc(nr_analyzers, sizeof(*a->out));
-	a->on_request = calloc(nr_analyzers, sizeof(*a->on_request));
-	a->on_bio = calloc(nr_analyzers, sizeof(*a->on_bio));
-	a->on_syscall = calloc(nr_analyzers, sizeof(*a->on_syscall));
-	if (!a->out || !a->on_request || !a->on_bio || !a->on_syscall)
+	if (!a->out)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr_analyzers; i++) {
 		const struct analyzer *an = analyzers[i];
@@ -275,17 +327,8 @@ int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *e
 		o = &a->out[a->nr_out++];
 		o->an = an;
 		o->priv = calloc(1, an->priv_size ? an->priv_size : 1);
-		if (!o->priv)
+		if (!o->priv || an_hooks_add(&a->hooks, o))
 			return -ENOMEM;
-		if (an->request)
-			a->on_request[a->nr_on_request].fn = an->request,
-			a->on_request[a->nr_on_request++].priv = o->priv;
-		if (an->bio)
-			a->on_bio[a->nr_on_bio].fn = an->bio,
-			a->on_bio[a->nr_on_bio++].priv = o->priv;
-		if (an->syscall)
-			a->on_syscall[a->nr_on_syscall].fn = an->syscall,
-			a->on_syscall[a->nr_on_syscall++].priv = o->priv;
 		err = an->init ? an->init(a, o) : 0;
 		if (err) {
 			if (!a->errmsg[0])
@@ -386,10 +429,9 @@ void analysis_release(struct analysis *a)
 		}
 		free(o->tables);
 	}
+	analysis_fanout_end(a);
 	free(a->out);
-	free(a->on_request);
-	free(a->on_bio);
-	free(a->on_syscall);
+	an_hooks_release(&a->hooks);
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		struct dev_result *d = &a->devs[i];
 

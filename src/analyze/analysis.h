@@ -113,12 +113,11 @@ struct analysis_env {
 	const char *(*cgroup_path)(void *ctx, uint32_t id);
 };
 
-struct analysis {
-	struct analysis_env env;
-	struct an_output *out; /* the chosen analyzers, in registry order */
-	size_t nr_out;
-	/* the hooks they have, gathered at init: the per-event dispatch is a
-	 * loop over these only */
+struct analysis;
+
+/* The hooks of some of the chosen analyzers (analyzer.h), gathered at init:
+ * the per-event dispatch is a loop over these only. */
+struct an_hooks {
 	struct {
 		void (*fn)(struct analysis *a, void *priv, struct dev_result *d,
 			   const struct join_request *r);
@@ -134,6 +133,20 @@ struct analysis {
 		void *priv;
 	} * on_syscall;
 	size_t nr_on_request, nr_on_bio, nr_on_syscall;
+	struct an_output **outs; /* for the rare hooks: a walk over these */
+	size_t nr_outs;
+};
+
+struct fanout;
+
+struct analysis {
+	struct analysis_env env;
+	struct an_output *out; /* the chosen analyzers, in registry order */
+	size_t nr_out;
+	struct an_hooks hooks; /* all of theirs */
+	/* analysis_fanout_start(): the hooks run in threads of their own,
+	 * from a log the joining thread writes (fanout.c); NULL: here */
+	struct fanout *fan;
 
 	struct dev_result *devs;
 	size_t nr_devs, cap_devs;
@@ -160,6 +173,37 @@ int analysis_init(struct analysis *a, uint64_t analyzers, const struct analysis_
 struct join_sink analysis_sink(struct analysis *a);
 /* One histogram of an AGG chunk (--aggregate recordings). */
 void analysis_add_agg(struct analysis *a, const struct iot_agg_entry *e);
+/* The hooks of analyzers in threads of their own: up to `threads` of them,
+ * each running its share of the chosen analyzers over a log of the join's
+ * output, in the join's order, so each analyzer sees what it would see
+ * here (fanout.c). 0, or -errno with nothing changed (the hooks run here).
+ * analysis_fanout_end() after the join's end, before anything else. */
+int analysis_fanout_start(struct analysis *a, unsigned int threads);
+/* The log's last entries through their analyzers, and the threads gone. */
+void analysis_fanout_end(struct analysis *a);
+/* The dispatch of one join output to the hooks h (the sink's, or a fan-out
+ * thread's) */
+void an_hooks_request(struct analysis *a, const struct an_hooks *h, struct dev_result *d,
+		      const struct join_request *r);
+void an_hooks_bio(struct analysis *a, const struct an_hooks *h, struct dev_result *d,
+		  const struct join_request *r, const struct join_bio *b);
+void an_hooks_syscall(struct analysis *a, const struct an_hooks *h,
+		      const struct join_syscall *s);
+void an_hooks_commit(struct analysis *a, const struct an_hooks *h,
+		     const struct join_commit *c);
+void an_hooks_uring(struct analysis *a, const struct an_hooks *h,
+		    const struct join_uring *u);
+void an_hooks_mark(struct analysis *a, const struct an_hooks *h,
+		   const struct join_mark *m);
+void an_hooks_unfinished(struct analysis *a, const struct an_hooks *h,
+			 const struct join_request *r);
+void an_hooks_fault(struct analysis *a, const struct an_hooks *h,
+		    const struct join_fault *f);
+void an_hooks_dirty(struct analysis *a, const struct an_hooks *h,
+		    const struct join_dirty *d);
+/* h gains the hooks of o's analyzer; 0 or -ENOMEM */
+int an_hooks_add(struct an_hooks *h, struct an_output *o);
+void an_hooks_release(struct an_hooks *h);
 /* After the last event: every analyzer's finish, every statistic. */
 int analysis_finish(struct analysis *a);
 void analysis_release(struct analysis *a);
@@ -175,8 +219,12 @@ static inline struct dev_result *analysis_dev(struct analysis *a, uint32_t dev)
 }
 static inline void analysis_note_err(struct analysis *a, int err)
 {
-	if (__builtin_expect(err != 0, 0) && !a->err)
-		a->err = err;
+	int none = 0;
+
+	/* the first: hooks may run in several threads (fanout.c) */
+	if (__builtin_expect(err != 0, 0))
+		__atomic_compare_exchange_n(&a->err, &none, err, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
 }
 /* The kind (enum syscall_kind) of system call number nr in the trace's
  * architecture, or -1: a table lookup. */

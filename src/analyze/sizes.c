@@ -11,10 +11,9 @@ struct sizes_priv {
 	struct dev_metrics m[NR_OPG];
 };
 
-static struct metric *size_metric(struct analysis *a, struct sizes_priv *p, uint32_t dev,
-				  int o)
+static struct metric *size_metric(struct analysis *a, struct sizes_priv *p,
+				  struct dev_result *d, int o)
 {
-	struct dev_result *d = analysis_dev(a, dev);
 	struct metric *m;
 
 	if (!d || !(m = dev_metric(a, &p->m[o], d, "size", "KiB", a->env.keep_time)))
@@ -30,7 +29,7 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 	int o = opg_of(r->flags);
 	struct metric *m;
 
-	if (o < 0 || !r->nr_sectors || !(m = size_metric(a, priv, r->dev, o)))
+	if (o < 0 || !r->nr_sectors || !(m = size_metric(a, priv, d, o)))
 		return;
 	analysis_note_err(a, metric_add(m, r->c_ns, r->nr_sectors / 2));
 }
@@ -38,10 +37,11 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 static void agg(struct analysis *a, void *priv, const struct iot_agg_entry *e)
 {
 	uint64_t kib[64] = {0};
+	struct dev_result *d;
 	struct metric *m;
 
 	if (e->metric != IOT_AGG_SIZE || e->op >= NR_OPG ||
-	    !(m = size_metric(a, priv, e->dev, e->op)))
+	    !(d = analysis_dev(a, e->dev)) || !(m = size_metric(a, priv, d, e->op)))
 		return;
 	for (int k = 0; k < 64; k++)
 		kib[k > 10 ? k - 10 : 0] += e->buckets[k];

@@ -72,9 +72,11 @@ static void report_usage(FILE *f)
 	    "      --id N            the flows analyzer's flow N alone\n"
 	    "      --where layer=L[@DEV]  the flows with time in layer L (syscall,\n"
 	    "                        queue, device, loop), at DEV, most first\n"
-	    "      --threads N       1: one thread; more (the default where there\n"
-	    "                        are 2 CPUs): the trace is read in a thread of\n"
-	    "                        its own, beside the join (the same output)\n"
+	    "      --threads N       1: one thread; 2: the trace is read in a\n"
+	    "                        thread of its own, beside the join; more: the\n"
+	    "                        analyzers share N - 2 threads of their own\n"
+	    "                        (the same output; default: the CPUs, and the\n"
+	    "                        analyzers' threads for 2 analyzers or more)\n"
 	    "  analyzers: %s\n",
 	    list);
 }

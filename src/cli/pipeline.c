@@ -138,6 +138,19 @@ void pipeline_set_threads(int n)
 	pipeline_threads = n;
 }
 
+/* The threads for the analyzers: what --threads (or the CPUs) leaves once
+ * the reader and the join have one each; 0: they run in the join's. By
+ * default not for one analyzer: its hooks rarely cost more than the copy
+ * that hands them on (latency alone: 1.09 -> 1.16 s on 2 vCPUs). */
+static int analysis_threads(size_t nr_analyzers)
+{
+	long n = pipeline_threads ? pipeline_threads : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!pipeline_threads && nr_analyzers < 2)
+		return 0;
+	return n > 2 ? (int)n - 2 : 0;
+}
+
 struct prefetch {
 	struct trace_reader *rd;
 	struct iot_rec *recs; /* PF_DEPTH batches of PF_BATCH */
@@ -299,8 +312,14 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 			p->an.errmsg[0] ? p->an.errmsg : "out of memory");
 		return err == -ENOMEM ? 1 : 2; /* else an option that does not fit */
 	}
+	/* the analyzers in threads of their own where cores are left over
+	 * from the reader's and the join's: the same output */
+	if (analysis_threads(p->an.nr_out) > 0)
+		analysis_fanout_start(&p->an,
+				      (unsigned int)analysis_threads(p->an.nr_out));
 	sink = analysis_sink(&p->an);
 	err = pipeline_join(p, input, &sink, NULL, NULL);
+	analysis_fanout_end(&p->an);
 	if (err)
 		return err;
 	/* --aggregate recordings: the kernel's histograms */

@@ -25,6 +25,15 @@ expect_eq "flows: the stacked read is recorded" "$?" 0
 "$IOTRAIL" flows -i "$TMP/t.iot" --slowest all -f json >"$TMP/f.json"
 expect_eq "flows: -f json exits 0" "$?" 0
 "$IOTRAIL" flows -i "$TMP/t.iot" --slowest 3 >"$TMP/f.txt"
+# the analyzers in threads of their own (--threads 6: 4 of them) see the
+# devices appear as one thread does: the same report
+A=latency,syscall,biotime,iosector,sizes,tasks,who,flows,windows
+"$IOTRAIL" report --threads 1 -i "$TMP/t.iot" -a $A --slowest all -f json >"$TMP/r1.json" 2>&1
+"$IOTRAIL" report --threads 6 -i "$TMP/t.iot" -a $A --slowest all -f json >"$TMP/r6.json" 2>&1
+devs=$(json_get "$TMP/r1.json" "len(j['devices'])" 2>/dev/null)
+[ "${devs:-0}" -ge 2 ] && cmp -s "$TMP/r1.json" "$TMP/r6.json" &&
+	ok "flows: report --threads 6 gives --threads 1's JSON ($devs devices, 9 analyzers)" ||
+	not_ok "flows: --threads 6" "devices ${devs:-?}; $(diff "$TMP/r1.json" "$TMP/r6.json" | head -c 400)"
 
 # every upper request is its own read call's flow, and each reaches the
 # lower device: the pages it maps to were read there while recording, by a

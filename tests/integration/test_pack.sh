@@ -10,6 +10,8 @@
 require_root
 L=$(make_loop 128M)
 D=${L#/dev/}
+TSAN=$ROOT/build/tsan/iotrail # make tsan
+[ -x "$TSAN" ] || not_ok "ThreadSanitizer build" "$TSAN missing (make tsan)"
 ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver,patterns
 
 # fio_job NAME ENGINE [fio options...]: a script, for record to run
@@ -65,17 +67,31 @@ for t in events uring marks summary aggregate ring speculate repaired synthetic 
 	events=$(json_get "$TMP/a/out/report.json" "j['events']" 2>/dev/null)
 	a=$(stat -c %s "$TMP/a/t.iot")
 	b=$(stat -c %s "$TMP/b/t.iot")
-	# and read by one thread: the same (report reads in a thread of its own
-	# beside the join where there is a second CPU)
-	(cd "$TMP/a" && mkdir -p one &&
-		"$IOTRAIL" report --threads 1 -i t.iot -a "$ANALYZERS" >one/report.txt 2>/dev/null &&
-		"$IOTRAIL" report --threads 1 -i t.iot -a "$ANALYZERS" -f json >one/report.json 2>/dev/null &&
-		"$IOTRAIL" report --threads 1 -i t.iot -a "$ANALYZERS" --window auto --out-dir one/csv >/dev/null 2>&1)
-	if diff -r -x script.txt -x err.txt "$TMP/a/out" "$TMP/a/one" >"$TMP/diff1"; then
-		ok "$t: report --threads 1 and the default give the same text, JSON and CSVs"
+	# and read by one thread, and with the analyzers in 3 threads of their
+	# own (--threads 5): the same (report reads in a thread of its own
+	# beside the join where there is a second CPU; the analyzers get the
+	# CPUs past two)
+	for n in 1 5; do
+		(cd "$TMP/a" && mkdir -p t$n &&
+			"$IOTRAIL" report --threads $n -i t.iot -a "$ANALYZERS" >t$n/report.txt 2>/dev/null &&
+			"$IOTRAIL" report --threads $n -i t.iot -a "$ANALYZERS" -f json >t$n/report.json 2>/dev/null &&
+			"$IOTRAIL" report --threads $n -i t.iot -a "$ANALYZERS" --window auto --out-dir t$n/csv >/dev/null 2>&1 &&
+			"$IOTRAIL" report --threads $n -i t.iot -a flows --slowest all -f json >t$n/flows.json 2>/dev/null)
+	done
+	if diff -r -x script.txt -x err.txt -x flows.json "$TMP/a/out" "$TMP/a/t1" >"$TMP/diff1" &&
+		diff -r "$TMP/a/t1" "$TMP/a/t5" >>"$TMP/diff1"; then
+		ok "$t: report --threads 1, the default and --threads 5 give the same text, JSON and CSVs"
 	else
-		not_ok "$t: --threads 1" "$(head -c 600 "$TMP/diff1")"
+		not_ok "$t: --threads 1 and 5" "$(head -c 600 "$TMP/diff1")"
 	fi
+	# and under ThreadSanitizer (make tsan): no race, the same JSON
+	"$TSAN" report --threads 5 -i "$TMP/a/t.iot" -a "$ANALYZERS,flows" -f json \
+		>"$TMP/tsan.json" 2>"$TMP/tsan.err"
+	rc=$?
+	"$IOTRAIL" report --threads 1 -i "$TMP/a/t.iot" -a "$ANALYZERS,flows" -f json 2>/dev/null |
+		cmp -s - "$TMP/tsan.json" && [ $rc = 0 ] && ! grep -q ThreadSanitizer "$TMP/tsan.err" &&
+		ok "$t: --threads 5 under ThreadSanitizer: no race, the same JSON" ||
+		not_ok "$t: ThreadSanitizer" "exit $rc; $(grep -A8 -m1 ThreadSanitizer "$TMP/tsan.err" | head -c 800)"
 	if diff -r "$TMP/a/out" "$TMP/b/out" >"$TMP/diff" && cmp -s "$TMP/a/t.iot" "$TMP/c/t.iot" &&
 		[ "$(minor "$TMP/b/t.iot")" = 10 ] && [ "$b" -le "$a" ]; then
 		ok "$t: packed ($a -> $b bytes, $events events, 1.$(minor "$TMP/a/t.iot") -> 1.10): the same text, JSON, CSVs and events; unpacked, the same file"

@@ -618,6 +618,91 @@ static void flows_stacked(void **state)
 	analysis_release(&a);
 }
 
+/* One analysis of 30,000 requests (2,000 of them before the second device
+ * appears), their bios, system calls and marks, with the hooks here and in
+ * 3 fan-out threads: the same JSON. The log's batches are handed on many
+ * times; a bio handed to the sink after other outputs than its request's
+ * (the join does not, the sink's contract allows it: here one of the
+ * request before) takes a copy of its request into the log. */
+static char *fanout_json(unsigned int threads, size_t *nreq)
+{
+	struct analysis a;
+	struct join_sink sink;
+	char *json;
+	uint64_t x = 88172645463325252ull;
+
+	start(&a, "latency,syscall,biotime,elvtime,sizes,tasks,who,windows,marks", 0);
+	if (threads)
+		assert_int_equal(analysis_fanout_start(&a, threads), 0);
+	assert_true(!threads || a.fan);
+	sink = analysis_sink(&a);
+	for (uint32_t i = 0; i < 30000; i++) {
+		uint64_t t = 1000000000ull + i * 20000ull;
+		uint32_t dev = i < 2000 || i % 3 ? LOOP0 : ZRAM0;
+		struct join_request r;
+		struct join_bio b = {0};
+		static struct join_request prev;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r = req(dev, i % 5 ? IOT_OP_READ : IOT_OP_WRITE, 8 * (1 + x % 64), t,
+			t + 5000 + x % 4000000);
+		r.tid = r.pid = 100 + i % 7;
+		r.nr_bios = 1 + x % 3;
+		sink.request(sink.ctx, &r);
+		for (uint32_t k = 0; k < r.nr_bios; k++) {
+			b.q_ns = t + k * 100;
+			b.sector = r.sector + k * 8;
+			b.nr_sectors = 8;
+			b.tid = b.pid = r.tid;
+			sink.bio(sink.ctx, &r, &b);
+		}
+		if (i % 4 == 0) {
+			struct join_syscall sc = {
+			    .pid = r.pid,
+			    .tid = r.tid,
+			    .nr = syscall_numbers("x86_64")[SK_PREAD64],
+			    .count = 4096,
+			    .ret = 4096,
+			    .enter_ns = t - 500,
+			    .exit_ns = r.c_ns + 700};
+
+			sink.syscall(sink.ctx, &sc);
+			if (i) { /* the last request's, on its device, after this one */
+				b.q_ns = prev.q_ns + 50;
+				sink.bio(sink.ctx, &prev, &b);
+			}
+		}
+		prev = r;
+		if (i % 1000 == 0) {
+			struct join_mark m = {
+			    .ts_ns = t, .pid = 1, .tid = 1, .kind = 1 + (i / 1000) % 2};
+
+			snprintf(m.name, sizeof(m.name), "phase");
+			sink.mark(sink.ctx, &m);
+		}
+	}
+	analysis_fanout_end(&a);
+	assert_null(a.fan);
+	assert_int_equal(analysis_finish(&a), 0);
+	*nreq = a.requests_total;
+	json = render(&a, "json");
+	analysis_release(&a);
+	return json;
+}
+
+static void fanout_same(void **state)
+{
+	size_t n1, n3;
+	char *one = fanout_json(0, &n1), *three = fanout_json(3, &n3);
+
+	assert_int_equal(n1, 30000);
+	assert_int_equal(n3, 30000);
+	assert_non_null(strstr(one, "\"zram0\""));
+	assert_string_equal(one, three);
+	free(one);
+	free(three);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +716,7 @@ int main(void)
 	    cmocka_unit_test(fsync_split_priority),
 	    cmocka_unit_test(fsync_analyzer),
 	    cmocka_unit_test(flows_stacked),
+	    cmocka_unit_test(fanout_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The analyzers in threads of their own (analysis_fanout_start): the
+ * joining thread copies each join output the hooks would have seen into a
+ * log of batches, and every fan-out thread runs its share of the analyzers
+ * over every batch, in order. An analyzer's state is its own (analyzer.h),
+ * and it sees the same outputs in the same order as in one thread, so the
+ * result is the same, whatever the number of threads.
+ *
+ * What the threads share: the devices of the result. The joining thread
+ * makes them, and counts in them (requests, sectors, flushes); analyzers
+ * read their names and fill their own metrics (latency's stages). A new
+ * device may move a->devs, so the joining thread first waits for every
+ * thread to catch up. The trace's tables the hooks may read (devices,
+ * files) are not written while joining; the task table's names (EXEC) are
+ * read only at finish.
+ *
+ * A batch is handed on only between outputs: a request's bios are in the
+ * batch of its request, and name it by its offset there.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/grow.h"
+#include "analyzer.h"
+#include "fanout.h"
+
+#define FAN_DEPTH 8	       /* batches in the ring */
+#define FAN_BATCH (256u << 10) /* bytes of a batch before it is handed on */
+#define NO_REQ	  UINT32_MAX
+
+enum fan_type {
+	FAN_REQUEST,
+	FAN_BIO,
+	FAN_BIO_REQ, /* a request for its bios only: its own entry was in an
+			earlier batch, or left out */
+	FAN_SYSCALL,
+	FAN_COMMIT,
+	FAN_URING,
+	FAN_MARK,
+	FAN_UNFINISHED,
+	FAN_FAULT,
+	FAN_DIRTY,
+};
+
+struct fan_entry {
+	uint16_t type;
+	uint16_t pad;
+	uint32_t size; /* of the entry, this header included; a multiple of 8 */
+	uint32_t dev;  /* the request's device: its index in a->devs */
+	uint32_t req;  /* FAN_BIO: its request's entry, an offset in the batch */
+		       /* then the output, as the join gave it */
+};
+
+struct fan_batch {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+struct fan_thread {
+	struct fanout *f;
+	pthread_t th;
+	struct an_hooks hooks; /* its share of the analyzers */
+	uint64_t done;	       /* batches it has run */
+	bool started;
+};
+
+struct fanout {
+	struct analysis *a;
+	struct fan_batch b[FAN_DEPTH];
+	uint64_t made;	      /* batches handed on; the next is filled */
+	uint32_t last_req;    /* the batch's last request entry, or NO_REQ */
+	const void *last_src; /* the join's request it was copied from */
+	bool stop;	      /* no more batches */
+	struct fan_thread *t;
+	unsigned int nr_threads;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static uint64_t min_done(const struct fanout *f)
+{
+	uint64_t m = f->made;
+
+	for (unsigned int i = 0; i < f->nr_threads; i++)
+		if (f->t[i].done < m)
+			m = f->t[i].done;
+	return m;
+}
+
+static void run_batch(struct analysis *a, const struct an_hooks *h,
+		      const struct fan_batch *b)
+{
+	for (size_t off = 0; off < b->len;) {
+		const struct fan_entry *e = (const struct fan_entry *)(b->buf + off);
+		const void *x = e + 1;
+
+		switch (e->type) {
+		case FAN_REQUEST:
+			an_hooks_request(a, h, &a->devs[e->dev], x);
+			break;
+		case FAN_BIO: {
+			const struct fan_entry *re =
+			    (const struct fan_entry *)(b->buf + e->req);
+
+			an_hooks_bio(a, h, &a->devs[e->dev],
+				     (const struct join_request *)(re + 1), x);
+			break;
+		}
+		case FAN_SYSCALL:
+			an_hooks_syscall(a, h, x);
+			break;
+		case FAN_COMMIT:
+			an_hooks_commit(a, h, x);
+			break;
+		case FAN_URING:
+			an_hooks_uring(a, h, x);
+			break;
+		case FAN_MARK:
+			an_hooks_mark(a, h, x);
+			break;
+		case FAN_UNFINISHED:
+			an_hooks_unfinished(a, h, x);
+			break;
+		case FAN_FAULT:
+			an_hooks_fault(a, h, x);
+			break;
+		case FAN_DIRTY:
+			an_hooks_dirty(a, h, x);
+			break;
+		default: /* FAN_BIO_REQ */
+			break;
+		}
+		off += e->size;
+	}
+}
+
+static void *fan_run(void *arg)
+{
+	struct fan_thread *t = arg;
+	struct fanout *f = t->f;
+
+	pthread_mutex_lock(&f->mu);
+	for (;;) {
+		uint64_t k;
+
+		while (t->done == f->made && !f->stop)
+			pthread_cond_wait(&f->cv, &f->mu);
+		if (t->done == f->made)
+			break; /* stopped, and every batch run */
+		k = t->done % FAN_DEPTH;
+		pthread_mutex_unlock(&f->mu);
+		run_batch(f->a, &t->hooks, &f->b[k]);
+		pthread_mutex_lock(&f->mu);
+		t->done++;
+		pthread_cond_broadcast(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+	return NULL;
+}
+
+/* The batch being filled to the threads, and the next slot once every
+ * thread is done with what it held. */
+static void hand_on(struct fanout *f)
+{
+	struct fan_batch *b;
+
+	pthread_mutex_lock(&f->mu);
+	f->made++;
+	pthread_cond_broadcast(&f->cv);
+	while (f->made - min_done(f) >= FAN_DEPTH)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+	b = &f->b[f->made % FAN_DEPTH];
+	b->len = 0;
+	f->last_req = NO_REQ;
+	f->last_src = NULL;
+}
+
+/* Every output so far run by every thread. */
+static void catch_up(struct fanout *f)
+{
+	if (f->b[f->made % FAN_DEPTH].len)
+		hand_on(f);
+	pthread_mutex_lock(&f->mu);
+	while (min_done(f) < f->made)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* A new entry of the batch being filled, with the output's bytes; NULL out
+ * of memory (said in a->err: the output is lost to the analyzers, as a
+ * failed GROW in a hook loses it). top: an output of its own, after which
+ * a full batch may be handed on (not a bio, which names its request). */
+static struct fan_entry *put(struct fanout *f, enum fan_type type, uint32_t dev,
+			     const void *x, size_t size, bool top)
+{
+	struct fan_batch *b = &f->b[f->made % FAN_DEPTH];
+	size_t need = (sizeof(struct fan_entry) + size + 7) & ~(size_t)7;
+	struct fan_entry *e;
+
+	if (top && b->len >= FAN_BATCH) {
+		hand_on(f);
+		b = &f->b[f->made % FAN_DEPTH];
+	}
+	if (GROW(b->buf, b->len + need, b->cap)) {
+		analysis_note_err(f->a, -ENOMEM);
+		return NULL;
+	}
+	e = (struct fan_entry *)(b->buf + b->len);
+	*e = (struct fan_entry){
+	    .type = type, .size = (uint32_t)need, .dev = dev, .req = NO_REQ};
+	memcpy(e + 1, x, size);
+	b->len += need;
+	if (top) /* a bio follows its request with nothing between */
+		f->last_src = NULL;
+	return e;
+}
+
+struct dev_result *fanout_dev(struct fanout *f, uint32_t dev)
+{
+	struct analysis *a = f->a;
+
+	if (a->last_dev >= 0 && a->devs[a->last_dev].dev == dev)
+		return &a->devs[a->last_dev];
+	for (size_t i = 0; i < a->nr_devs; i++) {
+		if (a->devs[i].dev == dev) {
+			a->last_dev = (int)i;
+			return &a->devs[i];
+		}
+	}
+	catch_up(f); /* a->devs may move */
+	return analysis_dev_slow(a, dev);
+}
+
+void fanout_request(struct fanout *f, struct dev_result *d, const struct join_request *r)
+{
+	uint32_t dev = (uint32_t)(d - f->a->devs);
+	struct fan_entry *e = put(f, FAN_REQUEST, dev, r, sizeof(*r), true);
+
+	if (e) {
+		f->last_req =
+		    (uint32_t)((unsigned char *)e - f->b[f->made % FAN_DEPTH].buf);
+		f->last_src = r;
+	}
+}
+
+void fanout_bio(struct fanout *f, struct dev_result *d, const struct join_request *r,
+		const struct join_bio *b)
+{
+	uint32_t dev = (uint32_t)(d - f->a->devs);
+	struct fan_entry *e;
+
+	if (f->last_src != r) { /* its request is not in this batch */
+		e = put(f, FAN_BIO_REQ, dev, r, sizeof(*r), true);
+		if (!e)
+			return;
+		f->last_req =
+		    (uint32_t)((unsigned char *)e - f->b[f->made % FAN_DEPTH].buf);
+		f->last_src = r;
+	}
+	e = put(f, FAN_BIO, dev, b, sizeof(*b), false);
+	if (e)
+		e->req = f->last_req;
+}
+
+#define FAN_OUTPUT(hook, type, TYPE)                                                     \
+	void fanout_##hook(struct fanout *f, type x)                                     \
+	{                                                                                \
+		put(f, TYPE, 0, x, sizeof(*x), true);                                    \
+	}
+FAN_OUTPUT(syscall, const struct join_syscall *, FAN_SYSCALL)
+FAN_OUTPUT(commit, const struct join_commit *, FAN_COMMIT)
+FAN_OUTPUT(uring, const struct join_uring *, FAN_URING)
+FAN_OUTPUT(mark, const struct join_mark *, FAN_MARK)
+FAN_OUTPUT(unfinished, const struct join_request *, FAN_UNFINISHED)
+FAN_OUTPUT(fault, const struct join_fault *, FAN_FAULT)
+FAN_OUTPUT(dirty, const struct join_dirty *, FAN_DIRTY)
+
+static void fanout_free(struct fanout *f)
+{
+	for (unsigned int i = 0; i < f->nr_threads; i++)
+		an_hooks_release(&f->t[i].hooks);
+	for (int k = 0; k < FAN_DEPTH; k++)
+		free(f->b[k].buf);
+	free(f->t);
+	pthread_cond_destroy(&f->cv);
+	pthread_mutex_destroy(&f->mu);
+	free(f);
+}
+
+static void stop_threads(struct fanout *f)
+{
+	pthread_mutex_lock(&f->mu);
+	f->stop = true;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	for (unsigned int i = 0; i < f->nr_threads; i++)
+		if (f->t[i].started)
+			pthread_join(f->t[i].th, NULL);
+}
+
+int analysis_fanout_start(struct analysis *a, unsigned int threads)
+{
+	struct fanout *f;
+	int err = 0;
+
+	if (threads > a->nr_out)
+		threads = (unsigned int)a->nr_out;
+	if (!threads || a->fan)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->a = a;
+	f->last_req = NO_REQ;
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+	f->t = calloc(threads, sizeof(*f->t));
+	if (!f->t) {
+		fanout_free(f);
+		return -ENOMEM;
+	}
+	f->nr_threads = threads;
+	/* the analyzers dealt out in registry order */
+	for (size_t i = 0; i < a->nr_out && !err; i++)
+		err = an_hooks_add(&f->t[i % threads].hooks, &a->out[i]);
+	for (unsigned int i = 0; i < threads && !err; i++) {
+		f->t[i].f = f;
+		if (pthread_create(&f->t[i].th, NULL, fan_run, &f->t[i]))
+			err = -EAGAIN;
+		else
+			f->t[i].started = true;
+	}
+	if (err) {
+		stop_threads(f);
+		fanout_free(f);
+		return err;
+	}
+	a->fan = f;
+	return 0;
+}
+
+void analysis_fanout_end(struct analysis *a)
+{
+	struct fanout *f = a->fan;
+
+	if (!f)
+		return;
+	catch_up(f);
+	stop_threads(f);
+	fanout_free(f);
+	a->fan = NULL;
+}
