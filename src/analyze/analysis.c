@@ -403,14 +403,16 @@ int analysis_finish(struct analysis *a)
 {
 	for (size_t i = 0; i < a->nr_devs; i++)
 		analysis_note_err(a, metric_finish(&a->devs[i].flush));
-	for (size_t i = 0; i < a->nr_out && !a->err; i++) {
-		struct an_output *o = &a->out[i];
-
-		if (o->an->finish)
-			analysis_note_err(a, o->an->finish(a, o));
-		for (size_t k = 0; k < o->nr_tables; k++)
-			analysis_note_err(a, o->tables[k]->err);
+	if (a->threads > 1 && a->nr_out > 1) {
+		fanout_finish(a);
+	} else {
+		for (size_t i = 0; i < a->nr_out && !a->err; i++)
+			if (a->out[i].an->finish)
+				analysis_note_err(a, a->out[i].an->finish(a, &a->out[i]));
 	}
+	for (size_t i = 0; i < a->nr_out && !a->err; i++)
+		for (size_t k = 0; k < a->out[i].nr_tables; k++)
+			analysis_note_err(a, a->out[i].tables[k]->err);
 	return a->err;
 }
 

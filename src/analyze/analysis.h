@@ -147,6 +147,8 @@ struct analysis {
 	/* analysis_fanout_start(): the hooks run in threads of their own,
 	 * from a log the joining thread writes (fanout.c); NULL: here */
 	struct fanout *fan;
+	unsigned int threads; /* finish in up to this many (fanout.c); 0, 1:
+				 in the caller's */
 
 	struct dev_result *devs;
 	size_t nr_devs, cap_devs;

@@ -17,6 +17,9 @@
  *
  * A batch is handed on only between outputs: a request's bios are in the
  * batch of its request, and name it by its offset there.
+ *
+ * The analyzers' finish may run in threads too (a->threads, fanout_finish),
+ * each taking the next analyzer not yet finished.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -341,6 +344,40 @@ int analysis_fanout_start(struct analysis *a, unsigned int threads)
 	}
 	a->fan = f;
 	return 0;
+}
+
+struct finish_work {
+	struct analysis *a;
+	size_t next; /* the next output to finish */
+};
+
+static void *finish_run(void *arg)
+{
+	struct finish_work *w = arg;
+	struct analysis *a = w->a;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < a->nr_out &&
+	       !__atomic_load_n(&a->err, __ATOMIC_RELAXED))
+		if (a->out[i].an->finish)
+			analysis_note_err(a, a->out[i].an->finish(a, &a->out[i]));
+	return NULL;
+}
+
+void fanout_finish(struct analysis *a)
+{
+	struct finish_work w = {.a = a};
+	pthread_t th[64];
+	unsigned int n = 0;
+
+	/* the heaviest first would balance better; the registry's order
+	 * is dealt as it comes: each thread takes the next */
+	while (n + 1 < a->threads && n + 1 < a->nr_out && n < 64 &&
+	       !pthread_create(&th[n], NULL, finish_run, &w))
+		n++;
+	finish_run(&w);
+	for (unsigned int k = 0; k < n; k++)
+		pthread_join(th[k], NULL);
 }
 
 void analysis_fanout_end(struct analysis *a)

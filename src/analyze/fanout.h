@@ -22,4 +22,9 @@ void fanout_unfinished(struct fanout *f, const struct join_request *r);
 void fanout_fault(struct fanout *f, const struct join_fault *x);
 void fanout_dirty(struct fanout *f, const struct join_dirty *x);
 
+/* Every analyzer's finish, in up to a->threads threads (this one too): an
+ * analyzer's finish reads the trace's tables and the result's devices, and
+ * writes its own output. */
+void fanout_finish(struct analysis *a);
+
 #endif

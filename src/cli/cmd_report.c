@@ -74,9 +74,10 @@ static void report_usage(FILE *f)
 	    "                        queue, device, loop), at DEV, most first\n"
 	    "      --threads N       1: one thread; 2: the trace is read in a\n"
 	    "                        thread of its own, beside the join; more: the\n"
-	    "                        analyzers share N - 2 threads of their own\n"
-	    "                        (the same output; default: the CPUs, and the\n"
-	    "                        analyzers' threads for 2 analyzers or more)\n"
+	    "                        analyzers share N - 2 threads of their own;\n"
+	    "                        they finish on N (the same output; default:\n"
+	    "                        the CPUs, the analyzers' threads for 2\n"
+	    "                        analyzers or more)\n"
 	    "  analyzers: %s\n",
 	    list);
 }

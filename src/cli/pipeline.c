@@ -23,13 +23,15 @@ static const struct iot_dev_entry *dev_entry(void *ctx, uint32_t dev)
 
 static const char *dev_name(void *ctx, uint32_t dev)
 {
-	struct pipeline *p = ctx;
+	/* valid until the thread's next call: analyzers finish in threads of
+	 * their own (fanout.c) */
+	static __thread char buf[32];
 	const struct iot_dev_entry *e = dev_entry(ctx, dev);
 
 	if (e)
 		return e->name;
-	snprintf(p->buf, sizeof(p->buf), "%u:%u", dev >> 20, dev & 0xfffff);
-	return p->buf;
+	snprintf(buf, sizeof(buf), "%u:%u", dev >> 20, dev & 0xfffff);
+	return buf;
 }
 
 static bool is_bio_based(void *ctx, uint32_t dev)
@@ -138,17 +140,23 @@ void pipeline_set_threads(int n)
 	pipeline_threads = n;
 }
 
-/* The threads for the analyzers: what --threads (or the CPUs) leaves once
- * the reader and the join have one each; 0: they run in the join's. By
- * default not for one analyzer: its hooks rarely cost more than the copy
- * that hands them on (latency alone: 1.09 -> 1.16 s on 2 vCPUs). */
-static int analysis_threads(size_t nr_analyzers)
+/* --threads, or the CPUs */
+static int threads_wanted(void)
 {
 	long n = pipeline_threads ? pipeline_threads : sysconf(_SC_NPROCESSORS_ONLN);
 
+	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+/* The threads for the analyzers' hooks: what is left once the reader and
+ * the join have one each; 0: they run in the join's. By default not for
+ * one analyzer: its hooks rarely cost more than the copy that hands them
+ * on (latency alone: 1.09 -> 1.16 s on 2 vCPUs). */
+static int analysis_threads(size_t nr_analyzers)
+{
 	if (!pipeline_threads && nr_analyzers < 2)
 		return 0;
-	return n > 2 ? (int)n - 2 : 0;
+	return threads_wanted() > 2 ? threads_wanted() - 2 : 0;
 }
 
 struct prefetch {
@@ -317,6 +325,8 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	if (analysis_threads(p->an.nr_out) > 0)
 		analysis_fanout_start(&p->an,
 				      (unsigned int)analysis_threads(p->an.nr_out));
+	/* and their finish on every thread: the join is over by then */
+	p->an.threads = (unsigned int)threads_wanted();
 	sink = analysis_sink(&p->an);
 	err = pipeline_join(p, input, &sink, NULL, NULL);
 	analysis_fanout_end(&p->an);

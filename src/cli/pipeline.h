@@ -15,7 +15,6 @@ struct pipeline {
 	struct trace_reader rd;
 	struct analysis an;
 	struct join jn;
-	char buf[32];	   /* a device name not in the trace's table */
 	char drivers[160]; /* META drivers= */
 	char stack[1536];  /* META stack= */
 	const uint32_t *syscall_nr;

@@ -620,10 +620,10 @@ static void flows_stacked(void **state)
 
 /* One analysis of 30,000 requests (2,000 of them before the second device
  * appears), their bios, system calls and marks, with the hooks here and in
- * 3 fan-out threads: the same JSON. The log's batches are handed on many
- * times; a bio handed to the sink after other outputs than its request's
- * (the join does not, the sink's contract allows it: here one of the
- * request before) takes a copy of its request into the log. */
+ * 3 fan-out threads (finishing in 3): the same JSON. The log's batches are
+ * handed on many times; a bio handed to the sink after other outputs than
+ * its request's (the join does not, the sink's contract allows it: here
+ * one of the request before) takes a copy of its request into the log. */
 static char *fanout_json(unsigned int threads, size_t *nreq)
 {
 	struct analysis a;
@@ -634,6 +634,7 @@ static char *fanout_json(unsigned int threads, size_t *nreq)
 	start(&a, "latency,syscall,biotime,elvtime,sizes,tasks,who,windows,marks", 0);
 	if (threads)
 		assert_int_equal(analysis_fanout_start(&a, threads), 0);
+	a.threads = threads; /* and finish in as many */
 	assert_true(!threads || a.fan);
 	sink = analysis_sink(&a);
 	for (uint32_t i = 0; i < 30000; i++) {
