@@ -7,20 +7,28 @@ passed=0
 failed=0
 log=$(mktemp)
 
-for t in build/tests/test_*; do
-	echo "== unit: $t"
+# unit LABEL BINARY [REPORTS]: one cmocka binary, its counts; a failure
+# besides when it dies without naming one, or prints a sanitizer's report
+# (REPORTS: a grep -E pattern of them)
+unit() {
+	local label=$1 t=$2 reports=${3:-}
+	echo "== $label: $t"
 	"$t" >"$log" 2>&1
 	rc=$?
-	grep -E "^\[  (PASSED|FAILED|  ERROR) |^\[  FAILED  \] [a-z_]" "$log"
+	grep -E "^\[  (PASSED|FAILED|  ERROR) |^\[  FAILED  \] [a-z_]${reports:+|$reports}" "$log"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
-	if [ $rc -ne 0 ] && [ -z "$f" ]; then
-		echo "not ok - $t crashed (exit $rc)"
-		tail -5 "$log"
+	if { [ -n "$reports" ] && grep -qE "$reports" "$log"; } || { [ $rc -ne 0 ] && [ -z "$f" ]; }; then
+		echo "not ok - $label $t exited $rc"
+		tail -20 "$log"
 		failed=$((failed + 1))
 	fi
+}
+
+for t in build/tests/test_*; do
+	unit unit "$t"
 done
 
 for t in tests/integration/test_*.sh; do
@@ -40,19 +48,7 @@ done
 # The analyzers in threads of their own under ThreadSanitizer (make tsan;
 # test_pack runs its iotrail too)
 for t in build/tsan/tests/test_*; do
-	echo "== tsan unit: $t"
-	"$t" >"$log" 2>&1
-	rc=$?
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0}))
-	grep -E "^\[  FAILED  \] [a-z_]|ThreadSanitizer" "$log"
-	if grep -q "WARNING: ThreadSanitizer" "$log" || { [ $rc -ne 0 ] && [ -z "$f" ]; }; then
-		echo "not ok - tsan $t exited $rc"
-		tail -20 "$log"
-		failed=$((failed + 1))
-	fi
+	unit "tsan unit" "$t" "WARNING: ThreadSanitizer"
 done
 [ -x build/tsan/tests/test_analyzers ] || {
 	echo "not ok - build/tsan missing (make tsan)"
@@ -66,19 +62,7 @@ done
 # not found yet.
 if [ -x build/asan/iotrail ]; then
 	for t in build/asan/tests/test_*; do
-		echo "== asan unit: $t"
-		"$t" >"$log" 2>&1
-		rc=$?
-		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
-		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
-		passed=$((passed + ${p:-0}))
-		failed=$((failed + ${f:-0}))
-		grep -E "^\[  FAILED  \] [a-z_]|ERROR: AddressSanitizer|runtime error" "$log"
-		if [ $rc -ne 0 ] && [ -z "$f" ]; then
-			echo "not ok - asan $t exited $rc"
-			tail -20 "$log"
-			failed=$((failed + 1))
-		fi
+		unit "asan unit" "$t" "ERROR: AddressSanitizer|runtime error"
 	done
 	for t in tests/integration/test_*.sh; do
 		t=$(basename "$t" .sh)
