@@ -4,7 +4,8 @@ trace, as a lost event would, for the repair tests: every Nth one, or every
 one of a device; with --type, records of another type (4: the issue, 1: a
 bio's queueing, 33: a system call's exit). Prints what it removed, one
 "address time" line each (the request's, the bio's, or for an exit the
-task's id), to the truth file.
+task's id), to the truth file. A task's last exit is kept: lost, it would
+look like a call still open as the trace ended, which nothing can tell.
 
 usage: dropc.py IN OUT TRUTH (--every N | --dev MAJOR:MINOR) [--type T]
 """
@@ -23,6 +24,16 @@ def main():
     hsize = struct.unpack_from("<I", data, 8)[0]
     out = [data[:hsize]]
     off, seen, gone = hsize, 0, []
+    last_exit = {}  # tid -> the time of its last exit
+    while kind == 33 and off + 16 <= len(data):
+        ctype, cpu, size = struct.unpack_from("<IIQ", data, off)
+        for k in range(off + 16, off + 16 + size if ctype == 1 else off + 16, REC):
+            if struct.unpack_from("<H", data, k + 56)[0] == 33:
+                ts = struct.unpack_from("<Q", data, k)[0]
+                tid = struct.unpack_from("<I", data, k + 52)[0]
+                last_exit[tid] = max(ts, last_exit.get(tid, 0))
+        off += 16 + size
+    off = hsize
     if mode == "--dev":
         ma, mi = map(int, arg.split(":"))
         dev = ma << 20 | mi
@@ -39,6 +50,9 @@ def main():
                 if typ == kind:
                     if kind == 33:  # an exit: its task
                         rid = struct.unpack_from("<I", r, 52)[0]
+                        if last_exit[rid] == ts:
+                            keep.append(r)
+                            continue
                     seen += 1
                     if (mode == "--every" and seen % int(arg) == 0) or \
                        (mode == "--dev" and rdev == dev):
