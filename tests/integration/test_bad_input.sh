@@ -66,6 +66,8 @@ must_fail "unknown analyzer" 2 "--analyzer bogus: unknown" "$IOTRAIL" report -i 
 must_fail "unknown view" 2 "--view pie: not stats, hist or series" "$IOTRAIL" report -i "$TMP/small.iot" --view pie
 must_fail "unknown format" 2 "--format xml: not text, csv or json \\(or chrome, with the flows analyzer\\)" "$IOTRAIL" report -i "$TMP/small.iot" --format xml
 must_fail "bad window" 2 "--window 0: not a time" "$IOTRAIL" report -i "$TMP/small.iot" --window 0
+must_fail "no threads" 2 "--threads 0: not a count from 1 to 1024" "$IOTRAIL" report -i "$TMP/small.iot" --threads 0
+must_fail "threads not a number" 2 "--threads 4x: not a count from 1 to 1024" "$IOTRAIL" report -i "$TMP/small.iot" --threads 4x
 must_fail "unknown subcommand" 2 "'frobnicate' is not an iotrail command" "$IOTRAIL" frobnicate
 
 # truncated trace: read to the last whole record, warn with the offset,
