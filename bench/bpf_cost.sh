@@ -3,7 +3,8 @@
 # (kernel.bpf_stats_enabled: run_time_ns / run_cnt), while fio does 4k random
 # direct reads on a loop device. Excludes the tracepoint's own entry cost.
 #   bench/bpf_cost.sh [IOTRAIL] [SECONDS] [RECORD OPTIONS...]
-# ENGINE=io_uring or ENGINE=libaio (depth 16 per job) instead of psync.
+# ENGINE=io_uring or ENGINE=libaio (depth 16 per job) instead of psync;
+# DEV=zram0 on zram (bio-based: no request stages) instead of a loop device.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 IOTRAIL=${1:-$PWD/build/iotrail}
@@ -14,11 +15,18 @@ old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 cleanup() {
 	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 	for l in $(losetup -a | grep -F "$W/" | cut -d: -f1); do losetup -d "$l"; done
+	[ "${DEV:-}" = zram0 ] && echo 1 >/sys/block/zram0/reset
 	rm -rf "$W"
 }
 trap cleanup EXIT
-truncate -s 1G "$W/d.img"
-L=$(losetup -f --show "$W/d.img")
+if [ "${DEV:-}" = zram0 ]; then
+	echo 1 >/sys/block/zram0/reset
+	echo 1G >/sys/block/zram0/disksize
+	L=/dev/zram0
+else
+	truncate -s 1G "$W/d.img"
+	L=$(losetup -f --show "$W/d.img")
+fi
 dd if=/dev/urandom of="$L" bs=1M count=256 oflag=direct status=none
 sysctl -qw kernel.bpf_stats_enabled=1
 ENGINE=${ENGINE:-psync}
