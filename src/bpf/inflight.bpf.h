@@ -206,15 +206,16 @@ static __always_inline __u32 delta32(__u64 from, __u64 to)
 	return d > 0xffffffffull ? 0xffffffffu : (d ?: 1);
 }
 
-/* One record from a slot, then the slot is free again. */
+/* One record from a slot (or, --aggregate, its histograms' counts), then
+ * the slot is free again. site: AGG_SITE_*, the calling program. */
 static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_ns,
-				     int error)
+				     int error, __u32 site)
 {
 	struct iot_summary *r;
 	__u64 seq;
 
 	if (cfg_aggregate) {
-		agg_request(sl, nr, g_ns);
+		agg_request(sl, nr, g_ns, site);
 		sum_free(sl);
 		return;
 	}

@@ -128,7 +128,7 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 		sl = sum_find((__u64)bio);
 		if (sl)
 			sum_emit(sl, KREAD1(bio, bi_iter.bi_size) >> 9, 0,
-				 KREAD1(bio, bi_status));
+				 KREAD1(bio, bi_status), AGG_SITE_BIO);
 		return 0;
 	}
 	if (cfg_degrade) {
@@ -137,7 +137,7 @@ int BPF_PROG(block_bio_complete, struct request_queue *q, struct bio *bio)
 		if (sl) {
 			if (!KREAD1(q, mq_ops))
 				sum_emit(sl, KREAD1(bio, bi_iter.bi_size) >> 9, 0,
-					 KREAD1(bio, bi_status));
+					 KREAD1(bio, bi_status), AGG_SITE_BIO);
 			return 0;
 		}
 	}
@@ -291,7 +291,8 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 			struct iot_sum_slot *sl = sum_find((__u64)KREAD1(rq, bio));
 
 			if (sl)
-				sum_emit(sl, 0, KREAD1(rq, start_time_ns), error);
+				sum_emit(sl, 0, KREAD1(rq, start_time_ns), error,
+					 AGG_SITE_RQ);
 		}
 		return 0;
 	}
@@ -300,7 +301,8 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 
 		if (sl) {
 			if (nr_bytes >= KREAD1(rq, __data_len))
-				sum_emit(sl, 0, KREAD1(rq, start_time_ns), error);
+				sum_emit(sl, 0, KREAD1(rq, start_time_ns), error,
+					 AGG_SITE_RQ);
 			return 0;
 		}
 	}
