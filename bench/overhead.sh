@@ -11,7 +11,8 @@
 # e.g. before a change, recorded the same way); VARIANTS="untraced iotrail
 # ..." picks variants (untraced first: the ratios' base: iotrail-serve is
 # `iotrail serve` scraped every second; iotrail-pack is `record --pack`;
-# iotrail-drop is `record --backpressure drop`; iotrail-old-summary and
+# iotrail-drop is `record --backpressure drop`; iotrail-aggregate-sys is
+# `record --aggregate --syscalls`; iotrail-old-summary and
 # iotrail-old-aggregate run IOTRAIL_OLD's cheap modes); ENGINE=io_uring
 # or ENGINE=libaio (depth 16 per job) instead of psync; JOBS=1 (default 2).
 set -u
@@ -73,6 +74,7 @@ run() { # VARIANT DEV -> IOPS
 	iotrail-pack) $IOTRAIL record --pack -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.pack ;;
 	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.summary ;;
 	iotrail-aggregate) $IOTRAIL record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
+	iotrail-aggregate-sys) $IOTRAIL record --aggregate --syscalls -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
 	iotrail-serve)
 		# the fleet endpoint, scraped every second (a busy Prometheus)
 		$IOTRAIL serve --listen 127.0.0.1:$SERVE_PORT -d $d 2>/dev/null & pid=$!
@@ -105,7 +107,7 @@ run() { # VARIANT DEV -> IOPS
 if [ -n "${VARIANTS:-}" ]; then
 	read -r -a VARIANTS <<<"$VARIANTS"
 else
-	VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate iotrail-serve ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
+	VARIANTS=(untraced iotrail iotrail-summary iotrail-aggregate iotrail-aggregate-sys iotrail-serve ftrace-blk perf-record bpftrace-hist bpftrace-biosnoop)
 	[ -n "${IOTRAIL_OLD:-}" ] && VARIANTS+=(iotrail-old)
 fi
 printf "# fio randread 4k direct %s depth %s, %s jobs, %ss per run, %s alternating repetitions, %s\n" \

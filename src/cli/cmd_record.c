@@ -62,8 +62,11 @@ static void record_usage(FILE *f)
 	    "                        aggsize (histogram bytes per CPU, default 390k)\n"
 	    "      --nice N          the recorder's priority (default -10; the command\n"
 	    "                        keeps its own): a late recorder drops records\n"
-	    "      --aggregate       log2 histograms per device, op and stage (and per\n"
-	    "                        syscall) kept in the kernel; no per-event records\n"
+	    "      --aggregate       log2 histograms per device, op and stage kept in\n"
+	    "                        the kernel; no per-event records\n"
+	    "      --syscalls        --aggregate: and per I/O system call (hooks every\n"
+	    "                        system call on the machine: costs more than the\n"
+	    "                        block layer's histograms)\n"
 	    "      --interval TIME   --aggregate: write the histograms out every TIME\n"
 	    "      --speculate T     keep every record of the requests whose Q2C "
 	    "reaches\n"
@@ -221,6 +224,7 @@ int cmd_record(int argc, char **argv)
 	    {"backpressure", required_argument, NULL, 'B'},
 	    {"trigger", required_argument, NULL, 'T'},
 	    {"aggregate", no_argument, NULL, 'G'},
+	    {"syscalls", no_argument, NULL, 'Y'},
 	    {"nice", required_argument, NULL, 'N'},
 	    {"interval", required_argument, NULL, 'I'},
 	    {"speculate", required_argument, NULL, 'C'},
@@ -299,6 +303,9 @@ int cmd_record(int argc, char **argv)
 		case 'G':
 			o.aggregate = true;
 			break;
+		case 'Y':
+			o.agg_syscalls = true;
+			break;
 		case 'I':
 			if (parse_time(optarg, &o.interval_ns))
 				return usage_error(
@@ -368,6 +375,9 @@ int cmd_record(int argc, char **argv)
 		return usage_error("--aggregate and --summary: choose one");
 	if (o.interval_ns && !o.aggregate)
 		return usage_error("--interval: only with --aggregate");
+	if (o.agg_syscalls && !o.aggregate)
+		return usage_error("--syscalls: only with --aggregate (the other modes "
+				   "record the system calls as events, or not at all)");
 	if (o.speculate_ns && (o.summary || o.aggregate))
 		return usage_error("--speculate: not with --%s (it keeps every record of "
 				   "the slow requests)",

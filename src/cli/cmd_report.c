@@ -188,7 +188,7 @@ int cmd_report(int argc, char **argv)
 	struct report_info ri;
 	char imported[32], models[512], flows[2048];
 	uint64_t window_ns = 0; /* 0 with windows: auto */
-	char errbuf[512], mode[32], kernel[128];
+	char errbuf[512], mode[32], kernel[128], layers[64];
 	int c, ret = 1;
 
 	optind = 1;
@@ -360,6 +360,11 @@ int cmd_report(int argc, char **argv)
 	memset(&ri, 0, sizeof(ri));
 	ri.path = input;
 	ri.mode = mode[0] ? mode : "events";
+	/* an --aggregate recording without the key timed the system calls */
+	trace_reader_meta(&pl.rd, "aggregate", layers, sizeof(layers));
+	if (!layers[0] && !strcmp(ri.mode, "aggregate"))
+		snprintf(layers, sizeof(layers), "block,syscall");
+	ri.agg_layers = layers;
 	ri.kernel = kernel;
 	ri.nr_cpus = pl.rd.hdr.nr_cpus;
 	ri.events = pl.jn.st.events;

@@ -78,6 +78,7 @@ struct serve {
 	size_t nr_known;
 	struct capture cap;
 	bool by_cgroup;
+	bool syscalls; /* --syscalls: their histograms are served */
 	struct {
 		uint32_t id;
 		char path[96]; /* "" when no cgroup has that id (yet) */
@@ -514,7 +515,8 @@ static void handle(void *ctx, const char *path, const char *accept,
 		    .dev_name = dev_name,
 		    .ctx = sv,
 		    .syscall_names = syscall_kind_names,
-		    .nr_syscall_names = IOT_AGG_METRICS - IOT_AGG_SYSCALL,
+		    .nr_syscall_names =
+			sv->syscalls ? IOT_AGG_METRICS - IOT_AGG_SYSCALL : 0,
 		    .uptime_s = (now_ns(CLOCK_MONOTONIC) - sv->lv.start_ns) / 1e9,
 		    .scrapes = ++sv->scrapes,
 		    .openmetrics = strstr(accept, "application/openmetrics-text") != NULL,
@@ -586,11 +588,14 @@ static int usage(FILE *f)
 	    f,
 	    "usage: iotrail serve [--listen ADDR:PORT] [-d DEV]... [-o TRACE "
 	    "[--interval TIME]]\n"
+	    "                     [--syscalls]\n"
 	    "  -l, --listen ADDR:PORT  where to answer (default 127.0.0.1:9464; :9464\n"
 	    "                          for every address, [::1]:9464)\n"
 	    "  -d, --device DEV        only these devices (as record -d)\n"
 	    "  -o, --output TRACE      also keep the histograms in a trace, every\n"
 	    "                          --interval (default 10s): report -i reads it\n"
+	    "      --syscalls          also the I/O system calls' latency (hooks every\n"
+	    "                          system call on the machine: costs more)\n"
 	    "Serves /metrics (Prometheus text 0.0.4, or OpenMetrics 1.0 when the\n"
 	    "scraper asks) and /healthz until SIGINT or SIGTERM (docs/FLEET.md).\n");
 	return f == stdout ? 0 : 2;
@@ -604,6 +609,7 @@ int cmd_serve(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"interval", required_argument, NULL, 'I'},
 	    {"by", required_argument, NULL, 'B'},
+	    {"syscalls", no_argument, NULL, 'Y'},
 	    {"capture-slow", required_argument, NULL, 'S'},
 	    {"capture-dir", required_argument, NULL, 'D'},
 	    {"capture-files", required_argument, NULL, 'K'},
@@ -653,6 +659,9 @@ int cmd_serve(int argc, char **argv)
 						   "(--by cgroup)",
 						   optarg);
 			o.agg_by_cgroup = true;
+			break;
+		case 'Y':
+			o.agg_syscalls = true;
 			break;
 		case 'S':
 			if (parse_time(optarg, &slow_ns) || !slow_ns)
@@ -720,6 +729,7 @@ int cmd_serve(int argc, char **argv)
 			sv->known[sv->nr_known++] = d;
 	}
 	sv->by_cgroup = o.agg_by_cgroup;
+	sv->syscalls = o.agg_syscalls;
 	sv->cap.slow_ns = slow_ns;
 	sv->cap.period_ns = period_ns;
 	sv->cap.dir = cap_dir;

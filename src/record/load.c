@@ -257,6 +257,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	    .accounting = o->accounting,
 	    .uring = o->uring,
 	    .aggregate = o->aggregate,
+	    .agg_syscalls = o->agg_syscalls,
 	    .speculate = o->speculate_ns != 0,
 	};
 	int err;

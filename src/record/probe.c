@@ -107,7 +107,7 @@ int probe_plan(struct iotrail_bpf *skel, const struct probe_opts *po, char *vari
 		const struct plan *pl = &plans[i];
 		bool want = ev ? pl->in_events : pl->in_summary;
 
-		if (po->aggregate &&
+		if (po->aggregate && po->agg_syscalls &&
 		    (!strcmp(pl->tp, "sys_enter") || !strcmp(pl->tp, "sys_exit")))
 			want = true;
 		if (po->speculate &&

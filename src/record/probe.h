@@ -20,14 +20,15 @@
 struct iotrail_bpf;
 
 struct probe_opts {
-	bool summary;	 /* --summary */
-	bool pid_filter; /* -p or COMMAND */
-	bool dev_filter; /* -d: plug/unplug carry no device to filter on */
-	bool accounting; /* --accounting: block_io_start/done too */
-	bool uring;	 /* --uring: io_uring_submit_req/complete too */
-	bool aggregate;	 /* --aggregate: the --summary set plus the syscalls */
-	bool speculate;	 /* --speculate: the per-event block set, no plug,
-			    unplug or syscalls (they belong to no request) */
+	bool summary;	   /* --summary */
+	bool pid_filter;   /* -p or COMMAND */
+	bool dev_filter;   /* -d: plug/unplug carry no device to filter on */
+	bool accounting;   /* --accounting: block_io_start/done too */
+	bool uring;	   /* --uring: io_uring_submit_req/complete too */
+	bool aggregate;	   /* --aggregate: the --summary set */
+	bool agg_syscalls; /* --aggregate --syscalls: and sys_enter/sys_exit */
+	bool speculate;	   /* --speculate: the per-event block set, no plug,
+			      unplug or syscalls (they belong to no request) */
 };
 
 /* Sets autoload on every program. Writes "name:variant,..." into variant

@@ -53,6 +53,8 @@ struct record_opts {
 	uint64_t interval_ns;  /* --aggregate: write them out this often, 0 = end */
 	uint64_t aggsize;      /* --aggregate: histogram bytes per CPU, 0 = default */
 	bool agg_by_cgroup;    /* --aggregate per (disk, cgroup): serve --by cgroup */
+	bool agg_syscalls;     /* --aggregate --syscalls: time the I/O system calls
+				  too (sys_enter/sys_exit slow every call) */
 	uint64_t speculate_ns; /* --speculate: commit requests with Q2C >= it */
 	uint64_t specsize;     /* bytes per speculation buffer */
 	uint32_t nspec;	       /* speculation buffers */

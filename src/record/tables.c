@@ -117,6 +117,9 @@ int write_meta(struct recorder *rc)
 							: "switch",
 	    .bufresize = o->bufresize_manual ? "manual" : "auto",
 	    .backpressure = record_degrades(o) ? "summary" : "drop",
+	    .aggregate = !o->aggregate	   ? ""
+			 : o->agg_syscalls ? "block,syscall"
+					   : "block",
 	    .bufsize = (uint64_t)rc->nr_slots * IOT_REC_SIZE,
 	    .switch_ns = o->switch_ns,
 	    .attach = rc->attach_kind,

@@ -179,6 +179,8 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_start_object(&w);
 	jw_string_field(&w, "trace", ri->path);
 	jw_string_field(&w, "mode", ri->mode);
+	/* --aggregate: "block" or "block,syscall"; "" in the other modes */
+	jw_string_field(&w, "aggregate_layers", ri->agg_layers ? ri->agg_layers : "");
 	jw_uint_field(&w, "nr_cpus", ri->nr_cpus);
 	jw_uint_field(&w, "duration_ns", ri->duration_ns);
 	jw_name(&w, "complete");

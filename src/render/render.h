@@ -22,7 +22,9 @@ enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 struct report_info {
 	const char *path;
-	const char *mode; /* "events" or "summary" */
+	const char *mode; /* "events", "summary" or "aggregate" */
+	/* aggregate: the layers histogrammed (META aggregate), "" else */
+	const char *agg_layers;
 	const char *kernel;
 	uint32_t nr_cpus;
 	uint64_t events;	/* records read */

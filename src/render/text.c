@@ -200,6 +200,10 @@ static void header(FILE *f, const struct report_info *ri)
 		    f,
 		    "# in-kernel log2 histograms: count and average exact; min, max and "
 		    "percentiles are bucket bounds (within 2x)\n");
+	if (!strcmp(ri->mode, "aggregate") && ri->agg_layers &&
+	    !strstr(ri->agg_layers, "syscall"))
+		fprintf(f, "# system calls not timed: record --aggregate --syscalls "
+			   "times them (at a cost to every system call)\n");
 	if (ri->kernel_misses)
 		fprintf(f,
 			"# %" PRIu64 " events missed by the kernel (nested runs of a "

@@ -154,8 +154,9 @@ void metrics_write(FILE *f, const struct iot_agg_entry *e, size_t n,
 			labels(f, mi, &e[i], CG(i), NULL, NULL);
 			fprintf(f, "} %" PRIu64 "\n", e[i].sum);
 		}
-	family(f, mi, "iotrail_syscall_latency_seconds", "histogram",
-	       "I/O system calls' latency per kind (traced processes)");
+	if (mi->nr_syscall_names) /* serve --syscalls */
+		family(f, mi, "iotrail_syscall_latency_seconds", "histogram",
+		       "I/O system calls' latency per kind (traced processes)");
 	for (size_t i = 0; i < n; i++) {
 		size_t k = (size_t)e[i].metric - IOT_AGG_SYSCALL;
 

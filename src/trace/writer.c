@@ -181,12 +181,12 @@ int trace_writer_meta(struct trace_writer *w, const struct trace_meta *m)
 	    "tool=iotrail\nhost=%s\nkernel=%s\narch=%s\ncmdline=%s\nmode=%s\n"
 	    "speculate_ns=%llu\nbufpolicy=%s\nbufresize=%s\nbufsize=%llu\n"
 	    "switch_ns=%llu\nattach=%s\nvariant=%s\nmissing=%s\ndrivers=%s\nmodels=%s\n"
-	    "stack=%s\nflows=%s\nbackpressure=%s\n",
+	    "stack=%s\nflows=%s\nbackpressure=%s\naggregate=%s\n",
 	    S(m->host), S(m->kernel), S(m->arch), S(m->cmdline), S(m->mode),
 	    (unsigned long long)m->speculate_ns, S(m->bufpolicy), S(m->bufresize),
 	    (unsigned long long)m->bufsize, (unsigned long long)m->switch_ns,
 	    S(m->attach), S(m->variant), S(m->missing), S(m->drivers), S(m->models),
-	    S(m->stack), S(m->flows), S(m->backpressure));
+	    S(m->stack), S(m->flows), S(m->backpressure), S(m->aggregate));
 #undef S
 
 	if (n < 0)

@@ -50,7 +50,11 @@ struct trace_meta {
 	const char *bufpolicy;	  /* "switch", "fill", "ring" */
 	const char *bufresize;	  /* "auto", "manual" */
 	const char *backpressure; /* "summary", "drop" (since 1.9, after flows) */
-	uint64_t bufsize;	  /* bytes per CPU */
+	/* --aggregate: the layers histogrammed, "block" or "block,syscall"
+	 * (added after backpressure without a version bump; absent: both);
+	 * "" in the other modes */
+	const char *aggregate;
+	uint64_t bufsize; /* bytes per CPU */
 	uint64_t switch_ns;
 	const char *attach;  /* "tp_btf", "raw_tp" */
 	const char *variant; /* program chosen per tracepoint */

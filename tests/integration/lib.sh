@@ -134,11 +134,12 @@ json_get() { python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
 # our block_rq_complete program (its run count is short, no miss counted;
 # docs/ARCHITECTURE.md), so an exact comparison gets one more attempt: a
 # systematic error fails both, and a pass on the second attempt says so.
-retry_once() {
+retry_once() { # NAME FN [ARGS...]
 	local name=$1 fn=$2 why why2
-	if why=$($fn 2>&1); then
+	shift 2
+	if why=$($fn "$@" 2>&1); then
 		ok "$name"
-	elif why2=$($fn 2>&1); then
+	elif why2=$($fn "$@" 2>&1); then
 		ok "$name (second attempt; the first: $why)"
 	else
 		not_ok "$name" "$why; again: $why2"

@@ -16,9 +16,9 @@ dd if=$LOOP of=/dev/null bs=4k count=3000 iflag=direct status=none
 dd if=$LOOP of=/dev/null bs=128k count=200 skip=100 status=none
 awk -v d="$D" '\$3==d {print \$4, \$6, \$8, \$10}' /proc/diskstats > $TMP/after
 W
-agg_run() {
+agg_run() { # [--syscalls]
 	local got want
-	"$IOTRAIL" record --aggregate --interval 50ms -o "$TMP/agg.iot" -d "$D" -- bash "$TMP/work.sh" 2>/dev/null || { echo "record failed"; return 1; }
+	"$IOTRAIL" record --aggregate "$@" --interval 50ms -o "$TMP/agg.iot" -d "$D" -- bash "$TMP/work.sh" 2>/dev/null || { echo "record failed"; return 1; }
 	read -r r0 rs0 w0 ws0 <"$TMP/before"
 	read -r r1 rs1 w1 ws1 <"$TMP/after"
 	"$IOTRAIL" report -i "$TMP/agg.iot" -f json -a latency,syscall >"$TMP/agg.json" || { echo "report failed"; return 1; }
@@ -26,7 +26,19 @@ agg_run() {
 	want="$((r1 - r0)) $((rs1 - rs0)) $((w1 - w0)) $((ws1 - ws0))"
 	[ "$got" = "$want" ] || { echo "got '$got', want '$want'"; return 1; }
 }
+# the system calls' histograms first (--syscalls), then the block layer's
+# alone, the default: the rest of the checks read that one
+retry_once "aggregate --syscalls: requests and sectors equal diskstats deltas" agg_run --syscalls
+cp "$TMP/agg.json" "$TMP/aggsys.json"
+"$IOTRAIL" report -i "$TMP/agg.iot" >"$TMP/aggsys.txt"
 retry_once "aggregate: requests and sectors equal diskstats deltas" agg_run
+expect_eq "aggregate: the layers histogrammed, in the trace" \
+	"$(json_get "$TMP/agg.json" "j['aggregate_layers']") $(json_get "$TMP/aggsys.json" "j['aggregate_layers']")" "block block,syscall"
+expect_eq "aggregate: no system call timed without --syscalls" \
+	"$(json_get "$TMP/agg.json" "sum(m['count'] for m in j['metrics'] if m['analyzer']=='syscall')")" 0
+"$IOTRAIL" report -i "$TMP/agg.iot" >"$TMP/agg.txt"
+expect_eq "aggregate: the report says the system calls were not timed, and how to" \
+	"$(grep -c 'system calls not timed: record --aggregate --syscalls' "$TMP/agg.txt") $(grep -c 'system calls not timed' "$TMP/aggsys.txt")" "1 0"
 read -r r0 rs0 w0 ws0 <"$TMP/before"
 read -r r1 rs1 w1 ws1 <"$TMP/after"
 expect_eq "aggregate: a Q2C for every read and write" \
@@ -50,8 +62,8 @@ PY
 # counts of buffered reads vary between runs; each run matches its diskstats)
 check "record per event" "$IOTRAIL" record -o "$TMP/ev.iot" -d "$D" -- bash "$TMP/work.sh"
 "$IOTRAIL" report -i "$TMP/ev.iot" -f json -a latency,syscall >"$TMP/ev.json"
-expect_eq "aggregate and per-event recordings count the same dd reads" \
-	"$(json_get "$TMP/agg.json" "[m['count'] for m in j['metrics'] if m['metric']=='pread64' or m['metric']=='read'][0]")" \
+expect_eq "aggregate --syscalls and per-event recordings count the same dd reads" \
+	"$(json_get "$TMP/aggsys.json" "[m['count'] for m in j['metrics'] if m['metric']=='pread64' or m['metric']=='read'][0]")" \
 	"$(json_get "$TMP/ev.json" "[m['count'] for m in j['metrics'] if m['metric']=='pread64' or m['metric']=='read'][0]")"
 # aggsize: room for the system calls and one device only; a second device
 # (zram0) finds no histogram slot and is counted, not mixed in
@@ -68,6 +80,7 @@ check "aggregate: says its percentiles are bucket bounds" grep -q "percentiles a
 
 must() { "$@" >"$TMP/o" 2>"$TMP/e"; echo $?; }
 expect_eq "--aggregate with --summary is refused" "$(must "$IOTRAIL" record --aggregate --summary -- true) $(grep -c 'choose one' "$TMP/e")" "2 1"
+expect_eq "--syscalls without --aggregate is refused" "$(must "$IOTRAIL" record --syscalls -- true) $(grep -c -- '--syscalls: only with --aggregate' "$TMP/e")" "2 1"
 expect_eq "--interval without --aggregate is refused" "$(must "$IOTRAIL" record --interval 1s -- true) $(grep -c 'only with --aggregate' "$TMP/e")" "2 1"
 expect_eq "--interval with a bad time" "$(must "$IOTRAIL" record --aggregate --interval often -- true) $(grep -c -- '--interval often: not a time' "$TMP/e")" "2 1"
 finish

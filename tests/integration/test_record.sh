@@ -26,7 +26,7 @@ expect_eq "zram: Q2C for every bio, no device stage" "$st" "(4000, 0)"
 # the verifier refuses: --summary, --aggregate, --trigger and --speculate ran
 # on the raw_tp build, about twice the cost per program)
 kinds=""
-MODES=("" "--backpressure drop" "--summary" "--aggregate" "--speculate 5ms"
+MODES=("" "--backpressure drop" "--summary" "--aggregate" "--aggregate --syscalls" "--speculate 5ms"
 	"--bufpolicy ring --trigger 10ms" "--flow reads")
 for mode in "${MODES[@]}"; do
 	# shellcheck disable=SC2086

@@ -101,6 +101,7 @@ print(int(cnt), "reads,", len(les), "buckets")
 PY
 	ok "/metrics: cumulative buckets, +Inf = _count = requests ($(cat "$TMP/out"))" ||
 	not_ok "/metrics shape" "$(tail -3 "$TMP/out")"
+expect_eq "without --syscalls: no system call histograms" "$(grep -c '^[^#]*iotrail_syscall_latency' "$TMP/m.txt")" 0
 curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' "http://127.0.0.1:$SP/metrics" >"$TMP/om.txt"
 tail -1 "$TMP/om.txt" | grep -qx "# EOF" && grep -q "^# TYPE iotrail_requests counter" "$TMP/om.txt" &&
 	ok "OpenMetrics when asked: counter families without _total, # EOF" ||
@@ -274,14 +275,19 @@ PY
 	not_ok "--by cgroup" "$(tail -4 "$TMP/out"); $(grep -m3 'iotrail_requests_total{' "$TMP/cg.txt")"
 # -o: the histograms kept in a trace every --interval, which report reads
 stop_all
-"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" -o "$TMP/h.iot" --interval 1s 2>"$TMP/serve3.err" &
+"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" -o "$TMP/h.iot" --interval 1s --syscalls 2>"$TMP/serve3.err" &
 SERVE=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
 read -r r0 _ w0 _ < <(diskstats "$D")
 dd if="$L" of=/dev/null bs=4k count=500 iflag=direct status=none
 read -r r1 _ w1 _ < <(diskstats "$D")
+n=$(curl -s "http://127.0.0.1:$SP/metrics" | awk '/^iotrail_syscall_latency_seconds_count\{syscall="read"\}/ {print $2}')
+[ -n "$n" ] && [ "$n" -ge 500 ] && ok "--syscalls: the read histogram holds dd's 500 reads ($n reads)" ||
+	not_ok "serve --syscalls" "read count '$n'"
 sleep 1.5
 stop_all
+expect_eq "--syscalls: the trace says the system calls were timed" \
+	"$("$IOTRAIL" report -i "$TMP/h.iot" -f json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["aggregate_layers"])')" "block,syscall"
 n=$("$IOTRAIL" report -i "$TMP/h.iot" -f json 2>/dev/null |
 	python3 -c 'import json,sys; j=json.load(sys.stdin); print(sum(d["read"]["requests"] for d in j["devices"] if d["name"] == sys.argv[1]))' "$D")
 [ -n "$n" ] && [ "$n" -le $((r1 - r0)) ] && [ $((r1 - r0 - n)) -le 1 ] &&
