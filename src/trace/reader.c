@@ -579,10 +579,13 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	/* the CPUs, then the markers, then the repair's estimates */
 	r->nr_streams = r->hdr.nr_cpus + 2;
 	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
-	r->heap = calloc(r->nr_streams, sizeof(*r->heap));
+	r->tree_k = r->nr_streams;
+	r->key = calloc(r->tree_k, sizeof(*r->key));
+	/* the tree, then build_tree's winners of every node */
+	r->tree = calloc(3 * (size_t)r->tree_k, sizeof(*r->tree));
 	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
 	r->stream_gaps = calloc(r->nr_streams, sizeof(*r->stream_gaps));
-	if (!r->cpus || !r->heap || !r->next_seq || !r->stream_gaps) {
+	if (!r->cpus || !r->key || !r->tree || !r->next_seq || !r->stream_gaps) {
 		err = -ENOMEM;
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto cleanup;
@@ -653,7 +656,7 @@ void trace_reader_rewind(struct trace_reader *r)
 		r->cpus[i].win_start = r->cpus[i].win_count = 0;
 	}
 	r->released = 0;
-	r->heap_ok = false;
+	r->tree_ok = false;
 	free_live(r);
 	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	r->next_chunk = 0;
@@ -780,8 +783,10 @@ static void populate(const struct iot_rec *p, uint64_t size)
 	madvise((void *)from, to - from, MADV_POPULATE_READ);
 }
 
-/* Fill the CPU's sorted window from its spans. */
-static void refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
+/* Fill the CPU's sorted window from its spans (inlined: after the first
+ * fill it takes one record per record returned). */
+static inline __attribute__((always_inline)) void
+refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 {
 	while (c->win_count < READER_REORDER && c->first_span < c->nr_spans) {
 		struct reader_span *s = &c->spans[c->first_span];
@@ -851,49 +856,62 @@ static void release_behind(struct trace_reader *r)
 	let_go(r, &r->released, (uint64_t)(low - r->map));
 }
 
-static bool head_before(const struct reader_head *a, const struct reader_head *b)
-{
-	return a->ts < b->ts || (a->ts == b->ts && a->stream < b->stream);
-}
-
-static void sift_down(struct trace_reader *r, uint32_t i)
-{
-	struct reader_head *h = r->heap, x = h[i];
-
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-
-		if (l >= r->heap_n)
-			break;
-		m = l + 1 < r->heap_n && head_before(&h[l + 1], &h[l]) ? l + 1 : l;
-		if (!head_before(&h[m], &x))
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	h[i] = x;
-}
-
-static struct reader_head head_of(const struct trace_reader *r, uint32_t i)
+/* Stream i's key: its first record's time, UINT64_MAX when it has none
+ * (a record of that time is never returned: nothing is before the limit) */
+static inline uint64_t head_key(const struct trace_reader *r, uint32_t i)
 {
 	const struct reader_cpu *c = &r->cpus[i];
 
-	return (struct reader_head){c->win[c->win_start]->ts_ns, i};
+	return c->win_count ? c->win[c->win_start]->ts_ns : UINT64_MAX;
 }
 
-/* Every stream's window filled from its spans, and the heap of those that
- * hold a record: after the open, a rewind, or a round's new spans. */
-static void build_heap(struct trace_reader *r)
+/* Whether stream a's head goes before stream b's: by time, then the lower
+ * stream */
+static inline bool before(const struct trace_reader *r, uint32_t a, uint32_t b)
 {
-	r->heap_n = 0;
-	for (uint32_t i = 0; i < r->nr_streams; i++) {
+	return r->key[a] < r->key[b] || (r->key[a] == r->key[b] && a < b);
+}
+
+/* Every stream's window filled from its spans, and the tree played from
+ * the leaves up: after the open, a rewind, or a round's new spans. */
+static void build_tree(struct trace_reader *r)
+{
+	uint32_t k = r->tree_k, *win = r->tree + k - 1; /* win[1, 2k): node n's winner */
+
+	for (uint32_t i = 0; i < k; i++) {
 		refill(r, &r->cpus[i], i);
-		if (r->cpus[i].win_count)
-			r->heap[r->heap_n++] = head_of(r, i);
+		r->key[i] = head_key(r, i);
+		win[k + i] = i; /* the leaves */
 	}
-	for (uint32_t i = r->heap_n / 2; i-- > 0;)
-		sift_down(r, i);
-	r->heap_ok = true;
+	for (uint32_t n = k; n-- > 1;) {
+		uint32_t a = win[2 * n], b = win[2 * n + 1];
+		bool b_wins = before(r, b, a);
+
+		win[n] = b_wins ? b : a;
+		r->tree[n] = b_wins ? a : b;
+	}
+	r->tree[0] = win[1];
+	r->tree_ok = true;
+}
+
+/* Stream s's key changed (it gave its first record): its matches played
+ * again, from its leaf to the root. */
+static inline void replay(struct trace_reader *r, uint32_t s)
+{
+	uint64_t kw = r->key[s] = head_key(r, s);
+	uint32_t w = s;
+
+	for (uint32_t n = (s + r->tree_k) >> 1; n; n >>= 1) {
+		uint32_t l = r->tree[n];
+		uint64_t kl = r->key[l];
+
+		if (kl < kw || (kl == kw && l < w)) {
+			r->tree[n] = w;
+			w = l;
+			kw = kl;
+		}
+	}
+	r->tree[0] = w;
 }
 
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
@@ -907,21 +925,18 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 		return 1;
 	}
 	for (;;) {
-		if (!r->heap_ok)
-			build_heap(r);
-		if (r->heap_n && r->heap[0].ts < r->limit_ns) {
-			uint32_t i = r->heap[0].stream;
+		if (!r->tree_ok)
+			build_tree(r);
+		uint32_t i = r->tree[0];
+
+		if (r->key[i] < r->limit_ns) {
 			struct reader_cpu *c = &r->cpus[i];
 
 			*rec = c->win[c->win_start];
 			c->win_start = (c->win_start + 1) % READER_REORDER;
 			c->win_count--;
 			refill(r, c, i);
-			if (c->win_count)
-				r->heap[0] = head_of(r, i);
-			else /* the stream leaves the heap */
-				r->heap[0] = r->heap[--r->heap_n];
-			sift_down(r, 0);
+			replay(r, i);
 			return 1;
 		}
 		if (r->next_chunk >= r->nr_chunks) {
@@ -953,7 +968,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 				if (push_span(&r->cpus[ch->cpu], p,
 					      ch->size / IOT_REC_SIZE))
 					return -ENOMEM;
-				r->heap_ok = false;
+				r->tree_ok = false;
 			} else if (ch->type == IOT_CHUNK_ROUND &&
 				   ch->size >= sizeof(struct iot_round)) {
 				struct iot_round rd;
@@ -1079,7 +1094,8 @@ void trace_reader_release(struct trace_reader *r)
 	free_live(r);
 	free(r->live);
 	free(r->cpus);
-	free(r->heap);
+	free(r->key);
+	free(r->tree);
 	free(r->next_seq);
 	free(r->stream_gaps);
 	free(r->drop_stretches);

@@ -130,15 +130,17 @@ struct trace_reader {
 	 * as records enter the merge: up to READER_REORDER records of that
 	 * stream before the first one after the gap is returned */
 	uint64_t *stream_gaps;
-	/* the streams whose window holds a record, a min-heap on (the time of
-	 * the window's first record, the stream's number): the next record in
-	 * O(log streams), not a look at every stream (sixteen CPUs and more) */
-	struct reader_head {
-		uint64_t ts;	 /* the time of the stream's first record */
-		uint32_t stream; /* then its number: ties go to the lower */
-	} * heap;
-	uint32_t heap_n;
-	bool heap_ok; /* false: built again before the next record */
+	/* The merge: a tournament (loser) tree over the streams on (the time
+	 * of the window's first record, UINT64_MAX when it is empty; the
+	 * stream's number: ties go to the lower). The next
+	 * record costs log2(streams) comparisons along one path, not a look
+	 * at every stream (sixteen CPUs and more), nor a heap's two per level. */
+	uint64_t *key;	 /* per stream */
+	uint32_t *tree;	 /* [0] the winner, [1, tree_k) each match's loser
+			    (node n's children 2n and 2n + 1; leaf tree_k + s is
+			    stream s), then room for building it */
+	uint32_t tree_k; /* leaves: nr_streams */
+	bool tree_ok;	 /* false: built again before the next record */
 	/* a speculative trace (has_spec) is read through a sorted index */
 	const struct iot_rec **sorted;
 	uint64_t nr_sorted, next_sorted;
