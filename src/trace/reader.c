@@ -869,7 +869,9 @@ static inline uint64_t head_key(const struct trace_reader *r, uint32_t i)
  * stream */
 static inline bool before(const struct trace_reader *r, uint32_t a, uint32_t b)
 {
-	return r->key[a] < r->key[b] || (r->key[a] == r->key[b] && a < b);
+	uint64_t ka = r->key[a], kb = r->key[b];
+
+	return ka < kb || (ka == kb && a < b);
 }
 
 /* Every stream's window filled from its spans, and the tree played from
