@@ -123,6 +123,76 @@ static void merge_order(void **state)
 	trace_reader_release(&r);
 }
 
+/* Thirteen CPUs (a tree whose leaves are not all at one depth), five
+ * rounds, times drawn from a few values so that CPUs tie often, CPU 5
+ * silent throughout and CPU 9 in every other round: the records come out
+ * sorted by time, ties by CPU, then in each CPU's own order (the id
+ * counts them per CPU). */
+#define MS_CPUS	  13u
+#define MS_ROUNDS 5u
+static void merge_many_streams(void **state)
+{
+	static struct iot_rec recs[MS_CPUS][MS_ROUNDS * 40];
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	uint64_t seed = 7, seq[MS_CPUS] = {0}, total = 0, n = 0, ties = 0;
+	uint64_t last_ts = 0, last_id = 0;
+	uint32_t last_cpu = 0;
+	char err[256];
+
+	header(&h, MS_CPUS);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	for (uint32_t k = 0; k < MS_ROUNDS; k++) {
+		for (uint32_t c = 0; c < MS_CPUS; c++) {
+			struct iot_rec *a = recs[c] + seq[c];
+			uint32_t cnt = c == 5 || (c == 9 && k % 2) ? 0 : 10 + c * 2;
+			uint64_t ts = 1000 * k;
+
+			for (uint32_t i = 0; i < cnt; i++) {
+				seed = seed * 6364136223846793005ull +
+				       1442695040888963407ull;
+				ts += (seed >> 61) * 30; /* steps of 0 to 210 ns */
+				if (ts >= 1000 * k + 999)
+					ts = 1000 * k + 999;
+				a[i] =
+				    mkrec(IOT_EV_BIO_QUEUE, ts, seq[c] + i + 1, 0, 0, 8);
+				a[i].seq = seq[c] + i;
+				a[i].cpu = c;
+			}
+			if (cnt)
+				trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, a, cnt * 64,
+						   NULL, 0);
+			seq[c] += cnt;
+			total += cnt;
+		}
+		round_mark(&w, 1000 * (k + 1));
+	}
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	while (trace_reader_next(&r, &rec) == 1) {
+		bool in_order = rec->ts_ns > last_ts ||
+				(rec->ts_ns == last_ts &&
+				 (rec->cpu > last_cpu ||
+				  (rec->cpu == last_cpu && rec->id == last_id + 1)));
+
+		if (n) {
+			assert_true(in_order);
+			ties += rec->ts_ns == last_ts && rec->cpu != last_cpu;
+		}
+		last_ts = rec->ts_ns;
+		last_cpu = rec->cpu;
+		last_id = rec->id;
+		n++;
+	}
+	assert_int_equal(n, total);
+	assert_true(ties > 50); /* the order between CPUs was put to the test */
+	assert_int_equal(r.nr_gaps, 0);
+	trace_reader_release(&r);
+}
+
 /* An interrupt between reservation and timestamp: slot 1 holds an older
  * time than slot 0 would suggest; a skipped sequence number is a gap. */
 static void inversion_and_gap(void **state)
@@ -700,6 +770,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(merge_order),
+	    cmocka_unit_test(merge_many_streams),
 	    cmocka_unit_test(inversion_and_gap),
 	    cmocka_unit_test(speculative_sorted),
 	    cmocka_unit_test(truncated),
