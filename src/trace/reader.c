@@ -579,10 +579,9 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	/* the CPUs, then the markers, then the repair's estimates */
 	r->nr_streams = r->hdr.nr_cpus + 2;
 	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
-	r->tree_k = r->nr_streams;
-	r->key = calloc(r->tree_k, sizeof(*r->key));
+	r->key = calloc(r->nr_streams, sizeof(*r->key));
 	/* the tree, then build_tree's winners of every node */
-	r->tree = calloc(3 * (size_t)r->tree_k, sizeof(*r->tree));
+	r->tree = calloc(3 * (size_t)r->nr_streams, sizeof(*r->tree));
 	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
 	r->stream_gaps = calloc(r->nr_streams, sizeof(*r->stream_gaps));
 	if (!r->cpus || !r->key || !r->tree || !r->next_seq || !r->stream_gaps) {
@@ -865,12 +864,10 @@ static inline uint64_t head_key(const struct trace_reader *r, uint32_t i)
 	return c->win_count ? c->win[c->win_start]->ts_ns : UINT64_MAX;
 }
 
-/* Whether stream a's head goes before stream b's: by time, then the lower
- * stream */
-static inline bool before(const struct trace_reader *r, uint32_t a, uint32_t b)
+/* Whether stream a, whose key is ka, goes before stream b: by time, then
+ * the lower stream */
+static inline bool before(uint64_t ka, uint32_t a, uint64_t kb, uint32_t b)
 {
-	uint64_t ka = r->key[a], kb = r->key[b];
-
 	return ka < kb || (ka == kb && a < b);
 }
 
@@ -878,7 +875,8 @@ static inline bool before(const struct trace_reader *r, uint32_t a, uint32_t b)
  * the leaves up: after the open, a rewind, or a round's new spans. */
 static void build_tree(struct trace_reader *r)
 {
-	uint32_t k = r->tree_k, *win = r->tree + k - 1; /* win[1, 2k): node n's winner */
+	uint32_t k = r->nr_streams,
+		 *win = r->tree + k - 1; /* win[1, 2k): node n's winner */
 
 	for (uint32_t i = 0; i < k; i++) {
 		refill(r, &r->cpus[i], i);
@@ -887,7 +885,7 @@ static void build_tree(struct trace_reader *r)
 	}
 	for (uint32_t n = k; n-- > 1;) {
 		uint32_t a = win[2 * n], b = win[2 * n + 1];
-		bool b_wins = before(r, b, a);
+		bool b_wins = before(r->key[b], b, r->key[a], a);
 
 		win[n] = b_wins ? b : a;
 		r->tree[n] = b_wins ? a : b;
@@ -903,11 +901,11 @@ static inline void replay(struct trace_reader *r, uint32_t s)
 	uint64_t kw = r->key[s] = head_key(r, s);
 	uint32_t w = s;
 
-	for (uint32_t n = (s + r->tree_k) >> 1; n; n >>= 1) {
+	for (uint32_t n = (s + r->nr_streams) >> 1; n; n >>= 1) {
 		uint32_t l = r->tree[n];
 		uint64_t kl = r->key[l];
 
-		if (kl < kw || (kl == kw && l < w)) {
+		if (before(kl, l, kw, w)) {
 			r->tree[n] = w;
 			w = l;
 			kw = kl;

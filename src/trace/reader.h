@@ -135,12 +135,11 @@ struct trace_reader {
 	 * stream's number: ties go to the lower). The next
 	 * record costs log2(streams) comparisons along one path, not a look
 	 * at every stream (sixteen CPUs and more), nor a heap's two per level. */
-	uint64_t *key;	 /* per stream */
-	uint32_t *tree;	 /* [0] the winner, [1, tree_k) each match's loser
-			    (node n's children 2n and 2n + 1; leaf tree_k + s is
-			    stream s), then room for building it */
-	uint32_t tree_k; /* leaves: nr_streams */
-	bool tree_ok;	 /* false: built again before the next record */
+	uint64_t *key;	/* per stream */
+	uint32_t *tree; /* [0] the winner, [1, nr_streams) each match's loser
+			   (node n's children 2n and 2n + 1; leaf nr_streams + s
+			   is stream s), then room for building it */
+	bool tree_ok;	/* false: built again before the next record */
 	/* a speculative trace (has_spec) is read through a sorted index */
 	const struct iot_rec **sorted;
 	uint64_t nr_sorted, next_sorted;
