@@ -154,9 +154,11 @@ static int threads_wanted(void)
  * on (latency alone: 1.09 -> 1.16 s on 2 vCPUs). */
 static int analysis_threads(size_t nr_analyzers)
 {
+	int n = threads_wanted();
+
 	if (!pipeline_threads && nr_analyzers < 2)
 		return 0;
-	return threads_wanted() > 2 ? threads_wanted() - 2 : 0;
+	return n > 2 ? n - 2 : 0;
 }
 
 struct prefetch {
