@@ -133,7 +133,7 @@ $(OUT)/bench/packsize: bench/packsize.c $(OUT)/libiotrail.a
 
 $(OUT)/bench/drainrate: bench/drainrate.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
-	$(COMPILE) -o $@ $^ $(LDLIBS)
+	$(COMPILE) -o $@ $^ $(LDLIBS) -lpthread
 
 $(OUT)/bench/markers: bench/markers.c $(OUT)/libiotrail-marker.a
 	@mkdir -p $(dir $@)
@@ -151,7 +151,7 @@ asan:
 # their own (src/analyze/fanout.c) under it, in test_analyzers and test_pack.
 tsan:
 	$(MAKE) OUT=build/tsan CFLAGS="-O1 -g" SAN="-fsanitize=thread" \
-		build/tsan/iotrail build/tsan/tests/test_analyzers
+		build/tsan/iotrail build/tsan/tests/test_analyzers build/tsan/tests/test_trace
 
 # libFuzzer harnesses (tests/fuzz/), built with clang in build/fuzz; `make
 # fuzz` runs each for FUZZ_SECONDS after the regression corpus.

@@ -62,6 +62,9 @@ static void record_usage(FILE *f)
 	    "                        aggsize (histogram bytes per CPU, default 390k)\n"
 	    "      --nice N          the recorder's priority (default -10; the command\n"
 	    "                        keeps its own): a late recorder drops records\n"
+	    "      --threads N       threads that drain the buffers, each its share of\n"
+	    "                        the CPUs (default with --pack one per 4 CPUs,\n"
+	    "                        at most 8; else 1)\n"
 	    "      --aggregate       log2 histograms per device, op and stage kept in\n"
 	    "                        the kernel; no per-event records\n"
 	    "      --syscalls        --aggregate: and per I/O system call (hooks every\n"
@@ -226,6 +229,7 @@ int cmd_record(int argc, char **argv)
 	    {"aggregate", no_argument, NULL, 'G'},
 	    {"syscalls", no_argument, NULL, 'Y'},
 	    {"nice", required_argument, NULL, 'N'},
+	    {"threads", required_argument, NULL, 'j'},
 	    {"interval", required_argument, NULL, 'I'},
 	    {"speculate", required_argument, NULL, 'C'},
 	    {"flow", required_argument, NULL, 'F'},
@@ -299,6 +303,14 @@ int cmd_record(int argc, char **argv)
 				return usage_error(
 				    "--nice %s: not a priority from -20 to 19", optarg);
 			o.nice = (int)v;
+			break;
+		case 'j':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > RECORD_MAX_DRAINERS)
+				return usage_error(
+				    "--threads %s: not a count from 1 to %u", optarg,
+				    RECORD_MAX_DRAINERS);
+			o.threads = (uint32_t)v;
 			break;
 		case 'G':
 			o.aggregate = true;

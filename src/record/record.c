@@ -141,6 +141,7 @@ static int open_output(struct recorder *rc)
 
 static void release(struct recorder *rc)
 {
+	drainers_stop(rc);
 	if (rc->buf)
 		munmap(rc->buf, rc->buf_bytes);
 	if (rc->ctl)
@@ -215,6 +216,10 @@ int record_run(const struct record_opts *o)
 	if ((err = open_output(&rc)))
 		goto cleanup;
 	opened = true;
+	if ((err = drainers_start(&rc))) {
+		fprintf(stderr, "iotrail: drain threads: %s\n", strerror(-err));
+		goto cleanup;
+	}
 	if ((err = iotrail_bpf__attach(rc.skel))) {
 		fprintf(stderr, "iotrail: could not attach: %s\n", strerror(-err));
 		goto cleanup;

@@ -59,6 +59,7 @@ struct record_opts {
 	uint64_t specsize;     /* bytes per speculation buffer */
 	uint32_t nspec;	       /* speculation buffers */
 	int nice;	       /* the recorder's own priority (the command's stays) */
+	uint32_t threads;      /* drain threads, main included; 0: the default */
 	char **argv;	       /* COMMAND, NULL-terminated, or NULL */
 	/* --aggregate read live (serve): live_start once attached, live_stop
 	 * when the recording ends, before anything is unmapped */
@@ -84,6 +85,11 @@ bool record_degrades(const struct record_opts *o);
  * it drop-free with twice the margin (bench/overhead.sh reports drops). */
 #define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000)
 #define RECORD_DEFAULT_NICE	 (-10)
+/* drain threads by default: one per RECORD_CPUS_PER_DRAINER CPUs, at most
+ * RECORD_MAX_DEFAULT_DRAINERS (drain.c) */
+#define RECORD_CPUS_PER_DRAINER	    4u
+#define RECORD_MAX_DEFAULT_DRAINERS 8u
+#define RECORD_MAX_DRAINERS	    256u
 /* --speculate: 16 records hold a request's Q G I D C with room for
  * requeues; 4096 buffers cover the deepest queues seen here (4 MB) */
 #define RECORD_DEFAULT_SPECSIZE (16u * IOT_REC_SIZE)

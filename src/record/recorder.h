@@ -12,6 +12,7 @@
 #ifndef IOTRAIL_RECORD_RECORDER_H
 #define IOTRAIL_RECORD_RECORDER_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +27,21 @@
 #include "files.h"
 #include "marks.h"
 #include "tasks.h"
+
+/* One drain thread's share: the CPUs cpu % nr_drainers == idx (drain.c).
+ * Share 0 is the main thread's. */
+#define DRAINER_SEEN 256 /* tids and files already noted, direct-mapped */
+struct drainer {
+	struct recorder *rc;
+	uint32_t idx;
+	pthread_t thread;
+	bool started;
+	struct trace_pack_room room; /* --pack: this thread's packing */
+	uint32_t seen_tid[DRAINER_SEEN];
+	uint64_t seen_file[DRAINER_SEEN];
+	uint64_t records; /* drained by this share (IOTRAIL_DEBUG) */
+	int err;	  /* the last round's */
+};
 
 struct recorder {
 	const struct record_opts *o;
@@ -57,6 +73,14 @@ struct recorder {
 	uint64_t *stuck_seq;	/* per CPU: uncommitted slot seen last drain */
 	unsigned int *stuck_rounds;
 	bool final_wait; /* the last drains: wait for every writer to commit */
+	/* the drain threads (drain.c): every round, each share drains its
+	 * CPUs between the two barriers; the tables are noted under
+	 * note_lock, the writer serialises the chunks */
+	struct drainer *drainers;
+	uint32_t nr_drainers;
+	pthread_barrier_t drain_go, drain_done;
+	bool drainers_quit;
+	pthread_mutex_t note_lock;
 	pid_t child;
 	int go_fd;   /* write end: releases the child */
 	int exec_fd; /* read end: exec errno from the child */
@@ -110,6 +134,11 @@ const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 int record_loop(struct recorder *rc);
 /* Stops the programs and writes what the buffers still hold. */
 int final_drain(struct recorder *rc);
+/* The drain threads, o->threads in all (the main thread is one of them),
+ * started after the command is forked; stopped and joined by
+ * drainers_stop, which is safe on drainers never started. 0 or -errno. */
+int drainers_start(struct recorder *rc);
+void drainers_stop(struct recorder *rc);
 /* IOT_STOP_REASON_* when the kernel side stopped itself (fill, trigger), else 0. */
 uint64_t kernel_stop(const struct recorder *rc);
 

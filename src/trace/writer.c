@@ -20,6 +20,7 @@ int trace_writer_open(struct trace_writer *w, const char *path,
 	int err;
 
 	memset(w, 0, sizeof(*w));
+	w->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	if (!path) { /* a writer that keeps nothing (trace_writer.h) */
 		w->discard = true;
 		return 0;
@@ -92,8 +93,8 @@ static int write_all(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
-		       const void *p1, size_t n1, const void *p2, size_t n2)
+static int chunk_locked(struct trace_writer *w, uint32_t type, uint32_t cpu,
+			const void *p1, size_t n1, const void *p2, size_t n2)
 {
 	struct iot_chunk c = {.type = type, .cpu = cpu, .size = n1 + n2};
 	int err;
@@ -124,29 +125,54 @@ int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
 	return 0;
 }
 
-int trace_writer_packed(struct trace_writer *w, uint32_t cpu, const struct iot_rec *r1,
-			size_t n1, const struct iot_rec *r2, size_t n2)
+int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
+		       const void *p1, size_t n1, const void *p2, size_t n2)
+{
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	err = chunk_locked(w, type, cpu, p1, n1, p2, n2);
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+int trace_writer_packed_in(struct trace_writer *w, struct trace_pack_room *room,
+			   uint32_t cpu, const struct iot_rec *r1, size_t n1,
+			   const struct iot_rec *r2, size_t n2)
 {
 	struct iot_packed h = {.nr_recs = n1 + n2};
 	size_t need = sizeof(h) + (n1 + n2) * IOT_PACK_MAX + 8, len;
 	struct iot_packer st;
 
-	if (need > w->pack_cap) {
-		uint8_t *p = realloc(w->pack, need);
+	if (need > room->cap) {
+		uint8_t *p = realloc(room->p, need);
 
 		if (!p)
 			return -ENOMEM;
-		w->pack = p;
-		w->pack_cap = need;
+		room->p = p;
+		room->cap = need;
 	}
-	memcpy(w->pack, &h, sizeof(h));
+	memcpy(room->p, &h, sizeof(h));
 	iot_pack_begin(&st);
-	len = sizeof(h) + iot_pack_more(&st, r1, n1, w->pack + sizeof(h));
-	len += iot_pack_more(&st, r2, n2, w->pack + len);
+	len = sizeof(h) + iot_pack_more(&st, r1, n1, room->p + sizeof(h));
+	len += iot_pack_more(&st, r2, n2, room->p + len);
 	/* zeros to a multiple of 8: the chunks after stay aligned */
 	while (len % 8)
-		w->pack[len++] = 0;
-	return trace_writer_chunk(w, IOT_CHUNK_EVENTS_PACKED, cpu, w->pack, len, NULL, 0);
+		room->p[len++] = 0;
+	return trace_writer_chunk(w, IOT_CHUNK_EVENTS_PACKED, cpu, room->p, len, NULL, 0);
+}
+
+int trace_writer_packed(struct trace_writer *w, uint32_t cpu, const struct iot_rec *r1,
+			size_t n1, const struct iot_rec *r2, size_t n2)
+{
+	return trace_writer_packed_in(w, &w->room, cpu, r1, n1, r2, n2);
+}
+
+void trace_pack_room_release(struct trace_pack_room *room)
+{
+	free(room->p);
+	room->p = NULL;
+	room->cap = 0;
 }
 
 int trace_writer_close(struct trace_writer *w)
@@ -164,11 +190,9 @@ int trace_writer_close(struct trace_writer *w)
 	w->f = NULL;
 	free(w->path);
 	free(w->iobuf);
-	free(w->pack);
+	trace_pack_room_release(&w->room);
 	w->path = NULL;
 	w->iobuf = NULL;
-	w->pack = NULL;
-	w->pack_cap = 0;
 	return err;
 }
 

@@ -3,6 +3,7 @@
  * Appends chunks to a trace file. Knows nothing of where records come from.
  * Every call either writes its whole chunk or returns -errno and leaves the
  * chunks written before intact, so a failure never costs earlier data.
+ * Chunks may come from several threads: each is written whole.
  */
 #ifndef IOTRAIL_TRACE_WRITER_H
 #define IOTRAIL_TRACE_WRITER_H
@@ -10,18 +11,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "format.h"
+
+/* Where a run of records is packed before it is written: one per thread
+ * that packs (the recorder's drain threads), so packing runs in parallel
+ * and only the write is serialised. */
+struct trace_pack_room {
+	uint8_t *p;
+	size_t cap;
+};
 
 struct trace_writer {
 	FILE *f;
 	char *path;
 	uint64_t offset; /* bytes written so far */
 	char *iobuf;
-	bool discard;  /* opened with no path: chunks are counted, not kept */
-	uint8_t *pack; /* trace_writer_packed's room */
-	size_t pack_cap;
+	bool discard; /* opened with no path: chunks are counted, not kept */
+	struct trace_pack_room room; /* trace_writer_packed's */
+	/* every chunk is written whole under it: several threads may write
+	 * (a CPU's chunks must still come from one thread, in order) */
+	pthread_mutex_t lock;
 };
 
 /* Creates (truncates) path and writes the header. 0 or -errno. A NULL path
@@ -37,6 +49,11 @@ int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
  * IOT_VERSION_MINOR (format.h). */
 int trace_writer_packed(struct trace_writer *w, uint32_t cpu, const struct iot_rec *r1,
 			size_t n1, const struct iot_rec *r2, size_t n2);
+/* The same, packed in the caller's room outside the writer's lock. */
+int trace_writer_packed_in(struct trace_writer *w, struct trace_pack_room *room,
+			   uint32_t cpu, const struct iot_rec *r1, size_t n1,
+			   const struct iot_rec *r2, size_t n2);
+void trace_pack_room_release(struct trace_pack_room *room);
 /* Flushes, syncs and closes; safe on a writer that failed to open. */
 int trace_writer_close(struct trace_writer *w);
 

@@ -43,6 +43,10 @@ must_fail "bad duration" 2 "--duration 10q: not a time" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" --duration 10q
 must_fail "bad switch rate" 2 "--switchrate 0hz: not a rate" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" --switchrate 0hz -- true
+must_fail "zero drain threads" 2 "--threads 0: not a count from 1 to 256" \
+	"$IOTRAIL" record -o "$TMP/keep.iot" --threads 0 -- true
+must_fail "drain threads not a number" 2 "--threads 2x: not a count from 1 to 256" \
+	"$IOTRAIL" record -o "$TMP/keep.iot" --threads 2x -- true
 expect_eq "existing output untouched by failed starts" "$(md5sum <"$TMP/keep.iot")" "$keep_sum"
 must_fail "output in a missing directory" 1 "$TMP/no/such/dir/x.iot: No such file or directory" \
 	"$IOTRAIL" record -o "$TMP/no/such/dir/x.iot" -- true

@@ -4,8 +4,10 @@
  * order across CPUs and rounds, gaps found from sequence numbers, nested
  * inversions undone, damaged files read up to their last whole record.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -550,6 +552,103 @@ static void packed_beyond_keep(void **state)
 	trace_reader_release(&r);
 }
 
+/* Several threads writing one CPU's chunks each at once, as the recorder's
+ * drain threads do (packed for even CPUs, whole for odd ones), a ROUND
+ * after each round: every chunk whole, every record read back in order. */
+#define THR_CPUS  4
+#define THR_RUN	  200 /* small chunks: through the writer's buffer */
+#define THR_ROUND 300
+struct thr_writer {
+	struct trace_writer *w;
+	pthread_barrier_t *go, *done;
+	uint32_t cpu;
+	struct trace_pack_room room;
+	struct iot_rec c[THR_RUN];
+	int err;
+};
+
+static void *thr_write(void *arg)
+{
+	struct thr_writer *t = arg;
+
+	for (uint64_t k = 0; k < THR_ROUND; k++) {
+		pthread_barrier_wait(t->go);
+		for (uint64_t i = 0; i < THR_RUN; i++) {
+			uint64_t x = k * THR_RUN + i;
+
+			t->c[i] = mkrec(IOT_EV_BIO_QUEUE, 1000 + THR_CPUS * x + t->cpu, x,
+					0, x * 8, 8);
+			t->c[i].seq = x;
+			t->c[i].cpu = (uint16_t)t->cpu;
+		}
+		/* two chunks a round, so the threads' chunks interleave */
+		for (uint64_t h = 0; h < 2 && !t->err; h++)
+			t->err =
+			    t->cpu % 2
+				? trace_writer_chunk(t->w, IOT_CHUNK_EVENTS, t->cpu,
+						     t->c + h * THR_RUN / 2,
+						     THR_RUN / 2 * IOT_REC_SIZE, NULL, 0)
+				: trace_writer_packed_in(t->w, &t->room, t->cpu,
+							 t->c + h * THR_RUN / 2,
+							 THR_RUN / 2, NULL, 0);
+		pthread_barrier_wait(t->done);
+	}
+	return NULL;
+}
+
+static void threads_write_chunks(void **state)
+{
+	static struct thr_writer t[THR_CPUS];
+	pthread_barrier_t go, done;
+	pthread_t th[THR_CPUS];
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	char err[256];
+	uint64_t n = 0, off;
+	struct stat st;
+
+	header(&h, THR_CPUS);
+	h.version_minor = IOT_VERSION_MINOR;
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	pthread_barrier_init(&go, NULL, THR_CPUS + 1);
+	pthread_barrier_init(&done, NULL, THR_CPUS + 1);
+	for (uint32_t i = 0; i < THR_CPUS; i++) {
+		t[i] = (struct thr_writer){.w = &w, .go = &go, .done = &done, .cpu = i};
+		assert_int_equal(pthread_create(&th[i], NULL, thr_write, &t[i]), 0);
+	}
+	for (uint64_t k = 0; k < THR_ROUND; k++) {
+		pthread_barrier_wait(&go);
+		pthread_barrier_wait(&done);
+		round_mark(&w, 1000 + THR_CPUS * (k + 1) * THR_RUN);
+	}
+	for (uint32_t i = 0; i < THR_CPUS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(t[i].err, 0);
+		trace_pack_room_release(&t[i].room);
+	}
+	pthread_barrier_destroy(&go);
+	pthread_barrier_destroy(&done);
+	end(&w);
+	off = w.offset;
+	assert_int_equal(trace_writer_close(&w), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, off); /* every chunk counted */
+
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_string_equal(r.warning, "");
+	while (trace_reader_next(&r, &rec) == 1) {
+		assert_int_equal(rec->ts_ns, 1000 + n);
+		assert_int_equal(rec->cpu, n % THR_CPUS);
+		assert_int_equal(rec->sector, n / THR_CPUS * 8);
+		n++;
+	}
+	assert_int_equal(n, (uint64_t)THR_CPUS * THR_ROUND * THR_RUN);
+	assert_int_equal(r.nr_gaps, 0);
+	trace_reader_release(&r);
+}
+
 static void not_a_trace(void **state)
 {
 	struct trace_reader r;
@@ -784,6 +883,7 @@ int main(void)
 	    cmocka_unit_test(markers_stream),
 	    cmocka_unit_test(drop_stretches),
 	    cmocka_unit_test(degrade_stretches),
+	    cmocka_unit_test(threads_write_chunks),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
