@@ -117,27 +117,47 @@ size_t iot_pack(const struct iot_rec *r, size_t n, uint8_t *out)
 	return iot_pack_more(&st, r, n, out);
 }
 
-/* one LEB128 number at *p, before end: 0, or -EINVAL */
-static int get_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+/* One LEB128 number at *p, before end: 0, or -EINVAL. Inlined: it is the
+ * reader's inner loop on a packed trace. With ten bytes left (the longest
+ * number) the bytes are read without a bound check each. */
+static inline __attribute__((always_inline)) int get_leb(const uint8_t **pp,
+							 const uint8_t *end, uint64_t *v)
 {
-	uint64_t x = 0;
+	const uint8_t *p = *pp;
+	uint64_t x = 0, b;
 
-	if (*p < end && **p < 0x80) { /* most numbers: one byte */
-		*v = *(*p)++;
+	if (p < end && *p < 0x80) { /* most numbers: one byte */
+		*v = *p;
+		*pp = p + 1;
 		return 0;
 	}
-
+	if (end - p >= 10) {
+		for (int shift = 0; shift < 63; shift += 7) {
+			b = *p++;
+			x |= (b & 0x7f) << shift;
+			if (b < 0x80) {
+				*v = x;
+				*pp = p;
+				return 0;
+			}
+		}
+		b = *p++;
+		if (b > 1)
+			return -EINVAL; /* more than 64 bits */
+		*v = x | b << 63;
+		*pp = p;
+		return 0;
+	}
 	for (int shift = 0; shift < 64; shift += 7) {
-		uint8_t b;
-
-		if (*p >= end)
+		if (p >= end)
 			return -EINVAL;
-		b = *(*p)++;
+		b = *p++;
 		if (shift == 63 && b > 1)
 			return -EINVAL; /* more than 64 bits */
-		x |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
+		x |= (b & 0x7f) << shift;
+		if (b < 0x80) {
 			*v = x;
+			*pp = p;
 			return 0;
 		}
 	}

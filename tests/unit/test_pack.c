@@ -119,6 +119,10 @@ static void bad(void **state)
 	memset(buf + 2, 0xff, 9);
 	buf[11] = 2;
 	assert_int_equal(iot_unpack(buf, 12, back, 1, &at), -EINVAL);
+	/* the longest number there is: 64 bits, the tenth byte 1 */
+	buf[11] = 1;
+	assert_int_equal(iot_unpack(buf, 12, back, 1, &at), 0);
+	assert_int_equal(back[0].ts_ns, 1ull << 63); /* zigzag of 2^64 - 1 */
 	/* a type past 16 bits */
 	buf[0] = 0;
 	buf[1] = 1u << (9 - 8); /* PF_TYPE */
