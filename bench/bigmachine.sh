@@ -1,0 +1,104 @@
+#!/bin/bash
+# The recorder on a big machine: the share of untraced IOPS each way of
+# recording keeps, the records it dropped, and the reads its report counts
+# against /proc/diskstats' delta, with N threads of 4 KB random O_DIRECT
+# reads on zram. Needs bash and awk only: on a machine where nothing is
+# installed it runs the binaries that ../shared/tools/pack-portable.sh packs
+# (iotrail, and ioload, the static load generator), variants alternating
+# within every repetition; prints median (min-max).
+#   bench/bigmachine.sh [REPS] [SECONDS] [THREADS]
+# Environment: PORTABLE=DIR (default .portable) or IOTRAIL=CMD and
+# IOLOAD=CMD; VARIANTS="untraced events ..." (untraced first: the base of
+# the ratios; events is `record` as it is by default, b64m `record -b 64m`,
+# pack `record --pack` (its default drain threads), pack1 `record --pack
+# --threads 1`, summary, aggregate); OUT=DIR for the traces (default
+# /dev/shm; a trace of 16 CPUs at 6M IOPS is about 1.5 GB a second whole).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+REPS=${1:-3}
+SECS=${2:-3}
+THREADS=${3:-$(nproc)}
+PORTABLE=${PORTABLE:-.portable}
+if [ -z "${IOTRAIL:-}" ]; then
+	if [ -x "$PORTABLE/run.sh" ]; then IOTRAIL="$PORTABLE/run.sh iotrail"; else IOTRAIL=$PWD/build/iotrail; fi
+fi
+if [ -z "${IOLOAD:-}" ]; then
+	if [ -x "$PORTABLE/ioload" ]; then
+		IOLOAD=$PORTABLE/ioload
+	else
+		IOLOAD=$(mktemp /tmp/ioload.XXXXXX) &&
+			gcc -O2 -pthread -o "$IOLOAD" ../shared/tools/ioload.c || exit 1
+		BUILT_IOLOAD=$IOLOAD
+	fi
+fi
+VARIANTS=${VARIANTS:-untraced events pack pack1 b64m summary aggregate}
+W=$(mktemp -d "${OUT:-/dev/shm}/iotrail-big.XXXXXX") || exit 1
+cleanup() {
+	rm -rf "$W" "${BUILT_IOLOAD:-}"
+	echo 1 >/sys/block/zram0/reset 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+[ -e /sys/block/zram0 ] || modprobe zram 2>/dev/null || true
+[ -e /sys/block/zram0 ] || { echo "bigmachine: no zram0" >&2; exit 1; }
+echo 1 >/sys/block/zram0/reset
+echo 1G >/sys/block/zram0/disksize
+dd if=/dev/urandom of=/dev/zram0 bs=1M count=1024 oflag=direct status=none
+
+reads() { awk '$3 == "zram0" {print $4}' /proc/diskstats; }
+
+# run VARIANT: one run; appends "iops drops reported_reads diskstats_reads"
+run() {
+	local v=$1 r0 r1 iops rep=- drops=0 opt=()
+	case $v in
+	events) opt=() ;;
+	b64m) opt=(-b 64m) ;;
+	pack) opt=(--pack) ;;
+	pack1) opt=(--pack --threads 1) ;;
+	summary) opt=(--summary) ;;
+	aggregate) opt=(--aggregate) ;;
+	untraced) ;;
+	*) echo "bigmachine: unknown variant $v" >&2; exit 2 ;;
+	esac
+	r0=$(reads)
+	if [ "$v" = untraced ]; then
+		iops=$($IOLOAD /dev/zram0 "$THREADS" "$SECS")
+	else
+		iops=$($IOTRAIL record "${opt[@]}" -o "$W/t.iot" -d zram0 -- \
+			"$IOLOAD" /dev/zram0 "$THREADS" "$SECS" 2>"$W/err")
+	fi
+	r1=$(reads)
+	if [ "$v" != untraced ]; then
+		drops=$(awk '/drops on CPU/ {n += $2} END {print n + 0}' "$W/err")
+		rep=$($IOTRAIL report -i "$W/t.iot" 2>/dev/null | awk '$1 == "zram0" {print $2; exit}')
+	fi
+	echo "${iops:-0} $drops ${rep:--} $((r1 - r0))" >>"$W/$v"
+	rm -f "$W/t.iot"
+}
+
+for ((k = 0; k < REPS; k++)); do
+	for v in $VARIANTS; do run "$v"; done
+done
+
+base=$(sort -n "$W/untraced" 2>/dev/null | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)] + 0}')
+echo "# $THREADS threads of 4k random O_DIRECT reads on zram0, $SECS s, $REPS alternating repetitions, $(nproc) CPUs"
+echo "# untraced: ${base} IOPS (median)"
+printf '%-10s %22s %24s %26s\n' VARIANT "KEPT % median (min-max)" "DROPS median (min-max)" "REPORTED READS % (min-max)"
+for v in $VARIANTS; do
+	[ "$v" = untraced ] && continue
+	awk -v base="$base" -v v="$v" '
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return a[int((n + 1) / 2)]
+	}
+	{ k[NR] = base ? 100 * $1 / base : 0; d[NR] = $2; r[NR] = ($3 == "-" || !$4) ? 0 : 100 * $3 / $4 }
+	END {
+		n = NR
+		mk = med(k, n); lo = k[1]; hi = k[n]
+		md = med(d, n); dlo = d[1]; dhi = d[n]
+		mr = med(r, n); rlo = r[1]; rhi = r[n]
+		printf "%-10s %8.1f (%.1f-%.1f) %12d (%d-%d) %12.2f (%.2f-%.2f)\n", v, mk, lo, hi, md, dlo, dhi, mr, rlo, rhi
+	}' "$W/$v"
+done
