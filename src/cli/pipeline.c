@@ -81,12 +81,28 @@ static void add_agg(void *ctx, const struct iot_agg_entry *e)
 	analysis_add_agg(ctx, e);
 }
 
+static int pipeline_threads;
+
+void pipeline_set_threads(int n)
+{
+	pipeline_threads = n;
+}
+
+/* --threads, or the CPUs */
+static int threads_wanted(void)
+{
+	long n = pipeline_threads ? pipeline_threads : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
 int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *env)
 {
 	char errbuf[512], arch[32];
 
 	memset(p, 0, sizeof(*p));
-	if (trace_reader_open(&p->rd, input, errbuf, sizeof(errbuf))) {
+	if (trace_reader_open_threads(&p->rd, input, (unsigned int)threads_wanted(),
+				      errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "iotrail: %s\n", errbuf);
 		return 1;
 	}
@@ -132,21 +148,6 @@ int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *en
  */
 #define PF_BATCH 2048
 #define PF_DEPTH 4
-
-static int pipeline_threads;
-
-void pipeline_set_threads(int n)
-{
-	pipeline_threads = n;
-}
-
-/* --threads, or the CPUs */
-static int threads_wanted(void)
-{
-	long n = pipeline_threads ? pipeline_threads : sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
-}
 
 /* The threads for the analyzers' hooks: what is left once the reader and
  * the join have one each; 0: they run in the join's. By default not for

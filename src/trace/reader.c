@@ -27,6 +27,7 @@
 #include "../util/grow.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,19 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 		r->unpacked_kept += h.nr_recs * IOT_REC_SIZE;
 	} else {
 		recs = NULL; /* checked here, unpacked when the merge reaches it */
+		if (r->check_threads > 1 && !cut) {
+			/* or checked after the walk, in parallel
+			 * (check_deferred): indexed as the header says */
+			if (GROW(r->deferred, r->nr_deferred + 1, r->cap_deferred))
+				return -ENOMEM;
+			r->deferred[r->nr_deferred++] = r->nr_chunks;
+			rc->type = IOT_CHUNK_EVENTS;
+			rc->recs = NULL;
+			rc->packed_bytes = bytes ?: 1; /* set to the exact bytes then */
+			rc->size = h.nr_recs * IOT_REC_SIZE;
+			r->nr_records += h.nr_recs;
+			return add_chunk(r, rc, cap);
+		}
 	}
 	got = iot_unpack_some(in + sizeof(h), bytes, recs, h.nr_recs, &used);
 	/* after the records: the writer's zeros to a multiple of 8, no more */
@@ -202,6 +216,81 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 	r->nr_records += got;
 	err = add_chunk(r, rc, cap);
 	return err ? err : cut;
+}
+
+/* Whether a packed chunk's payload (in, bytes) holds n records and then
+ * at most 7 zeros, as add_packed checks it; *used: the records' bytes. */
+static bool packed_whole(const uint8_t *in, size_t bytes, uint64_t n, size_t *used)
+{
+	size_t got = iot_unpack_some(in, bytes, NULL, n, used);
+
+	if (got != n || bytes - *used >= 8)
+		return false;
+	for (size_t k = *used; k < bytes; k++)
+		if (in[k])
+			return false;
+	return true;
+}
+
+struct deferred_check {
+	struct trace_reader *r;
+	size_t next; /* the next of r->deferred to take (atomic) */
+	bool bad;    /* one failed: the file is indexed again */
+};
+
+static void *check_some(void *arg)
+{
+	struct deferred_check *dc = arg;
+	struct trace_reader *r = dc->r;
+	size_t k;
+
+	while ((k = __atomic_fetch_add(&dc->next, 1, __ATOMIC_RELAXED)) <
+		   r->nr_deferred &&
+	       !__atomic_load_n(&dc->bad, __ATOMIC_RELAXED)) {
+		struct reader_chunk *ch = &r->chunks[r->deferred[k]];
+		size_t used;
+
+		if (packed_whole(r->map + ch->offset + sizeof(struct iot_packed),
+				 ch->packed_bytes, ch->size / IOT_REC_SIZE, &used))
+			ch->packed_bytes = used ?: 1;
+		else
+			__atomic_store_n(&dc->bad, true, __ATOMIC_RELAXED);
+		if (r->size > READER_POPULATE_MAX) {
+			/* a trace larger than memory: its pages go as they are
+			 * checked (those it shares with the chunks beside stay) */
+			uint64_t from = (ch->offset + 4095) / 4096 * 4096,
+				 to = (ch->offset + sizeof(struct iot_packed) +
+				       ch->packed_bytes) /
+				      4096 * 4096;
+
+			if (to > from)
+				madvise((void *)(r->map + from), to - from,
+					MADV_DONTNEED);
+		}
+	}
+	return NULL;
+}
+
+/* The deferred chunks checked on r->check_threads threads (this one
+ * among them). 0, 1 when one is damaged, or -errno. */
+static int check_deferred(struct trace_reader *r)
+{
+	struct deferred_check dc = {.r = r};
+	unsigned int n = r->check_threads;
+	pthread_t th[64];
+	unsigned int started = 0;
+
+	if (n > 64)
+		n = 64;
+	if (n > r->nr_deferred)
+		n = (unsigned int)r->nr_deferred;
+	for (; started + 1 < n; started++)
+		if (pthread_create(&th[started], NULL, check_some, &dc))
+			break; /* the others take its share */
+	check_some(&dc);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	return dc.bad ? 1 : 0;
 }
 
 static int index_chunks(struct trace_reader *r)
@@ -485,14 +574,17 @@ static int index_chunks(struct trace_reader *r)
 	return 0;
 }
 
-int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
-		      size_t errlen)
+/* trace_reader_open_threads; 1 when a chunk checked after the walk is
+ * damaged (nothing kept: the caller opens again on one thread) */
+static int open_indexed(struct trace_reader *r, const char *path, unsigned int threads,
+			char *errbuf, size_t errlen)
 {
 	struct stat st;
 	void *map = MAP_FAILED;
 	int fd, err;
 
 	memset(r, 0, sizeof(*r));
+	r->check_threads = threads;
 	r->path = strdup(path);
 	if (!r->path)
 		return -ENOMEM;
@@ -565,6 +657,8 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		goto cleanup;
 	}
 	err = index_chunks(r);
+	if (!err && r->nr_deferred && (err = check_deferred(r)) > 0)
+		goto cleanup; /* damage: indexed again, on one thread */
 	if (!err)
 		err = unique_tasks(r);
 	if (err) {
@@ -597,6 +691,20 @@ cleanup:
 		close(fd);
 	trace_reader_release(r);
 	return err;
+}
+
+int trace_reader_open_threads(struct trace_reader *r, const char *path,
+			      unsigned int threads, char *errbuf, size_t errlen)
+{
+	int err = open_indexed(r, path, threads, errbuf, errlen);
+
+	return err > 0 ? open_indexed(r, path, 1, errbuf, errlen) : err;
+}
+
+int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
+		      size_t errlen)
+{
+	return open_indexed(r, path, 1, errbuf, errlen);
 }
 
 struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
@@ -1093,6 +1201,7 @@ void trace_reader_release(struct trace_reader *r)
 			free(r->cpus[i].spans);
 	free_live(r);
 	free(r->live);
+	free(r->deferred);
 	free(r->cpus);
 	free(r->key);
 	free(r->tree);

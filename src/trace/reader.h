@@ -105,6 +105,12 @@ struct trace_reader {
 	uint64_t unpacked_kept;
 	struct reader_unpacked *live; /* unpacked by the merge, still in use */
 	size_t nr_live, cap_live;
+	/* trace_reader_open_threads: the chunks past READER_UNPACKED_KEEP are
+	 * indexed as their headers say and checked after the walk, on this
+	 * many threads (chunks[deferred[k]]) */
+	unsigned int check_threads;
+	size_t *deferred;
+	size_t nr_deferred, cap_deferred;
 
 	uint64_t nr_records;   /* records present in the file */
 	uint64_t last_mark_ns; /* the latest ROUND mark: near the end of a cut-short
@@ -148,6 +154,12 @@ struct trace_reader {
 /* Opens and indexes path. 0, or -errno with a message in errbuf. */
 int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		      size_t errlen);
+/* The same, the packed chunks past the first READER_UNPACKED_KEEP bytes
+ * checked on `threads` threads; the reader is the same, warning included
+ * (damage found there: the file is indexed again as trace_reader_open
+ * does, which says where). */
+int trace_reader_open_threads(struct trace_reader *r, const char *path,
+			      unsigned int threads, char *errbuf, size_t errlen);
 /* The next record in time order: 1 with *rec set, 0 at the end. *rec
  * stays valid until the reader is released, but for a record of a packed
  * chunk past the first READER_UNPACKED_KEEP bytes of unpacked records:

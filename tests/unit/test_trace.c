@@ -649,6 +649,112 @@ static void threads_write_chunks(void **state)
 	trace_reader_release(&r);
 }
 
+/* The packed chunks past READER_UNPACKED_KEEP checked on threads after the
+ * walk (trace_reader_open_threads): the same index and records as the
+ * walk's own check, and, with a chunk damaged there, the same warning and
+ * the records before it. */
+static uint64_t count_all(struct trace_reader *r)
+{
+	const struct iot_rec *rec;
+	uint64_t n = 0;
+
+	while (trace_reader_next(r, &rec) == 1) {
+		assert_int_equal(rec->ts_ns, 1000 + n);
+		n++;
+	}
+	return n;
+}
+
+static void packed_checked_on_threads(void **state)
+{
+	const uint64_t per_chunk = 8192,
+		       rounds = READER_UNPACKED_KEEP / 64 / per_chunk + 8;
+	static struct iot_rec c[8192];
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r1, r4;
+	char err[256], warn[256];
+	uint64_t n1, off, late = 0, nr_packed = 0;
+	uint8_t *data;
+	FILE *f;
+	long size;
+
+	header(&h, 2);
+	h.version_minor = IOT_VERSION_MINOR;
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	for (uint64_t k = 0; k < rounds; k++) {
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			for (uint64_t i = 0; i < per_chunk; i++) {
+				uint64_t x = k * per_chunk + i;
+
+				c[i] = mkrec(IOT_EV_BIO_QUEUE, 1000 + 2 * x + cpu, x, 0,
+					     x * 8, 8);
+				c[i].seq = x;
+				c[i].cpu = (uint16_t)cpu;
+			}
+			assert_int_equal(
+			    trace_writer_packed(&w, cpu, c, per_chunk, NULL, 0), 0);
+		}
+		round_mark(&w, 1000 + 2 * (k + 1) * per_chunk);
+	}
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+
+	/* whole: the same */
+	assert_int_equal(trace_reader_open(&r1, path, err, sizeof(err)), 0);
+	assert_int_equal(trace_reader_open_threads(&r4, path, 4, err, sizeof(err)), 0);
+	assert_true(r4.nr_deferred > 0);
+	assert_int_equal(r1.nr_deferred, 0);
+	assert_string_equal(r4.warning, "");
+	assert_int_equal(r4.nr_records, r1.nr_records);
+	assert_int_equal(r4.nr_chunks, r1.nr_chunks);
+	n1 = count_all(&r1);
+	assert_int_equal(n1, 2 * rounds * per_chunk);
+	assert_int_equal(count_all(&r4), n1);
+	trace_reader_release(&r1);
+	trace_reader_release(&r4);
+
+	/* a record of a late chunk given a mask bit no field has */
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	data = malloc((size_t)size);
+	assert_non_null(data);
+	fseek(f, 0, SEEK_SET);
+	assert_int_equal(fread(data, 1, (size_t)size, f), (size_t)size);
+	for (off = sizeof(h); off + sizeof(struct iot_chunk) <= (uint64_t)size;) {
+		struct iot_chunk ch;
+
+		memcpy(&ch, data + off, sizeof(ch));
+		if (ch.type == IOT_CHUNK_EVENTS_PACKED && ++nr_packed == 2 * rounds - 5)
+			late = off;
+		off += sizeof(ch) + ch.size;
+	}
+	assert_true(late > 0);
+	/* the chunk header, nr_recs, then record 0's mask; record 3's is
+	 * further: damage the first */
+	fseek(f, (long)(late + sizeof(struct iot_chunk) + sizeof(struct iot_packed) + 1),
+	      SEEK_SET);
+	fputc(0x10, f);
+	fclose(f);
+	free(data);
+
+	assert_int_equal(trace_reader_open(&r1, path, err, sizeof(err)), 0);
+	assert_int_equal(trace_reader_open_threads(&r4, path, 4, err, sizeof(err)), 0);
+	snprintf(warn, sizeof(warn), "offset %llu: packed events chunk damaged",
+		 (unsigned long long)late);
+	assert_non_null(strstr(r1.warning, warn));
+	assert_string_equal(r4.warning, r1.warning);
+	assert_int_equal(r4.nr_records, r1.nr_records);
+	assert_int_equal(r4.nr_chunks, r1.nr_chunks);
+	assert_true(r1.nr_records < 2 * rounds * per_chunk);
+	n1 = count_all(&r1);
+	assert_int_equal(count_all(&r4), n1);
+	trace_reader_release(&r1);
+	trace_reader_release(&r4);
+}
+
 static void not_a_trace(void **state)
 {
 	struct trace_reader r;
@@ -884,6 +990,7 @@ int main(void)
 	    cmocka_unit_test(drop_stretches),
 	    cmocka_unit_test(degrade_stretches),
 	    cmocka_unit_test(threads_write_chunks),
+	    cmocka_unit_test(packed_checked_on_threads),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
