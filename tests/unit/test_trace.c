@@ -494,41 +494,50 @@ static void packed_damage(void **state)
 	assert_non_null(strstr(warn, want));
 }
 
+/* rounds of a chunk of per_chunk packed records for each of two CPUs, in
+ * path: record x of CPU c has the time 1000 + 2x + c */
+#define PAST_KEEP_CHUNK	 8192
+#define PAST_KEEP_ROUNDS (READER_UNPACKED_KEEP / 64 / PAST_KEEP_CHUNK + 8)
+static void write_past_keep(void)
+{
+	static struct iot_rec c[PAST_KEEP_CHUNK];
+	struct iot_file_header h;
+	struct trace_writer w;
+
+	header(&h, 2);
+	h.version_minor = IOT_VERSION_MINOR;
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	for (uint64_t k = 0; k < PAST_KEEP_ROUNDS; k++) {
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			for (uint64_t i = 0; i < PAST_KEEP_CHUNK; i++) {
+				uint64_t x = k * PAST_KEEP_CHUNK + i;
+
+				c[i] = mkrec(IOT_EV_BIO_QUEUE, 1000 + 2 * x + cpu, x, 0,
+					     x * 8, 8);
+				c[i].seq = x;
+				c[i].cpu = (uint16_t)cpu;
+			}
+			assert_int_equal(
+			    trace_writer_packed(&w, cpu, c, PAST_KEEP_CHUNK, NULL, 0), 0);
+		}
+		round_mark(&w, 1000 + 2 * (k + 1) * PAST_KEEP_CHUNK);
+	}
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+}
+
 /* More packed records than the reader keeps unpacked: those past
  * READER_UNPACKED_KEEP are unpacked as the merge reaches them and freed
  * behind it; every record comes back, in order, and again after a rewind. */
 static void packed_beyond_keep(void **state)
 {
-	const uint64_t per_chunk = 8192,
-		       rounds = READER_UNPACKED_KEEP / 64 / per_chunk + 8;
-	static struct iot_rec c[2][8192];
-	struct iot_file_header h;
-	struct trace_writer w;
+	const uint64_t per_chunk = PAST_KEEP_CHUNK, rounds = PAST_KEEP_ROUNDS;
 	struct trace_reader r;
 	const struct iot_rec *rec;
 	char err[256];
 	uint64_t n = 0, last = 0, most_live = 0;
 
-	header(&h, 2);
-	h.version_minor = IOT_VERSION_MINOR;
-	assert_int_equal(trace_writer_open(&w, path, &h), 0);
-	for (uint64_t k = 0; k < rounds; k++) {
-		for (uint32_t cpu = 0; cpu < 2; cpu++) {
-			for (uint64_t i = 0; i < per_chunk; i++) {
-				uint64_t x = k * per_chunk + i;
-
-				c[cpu][i] = mkrec(IOT_EV_BIO_QUEUE, 1000 + 2 * x + cpu, x,
-						  0, x * 8, 8);
-				c[cpu][i].seq = x;
-				c[cpu][i].cpu = (uint16_t)cpu;
-			}
-			assert_int_equal(
-			    trace_writer_packed(&w, cpu, c[cpu], per_chunk, NULL, 0), 0);
-		}
-		round_mark(&w, 1000 + 2 * (k + 1) * per_chunk);
-	}
-	end(&w);
-	assert_int_equal(trace_writer_close(&w), 0);
+	write_past_keep();
 
 	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
 	assert_string_equal(r.warning, "");
@@ -667,11 +676,7 @@ static uint64_t count_all(struct trace_reader *r)
 
 static void packed_checked_on_threads(void **state)
 {
-	const uint64_t per_chunk = 8192,
-		       rounds = READER_UNPACKED_KEEP / 64 / per_chunk + 8;
-	static struct iot_rec c[8192];
-	struct iot_file_header h;
-	struct trace_writer w;
+	const uint64_t per_chunk = PAST_KEEP_CHUNK, rounds = PAST_KEEP_ROUNDS;
 	struct trace_reader r1, r4;
 	char err[256], warn[256];
 	uint64_t n1, off, late = 0, nr_packed = 0;
@@ -679,26 +684,7 @@ static void packed_checked_on_threads(void **state)
 	FILE *f;
 	long size;
 
-	header(&h, 2);
-	h.version_minor = IOT_VERSION_MINOR;
-	assert_int_equal(trace_writer_open(&w, path, &h), 0);
-	for (uint64_t k = 0; k < rounds; k++) {
-		for (uint32_t cpu = 0; cpu < 2; cpu++) {
-			for (uint64_t i = 0; i < per_chunk; i++) {
-				uint64_t x = k * per_chunk + i;
-
-				c[i] = mkrec(IOT_EV_BIO_QUEUE, 1000 + 2 * x + cpu, x, 0,
-					     x * 8, 8);
-				c[i].seq = x;
-				c[i].cpu = (uint16_t)cpu;
-			}
-			assert_int_equal(
-			    trace_writer_packed(&w, cpu, c, per_chunk, NULL, 0), 0);
-		}
-		round_mark(&w, 1000 + 2 * (k + 1) * per_chunk);
-	}
-	end(&w);
-	assert_int_equal(trace_writer_close(&w), 0);
+	write_past_keep();
 
 	/* whole: the same */
 	assert_int_equal(trace_reader_open(&r1, path, err, sizeof(err)), 0);
@@ -723,7 +709,8 @@ static void packed_checked_on_threads(void **state)
 	assert_non_null(data);
 	fseek(f, 0, SEEK_SET);
 	assert_int_equal(fread(data, 1, (size_t)size, f), (size_t)size);
-	for (off = sizeof(h); off + sizeof(struct iot_chunk) <= (uint64_t)size;) {
+	for (off = sizeof(struct iot_file_header);
+	     off + sizeof(struct iot_chunk) <= (uint64_t)size;) {
 		struct iot_chunk ch;
 
 		memcpy(&ch, data + off, sizeof(ch));
