@@ -155,20 +155,51 @@ static int drain_share(struct drainer *d)
 	return err;
 }
 
-/* A drain thread: a round between the two barriers, until told to quit. */
+/* A drain thread: its share once each round the main thread starts,
+ * until told to quit. */
 static void *drainer_main(void *arg)
 {
 	struct drainer *d = arg;
 	struct recorder *rc = d->rc;
+	uint64_t done = 0;
 
+	pthread_mutex_lock(&rc->drain_lock);
 	for (;;) {
-		pthread_barrier_wait(&rc->drain_go);
+		while (rc->drain_round == done && !rc->drainers_quit)
+			pthread_cond_wait(&rc->drain_start, &rc->drain_lock);
 		if (rc->drainers_quit)
 			break;
+		done = rc->drain_round;
+		pthread_mutex_unlock(&rc->drain_lock);
 		d->err = drain_share(d);
-		pthread_barrier_wait(&rc->drain_done);
+		pthread_mutex_lock(&rc->drain_lock);
+		if (--rc->drain_pending == 0)
+			pthread_cond_signal(&rc->drain_idle);
 	}
+	pthread_mutex_unlock(&rc->drain_lock);
 	return NULL;
+}
+
+/* One round: every share drained, the main thread's here. */
+static int drain_shares(struct recorder *rc)
+{
+	int err;
+
+	if (rc->nr_drainers == 1)
+		return drain_share(&rc->drainers[0]);
+	pthread_mutex_lock(&rc->drain_lock);
+	rc->drain_pending = rc->nr_drainers - 1;
+	rc->drain_round++;
+	pthread_cond_broadcast(&rc->drain_start);
+	pthread_mutex_unlock(&rc->drain_lock);
+	err = drain_share(&rc->drainers[0]);
+	pthread_mutex_lock(&rc->drain_lock);
+	while (rc->drain_pending)
+		pthread_cond_wait(&rc->drain_idle, &rc->drain_lock);
+	pthread_mutex_unlock(&rc->drain_lock);
+	for (uint32_t i = 1; i < rc->nr_drainers && !err; i++)
+		err = rc->drainers[i].err;
+	return err;
 }
 
 /* o->threads, or one per RECORD_CPUS_PER_DRAINER CPUs (at most
@@ -196,70 +227,52 @@ static uint32_t drainers_wanted(const struct recorder *rc)
 
 int drainers_start(struct recorder *rc)
 {
-	uint32_t n = drainers_wanted(rc);
+	uint32_t n = drainers_wanted(rc), started = 1;
 	sigset_t all, old;
 	int err = 0;
 
 	rc->drainers = calloc(n, sizeof(*rc->drainers));
 	if (!rc->drainers)
 		return -ENOMEM;
-	rc->nr_drainers = n;
 	rc->note_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	rc->drain_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	rc->drain_start = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+	rc->drain_idle = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
 	for (uint32_t i = 0; i < n; i++) {
 		rc->drainers[i].rc = rc;
 		rc->drainers[i].idx = i;
 		memset(rc->drainers[i].seen_tid, 0xff, sizeof(rc->drainers[i].seen_tid));
 	}
-	if (n == 1)
-		return 0;
-	if ((err = -pthread_barrier_init(&rc->drain_go, NULL, n)))
-		goto fail;
-	if ((err = -pthread_barrier_init(&rc->drain_done, NULL, n))) {
-		pthread_barrier_destroy(&rc->drain_go);
-		goto fail;
-	}
 	/* the signals that stop the recording are the main thread's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (uint32_t i = 1; i < n && !err; i++) {
-		err = -pthread_create(&rc->drainers[i].thread, NULL, drainer_main,
-				      &rc->drainers[i]);
-		rc->drainers[i].started = !err;
+	for (; started < n; started++) {
+		err = pthread_create(&rc->drainers[started].thread, NULL, drainer_main,
+				     &rc->drainers[started]);
+		if (err)
+			break;
+		rc->drainers[started].started = true;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		drainers_stop(rc);
-	return err;
-fail:
-	free(rc->drainers);
-	rc->drainers = NULL;
-	rc->nr_drainers = 0;
-	return err;
+	if (err) /* fewer threads, each a larger share: said, not fatal */
+		fprintf(stderr, "iotrail: drain threads: %u of %u started: %s\n", started,
+			n, strerror(err));
+	/* no round has started: the threads read it only from the first */
+	rc->nr_drainers = started;
+	return 0;
 }
 
 void drainers_stop(struct recorder *rc)
 {
 	if (!rc->drainers)
 		return;
-	if (rc->nr_drainers > 1) {
-		uint32_t started = 0;
-
-		for (uint32_t i = 1; i < rc->nr_drainers; i++)
-			started += rc->drainers[i].started;
-		if (started + 1 == rc->nr_drainers) {
-			rc->drainers_quit = true;
-			pthread_barrier_wait(&rc->drain_go);
-		} else { /* a thread that did not start would never reach it */
-			for (uint32_t i = 1; i < rc->nr_drainers; i++)
-				if (rc->drainers[i].started)
-					pthread_cancel(rc->drainers[i].thread);
-		}
-		for (uint32_t i = 1; i < rc->nr_drainers; i++)
-			if (rc->drainers[i].started)
-				pthread_join(rc->drainers[i].thread, NULL);
-		pthread_barrier_destroy(&rc->drain_go);
-		pthread_barrier_destroy(&rc->drain_done);
-	}
+	pthread_mutex_lock(&rc->drain_lock);
+	rc->drainers_quit = true;
+	pthread_cond_broadcast(&rc->drain_start);
+	pthread_mutex_unlock(&rc->drain_lock);
+	for (uint32_t i = 1; i < rc->nr_drainers; i++)
+		if (rc->drainers[i].started)
+			pthread_join(rc->drainers[i].thread, NULL);
 	if (getenv("IOTRAIL_DEBUG")) {
 		fprintf(stderr, "iotrail: debug: %u drain threads, records drained:",
 			rc->nr_drainers);
@@ -321,15 +334,7 @@ static int drain_all(struct recorder *rc)
 	struct iot_round rd = {.mark_ns = now_ns(CLOCK_MONOTONIC)};
 	int err;
 
-	if (rc->nr_drainers > 1) {
-		pthread_barrier_wait(&rc->drain_go);
-		err = drain_share(&rc->drainers[0]);
-		pthread_barrier_wait(&rc->drain_done);
-		for (uint32_t i = 1; i < rc->nr_drainers && !err; i++)
-			err = rc->drainers[i].err;
-	} else {
-		err = drain_share(&rc->drainers[0]);
-	}
+	err = drain_shares(rc);
 	if (err)
 		return err;
 	err = write_new_tasks(rc);

@@ -73,12 +73,16 @@ struct recorder {
 	uint64_t *stuck_seq;	/* per CPU: uncommitted slot seen last drain */
 	unsigned int *stuck_rounds;
 	bool final_wait; /* the last drains: wait for every writer to commit */
-	/* the drain threads (drain.c): every round, each share drains its
-	 * CPUs between the two barriers; the tables are noted under
-	 * note_lock, the writer serialises the chunks */
+	/* the drain threads (drain.c): each round (drain_round, under
+	 * drain_lock) every share drains its CPUs, drain_pending counts the
+	 * threads not done; the tables are noted under note_lock, the writer
+	 * serialises the chunks */
 	struct drainer *drainers;
 	uint32_t nr_drainers;
-	pthread_barrier_t drain_go, drain_done;
+	pthread_mutex_t drain_lock;
+	pthread_cond_t drain_start, drain_idle;
+	uint64_t drain_round;
+	uint32_t drain_pending;
 	bool drainers_quit;
 	pthread_mutex_t note_lock;
 	pid_t child;
@@ -135,8 +139,9 @@ int record_loop(struct recorder *rc);
 /* Stops the programs and writes what the buffers still hold. */
 int final_drain(struct recorder *rc);
 /* The drain threads, o->threads in all (the main thread is one of them),
- * started after the command is forked; stopped and joined by
- * drainers_stop, which is safe on drainers never started. 0 or -errno. */
+ * started after the command is forked (fewer, said, when the system gives
+ * fewer); stopped and joined by drainers_stop, which is safe on drainers
+ * never started. 0 or -ENOMEM. */
 int drainers_start(struct recorder *rc);
 void drainers_stop(struct recorder *rc);
 /* IOT_STOP_REASON_* when the kernel side stopped itself (fill, trigger), else 0. */
