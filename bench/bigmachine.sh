@@ -10,8 +10,8 @@
 # Environment: PORTABLE=DIR (default .portable) or IOTRAIL=CMD and
 # IOLOAD=CMD; VARIANTS="untraced events ..." (untraced first: the base of
 # the ratios; events is `record` as it is by default, b64m `record -b 64m`,
-# pack `record --pack` (its default drain threads), pack1 `record --pack
-# --threads 1`, summary, aggregate); OUT=DIR for the traces (default
+# pack `record --pack` (its default drain threads), packN `record --pack
+# --threads N`, summary, aggregate); OUT=DIR for the traces (default
 # /dev/shm; a trace of 16 CPUs at 6M IOPS is about 1.5 GB a second whole).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -55,7 +55,7 @@ run() {
 	events) opt=() ;;
 	b64m) opt=(-b 64m) ;;
 	pack) opt=(--pack) ;;
-	pack1) opt=(--pack --threads 1) ;;
+	pack[0-9]*) opt=(--pack --threads "${v#pack}") ;;
 	summary) opt=(--summary) ;;
 	aggregate) opt=(--aggregate) ;;
 	untraced) ;;
