@@ -12,7 +12,9 @@
 # the ratios; events is `record` as it is by default, b64m `record -b 64m`,
 # pack `record --pack` (its default drain threads), packN `record --pack
 # --threads N`, summary, aggregate); OUT=DIR for the traces (default
-# /dev/shm; a trace of 16 CPUs at 6M IOPS is about 1.5 GB a second whole).
+# /dev/shm; a trace of 16 CPUs at 6M IOPS is about 1.5 GB a second whole);
+# REPORT=0 leaves out the report of each trace (its reads column is then 0:
+# the drops still say what was lost, and a run takes seconds, not minutes).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 REPS=${1:-3}
@@ -71,7 +73,8 @@ run() {
 	r1=$(reads)
 	if [ "$v" != untraced ]; then
 		drops=$(awk '/drops on CPU/ {n += $2} END {print n + 0}' "$W/err")
-		rep=$($IOTRAIL report -i "$W/t.iot" 2>/dev/null | awk '$1 == "zram0" {print $2; exit}')
+		[ "${REPORT:-1}" != 0 ] &&
+			rep=$($IOTRAIL report -i "$W/t.iot" 2>/dev/null | awk '$1 == "zram0" {print $2; exit}')
 	fi
 	echo "${iops:-0} $drops ${rep:--} $((r1 - r0))" >>"$W/$v"
 	rm -f "$W/t.iot"
