@@ -136,6 +136,18 @@ static void let_go(const struct trace_reader *r, size_t *from, uint64_t upto)
 	}
 }
 
+/* After a packed chunk's records (payload[0..used)): the writer's zeros to
+ * a multiple of 8 (up to 7; 8 zeros have always been let pass). */
+static bool padding_ok(const uint8_t *payload, size_t used, size_t bytes)
+{
+	if (bytes - used > 8)
+		return false;
+	for (size_t k = used; k < bytes; k++)
+		if (payload[k])
+			return false;
+	return true;
+}
+
 /*
  * An EVENTS_PACKED chunk of `have` bytes at off (its header's offset),
  * indexed as the EVENTS chunk it stands for. Every record is checked here,
@@ -152,7 +164,6 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 	struct iot_packed h = {0};
 	struct iot_rec *recs;
 	size_t got, used = 0;
-	bool pad_bad = false;
 	uint64_t bytes;
 	int err;
 
@@ -196,10 +207,7 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 		}
 	}
 	got = iot_unpack_some(in + sizeof(h), bytes, recs, h.nr_recs, &used);
-	/* after the records: the writer's zeros to a multiple of 8, no more */
-	for (size_t k = used; k < bytes && !pad_bad; k++)
-		pad_bad = k - used >= 8 || in[sizeof(h) + k];
-	if (!cut && (got < h.nr_recs || pad_bad)) {
+	if (!cut && (got < h.nr_recs || !padding_ok(in + sizeof(h), used, bytes))) {
 		snprintf(
 		    r->warning, sizeof(r->warning),
 		    "%s: offset %llu: packed events chunk damaged at offset %llu "
@@ -216,20 +224,6 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 	r->nr_records += got;
 	err = add_chunk(r, rc, cap);
 	return err ? err : cut;
-}
-
-/* Whether a packed chunk's payload (in, bytes) holds n records and then
- * at most 7 zeros, as add_packed checks it; *used: the records' bytes. */
-static bool packed_whole(const uint8_t *in, size_t bytes, uint64_t n, size_t *used)
-{
-	size_t got = iot_unpack_some(in, bytes, NULL, n, used);
-
-	if (got != n || bytes - *used >= 8)
-		return false;
-	for (size_t k = *used; k < bytes; k++)
-		if (in[k])
-			return false;
-	return true;
 }
 
 struct deferred_check {
@@ -250,8 +244,12 @@ static void *check_some(void *arg)
 		struct reader_chunk *ch = &r->chunks[r->deferred[k]];
 		size_t used;
 
-		if (packed_whole(r->map + ch->offset + sizeof(struct iot_packed),
-				 ch->packed_bytes, ch->size / IOT_REC_SIZE, &used))
+		const uint8_t *in = r->map + ch->offset + sizeof(struct iot_packed);
+
+		/* as add_packed checks it */
+		if (iot_unpack_some(in, ch->packed_bytes, NULL, ch->size / IOT_REC_SIZE,
+				    &used) == ch->size / IOT_REC_SIZE &&
+		    padding_ok(in, used, ch->packed_bytes))
 			ch->packed_bytes = used ?: 1;
 		else
 			__atomic_store_n(&dc->bad, true, __ATOMIC_RELAXED);
@@ -272,7 +270,8 @@ static void *check_some(void *arg)
 }
 
 /* The deferred chunks checked on r->check_threads threads (this one
- * among them). 0, 1 when one is damaged, or -errno. */
+ * among them; fewer if the system gives fewer). 0, or 1 when one is
+ * damaged. */
 static int check_deferred(struct trace_reader *r)
 {
 	struct deferred_check dc = {.r = r};
