@@ -220,9 +220,7 @@ static uint32_t drainers_wanted(const struct recorder *rc)
 		if (n > RECORD_MAX_DEFAULT_DRAINERS)
 			n = RECORD_MAX_DEFAULT_DRAINERS;
 	}
-	if (n > rc->nr_cpus)
-		n = rc->nr_cpus;
-	return n ? n : 1;
+	return n < rc->nr_cpus ? n : rc->nr_cpus;
 }
 
 int drainers_start(struct recorder *rc)
@@ -251,7 +249,6 @@ int drainers_start(struct recorder *rc)
 				     &rc->drainers[started]);
 		if (err)
 			break;
-		rc->drainers[started].started = true;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) /* fewer threads, each a larger share: said, not fatal */
@@ -270,9 +267,8 @@ void drainers_stop(struct recorder *rc)
 	rc->drainers_quit = true;
 	pthread_cond_broadcast(&rc->drain_start);
 	pthread_mutex_unlock(&rc->drain_lock);
-	for (uint32_t i = 1; i < rc->nr_drainers; i++)
-		if (rc->drainers[i].started)
-			pthread_join(rc->drainers[i].thread, NULL);
+	for (uint32_t i = 1; i < rc->nr_drainers; i++) /* each one started */
+		pthread_join(rc->drainers[i].thread, NULL);
 	if (getenv("IOTRAIL_DEBUG")) {
 		fprintf(stderr, "iotrail: debug: %u drain threads, records drained:",
 			rc->nr_drainers);

@@ -35,7 +35,6 @@ struct drainer {
 	struct recorder *rc;
 	uint32_t idx;
 	pthread_t thread;
-	bool started;
 	struct trace_pack_room room; /* --pack: this thread's packing */
 	uint32_t seen_tid[DRAINER_SEEN];
 	uint64_t seen_file[DRAINER_SEEN];

@@ -46,7 +46,8 @@ int trace_writer_chunk(struct trace_writer *w, uint32_t type, uint32_t cpu,
 		       const void *p1, size_t n1, const void *p2, size_t n2);
 /* r1[0..n1) then r2[0..n2) (r2 may be NULL), one CPU's records in seq
  * order, as one EVENTS_PACKED chunk: a header should then say
- * IOT_VERSION_MINOR (format.h). */
+ * IOT_VERSION_MINOR (format.h). Packed in the writer's own room: one
+ * thread at a time. */
 int trace_writer_packed(struct trace_writer *w, uint32_t cpu, const struct iot_rec *r1,
 			size_t n1, const struct iot_rec *r2, size_t n2);
 /* The same, packed in the caller's room outside the writer's lock. */
