@@ -40,7 +40,7 @@
  * (on_sys_exit()) emits it with the bio and scheduler times of those bios
  * that completed by then (emit_request() adds them).
  */
-#include "join.h"
+#include "join_int.h"
 
 #include <assert.h>
 
@@ -48,64 +48,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#define NONE	     UINT32_MAX
-#define PAGE_SECTORS 8 /* 4 KiB pages */
-
-struct join_bio_st {
-	uint64_t ptr;
-	uint64_t q_ns;
-	uint64_t sector;
-	uint32_t nr;
-	uint32_t dev;
-	uint32_t flags;
-	uint32_t pid, tid;
-	uint32_t req;  /* request index, NONE while queued */
-	uint32_t next; /* next bio of the request, or next free */
-	uint32_t sys;  /* syscall index or NONE */
-	uint32_t sys_gen;
-	uint64_t ino;	    /* inode of the syscall that queued it, 0 = none */
-	uint64_t sys_enter; /* that syscall's enter time, 0 = none */
-	uint16_t cpu;	    /* its Q's */
-	struct join_why why;
-	uint32_t uring; /* io_uring request index or NONE */
-	uint32_t uring_gen;
-	bool est_q; /* its Q is `iotrail repair`'s estimate */
-};
-
-enum rq_state {
-	RQ_GOT,	     /* allocated (G), or first seen at I, D or C */
-	RQ_INSERTED, /* in the I/O scheduler (I), or requeued (R) */
-	RQ_ISSUED,   /* dispatched (D): no longer mergeable */
-};
-
-struct join_req_st {
-	struct join_request r;
-	uint32_t head, tail;	     /* bio list */
-	uint64_t start_key, end_key; /* keys in the merge maps, 0 = none */
-	uint64_t left;		     /* sectors not yet completed */
-	uint32_t next_free;
-	enum rq_state state;
-	/* its data completed inside the flush machinery's sequence: it ends
-	 * (and /proc/diskstats counts it) at the machinery's last completion
-	 * of the same request, with no bytes, after the post-flush */
-	bool held;
-	uint32_t next_held;
-};
-
-struct join_sys_st {
-	struct join_syscall s;
-	uint32_t gen;
-	uint32_t next_free;
-	bool open;
-};
-
-struct join_uring_st {
-	struct join_uring u;
-	uint32_t gen;
-	uint32_t next_free;
-	bool open;
-};
 
 /* ---- pools ---------------------------------------------------------------- */
 
@@ -966,7 +908,6 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 	if (v) { /* its exit was lost */
 		j->st.lost_syscall_exits++;
 		si = *v;
-		j->sys[si].gen++;
 	} else {
 		if (POOL_TAKE(j->sys, j->nr_sys, j->cap_sys, j->free_sys, next_free,
 			      &si) ||
@@ -975,6 +916,9 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 	}
 	ss = &j->sys[si];
 	memset(&ss->s, 0, sizeof(ss->s));
+	/* POOL_TAKE zeroed the slot, gen included: one counter for all, so
+	 * a bio of a call that ended never names the slot's next call */
+	ss->gen = ++j->sys_gen;
 	ss->open = true;
 	ss->s.pid = r->pid;
 	ss->s.tid = r->tid;
@@ -1018,7 +962,7 @@ static void on_sys_exit(struct join *j, const struct iot_rec *r)
 	if (j->sink.syscall && ss->s.nr == (r->flags & ~IOT_F_ESTIMATED))
 		j->sink.syscall(j->sink.ctx, &ss->s);
 	ss->open = false;
-	ss->gen++;
+	ss->gen = ++j->sys_gen;
 	ss->next_free = j->free_sys;
 	j->free_sys = si;
 }

@@ -261,7 +261,7 @@ struct join {
 	uint32_t held; /* requests held for the flush sequence's end, a list */
 	size_t cap_reqs;
 	struct join_sys_st *sys;
-	uint32_t nr_sys, free_sys;
+	uint32_t nr_sys, free_sys, sys_gen;
 	size_t cap_sys;
 
 	struct u64map bio_by_ptr;   /* bio address -> bio */

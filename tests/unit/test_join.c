@@ -315,6 +315,36 @@ static void syscall_attribution(void **state)
 	assert_int_equal(j.sys_by_tid.n, 0);
 }
 
+/* A bio outlives the call that queued it (read-ahead, aio): a later call
+ * of another task that takes the same slot of the join's table is not
+ * charged with its completion. */
+static void bio_outlives_its_call(void **state)
+{
+	struct iot_rec se = mkrec(IOT_EV_SYS_ENTER, 90, 4096, 12, 17, 4096);
+	struct iot_rec sx = mkrec(IOT_EV_SYS_EXIT, 110, 0, 0, 4096, 0);
+	struct iot_rec se2 = se, sx2 = sx;
+
+	se.flags = sx.flags = 17;
+	feed(se);
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
+	feed(sx);
+	se2.flags = sx2.flags = 17;
+	se2.tid = sx2.tid = 101;
+	se2.ts_ns = 120;
+	sx2.ts_ns = 300;
+	feed(se2);
+	feed(mkrec(IOT_EV_GETRQ, 130, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 150, R, A, 0, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 200, R, LEFT(8), 0, 8));
+	feed(sx2);
+	assert_int_equal(nsys, 2);
+	assert_int_equal(sys[0].nr_bios, 1);
+	assert_int_equal(sys[1].tid, 101);
+	assert_int_equal(sys[1].nr_bios, 0);
+	assert_int_equal(sys[1].nr_bios_done, 0);
+	assert_int_equal(sys[1].bio_q2c_sum_ns, 0);
+}
+
 static void bio_outside_a_syscall_has_no_inode(void **state)
 {
 	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 8));
@@ -975,6 +1005,7 @@ int main(void)
 	    T(request_merge_before_insert),
 	    T(split),
 	    T(syscall_attribution),
+	    T(bio_outlives_its_call),
 	    T(bio_outside_a_syscall_has_no_inode),
 	    T(summary_record),
 	    T(address_reuse),
