@@ -1370,10 +1370,29 @@ void join_feed_summary(struct join *j, const struct iot_summary *s)
 		j->sink.bio(j->sink.ctx, &r, &b);
 }
 
+/* The unfinished requests' order: by their times, address and place, so
+ * that it does not hang on the pool's layout (a join begun mid-trace,
+ * parallel.c, holds them in other slots) */
+static int cmp_unfinished(const void *x, const void *y)
+{
+	const struct join_request *a = *(const struct join_request *const *)x;
+	const struct join_request *b = *(const struct join_request *const *)y;
+	const uint64_t ka[] = {a->q_ns, a->g_ns, a->i_ns,  a->d_ns,
+			       a->rq,	a->dev,	 a->sector};
+	const uint64_t kb[] = {b->q_ns, b->g_ns, b->i_ns,  b->d_ns,
+			       b->rq,	b->dev,	 b->sector};
+
+	for (size_t i = 0; i < sizeof(ka) / sizeof(ka[0]); i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return memcmp(a, b, sizeof(*a));
+}
+
 void join_end(struct join *j)
 {
 	uint8_t *is_free;
-	uint32_t nfree = 0;
+	const struct join_request **open;
+	uint32_t nfree = 0, nopen = 0;
 
 	while (j->held != NONE)
 		release_held(j, j->held);
@@ -1385,14 +1404,22 @@ void join_end(struct join *j)
 	if (!j->sink.unfinished || !j->st.unfinished)
 		return;
 	is_free = calloc(j->nr_reqs, 1);
-	if (!is_free)
+	open = malloc(j->st.unfinished * sizeof(*open));
+	if (!is_free || !open) {
+		free(is_free);
+		free(open);
 		return; /* counted, not listed */
+	}
 	for (uint32_t f = j->free_req, n = 0; f != NONE && f < j->nr_reqs && n < nfree;
 	     f = j->reqs[f].next_free, n++)
 		is_free[f] = 1;
-	for (uint32_t i = 0; i < j->nr_reqs; i++)
+	for (uint32_t i = 0; i < j->nr_reqs && nopen < j->st.unfinished; i++)
 		if (!is_free[i])
-			j->sink.unfinished(j->sink.ctx, &j->reqs[i].r);
+			open[nopen++] = &j->reqs[i].r;
+	qsort(open, nopen, sizeof(*open), cmp_unfinished);
+	for (uint32_t i = 0; i < nopen; i++)
+		j->sink.unfinished(j->sink.ctx, open[i]);
+	free(open);
 	free(is_free);
 }
 
