@@ -148,10 +148,12 @@ asan:
 	$(MAKE) OUT=build/asan CFLAGS="-O1 -g" SAN="$(ASAN_FLAGS)" all unit-bins
 
 # A build with ThreadSanitizer, in build/tsan: the analyzers in threads of
-# their own (src/analyze/fanout.c) under it, in test_analyzers and test_pack.
+# their own (src/analyze/fanout.c) and the join on threads (src/join/parallel.c)
+# under it, in test_analyzers, test_join and test_pack.
 tsan:
 	$(MAKE) OUT=build/tsan CFLAGS="-O1 -g" SAN="-fsanitize=thread" \
-		build/tsan/iotrail build/tsan/tests/test_analyzers build/tsan/tests/test_trace
+		build/tsan/iotrail build/tsan/tests/test_analyzers build/tsan/tests/test_trace \
+		build/tsan/tests/test_join
 
 # libFuzzer harnesses (tests/fuzz/), built with clang in build/fuzz; `make
 # fuzz` runs each for FUZZ_SECONDS after the regression corpus.

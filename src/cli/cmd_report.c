@@ -73,11 +73,13 @@ static void report_usage(FILE *f)
 	    "      --where layer=L[@DEV]  the flows with time in layer L (syscall,\n"
 	    "                        queue, device, loop), at DEV, most first\n"
 	    "      --threads N       1: one thread; 2: the trace is read in a\n"
-	    "                        thread of its own, beside the join; more: the\n"
-	    "                        analyzers share N - 2 threads of their own;\n"
-	    "                        they finish on N (the same output; default:\n"
-	    "                        the CPUs, the analyzers' threads for 2\n"
-	    "                        analyzers or more)\n"
+	    "                        thread of its own, beside the join; 3: the\n"
+	    "                        analyzers get a thread of their own; 4 and\n"
+	    "                        more: the join runs on the threads past two\n"
+	    "                        (segments stitched where their states meet),\n"
+	    "                        the analyzers on half of them when there are\n"
+	    "                        2 or more; they finish on N (the same output;\n"
+	    "                        default: the CPUs)\n"
 	    "  analyzers: %s\n",
 	    list);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../join/parallel.h"
 #include "../trace/syscalls.h"
 
 /* a trace from an architecture iotrail does not know: no number matches */
@@ -152,14 +153,32 @@ int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *en
 /* The threads for the analyzers' hooks: what is left once the reader and
  * the join have one each; 0: they run in the join's. By default not for
  * one analyzer: its hooks rarely cost more than the copy that hands them
- * on (latency alone: 1.09 -> 1.16 s on 2 vCPUs). */
+ * on (latency alone: 1.09 -> 1.16 s on 2 vCPUs). With the join itself on
+ * threads (join_workers), half of what is left. */
 static int analysis_threads(size_t nr_analyzers)
 {
 	int n = threads_wanted();
 
-	if (!pipeline_threads && nr_analyzers < 2)
+	if ((!pipeline_threads || n >= 4) && nr_analyzers < 2)
 		return 0;
+	if (n >= 4)
+		return (n - 2) / 2;
 	return n > 2 ? n - 2 : 0;
+}
+
+/* The segment-parallel join's threads (join/parallel.h): what is left once
+ * the reader and the replay have one each and the analyzers theirs, when
+ * that is two or more; 0: one joining thread. IOTRAIL_SEGMENT=N (for the
+ * tests) sets a segment's records, and makes one worker enough. */
+static unsigned int join_workers(int fan, uint64_t *seg)
+{
+	const char *e = getenv("IOTRAIL_SEGMENT");
+	int n = threads_wanted() - 2 - fan;
+
+	*seg = e && *e ? strtoull(e, NULL, 10) : 0;
+	if (*seg)
+		return n >= 1 ? (unsigned int)n : threads_wanted() >= 3 ? 1 : 0;
+	return n >= 2 ? (unsigned int)n : 0;
 }
 
 struct prefetch {
@@ -277,10 +296,60 @@ static int feed_prefetched(struct pipeline *p,
 	return ret;
 }
 
+/* The reader's side of the segment-parallel join: records in order, the
+ * EXEC names set as they come (the analyzers read names at finish only) */
+static int64_t pull_records(void *ctx, struct iot_rec *buf, size_t max)
+{
+	struct pipeline *p = ctx;
+	const struct iot_rec *rec;
+	size_t n = 0;
+	int err = 1;
+
+	while (n < max && (err = trace_reader_next(&p->rd, &rec)) == 1) {
+		if (rec->type == IOT_EV_EXEC)
+			trace_reader_exec(&p->rd, rec);
+		buf[n++] = *rec;
+	}
+	if (err < 0)
+		p->pull_err = err;
+	return n ? (int64_t)n : p->pull_err;
+}
+
+/* The join on threads: 0, or < 0 after which the sink saw part */
+static int join_parallel(struct pipeline *p, const struct join_sink *sink,
+			 unsigned int workers, uint64_t seg)
+{
+	struct join_par_config cfg = {
+	    .workers = workers,
+	    .seg_recs = seg,
+	    .sink = *sink,
+	    .is_bio_based = is_bio_based,
+	    .dev_ctx = p,
+	    .syscall_nr = p->syscall_nr,
+	    .bi_elided = p->jn.bi_elided,
+	};
+	struct join_par_result res;
+	int err = join_par_run(&cfg, pull_records, p, &res);
+
+	p->jn.st = res.st;
+	if (getenv("IOTRAIL_DEBUG"))
+		fprintf(stderr,
+			"iotrail: join on %u threads: %llu segments, %llu taken up where "
+			"the states met, %llu joined again whole, %llu records joined "
+			"twice\n",
+			workers, (unsigned long long)res.segments,
+			(unsigned long long)res.stitched,
+			(unsigned long long)res.rejoined,
+			(unsigned long long)res.overlap);
+	return err;
+}
+
 int pipeline_join(struct pipeline *p, const char *input, const struct join_sink *sink,
 		  int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
 {
 	const struct iot_rec *rec;
+	unsigned int workers;
+	uint64_t seg;
 	int err = -2;
 
 	if (join_init(&p->jn, sink, is_bio_based, p)) {
@@ -290,7 +359,15 @@ int pipeline_join(struct pipeline *p, const char *input, const struct join_sink 
 	p->jn.syscall_nr = p->syscall_nr;
 	p->jn.bi_elided = p->rd.hdr.version_major == 1 && p->rd.hdr.version_minor >= 4;
 	p->joining = true;
-	if (pipeline_threads != 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+	workers = join_workers(p->fan_threads, &seg);
+	if (!record && workers) {
+		err = join_parallel(p, sink, workers, seg);
+		if (err == -EAGAIN) /* no thread to be had: nothing read yet */
+			err = -2;
+		else if (!err)
+			return 0; /* join_end was the last segment's */
+	}
+	if (err == -2 && pipeline_threads != 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
 		err = feed_prefetched(p, record, ctx);
 	if (err == -2) {
 		while ((err = trace_reader_next(&p->rd, &rec)) == 1)
@@ -325,9 +402,9 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 	}
 	/* the analyzers in threads of their own where cores are left over
 	 * from the reader's and the join's: the same output */
-	if (analysis_threads(p->an.nr_out) > 0)
-		analysis_fanout_start(&p->an,
-				      (unsigned int)analysis_threads(p->an.nr_out));
+	if (analysis_threads(p->an.nr_out) > 0 &&
+	    !analysis_fanout_start(&p->an, (unsigned int)analysis_threads(p->an.nr_out)))
+		p->fan_threads = analysis_threads(p->an.nr_out);
 	/* and their finish on every thread: the join is over by then */
 	p->an.threads = (unsigned int)threads_wanted();
 	sink = analysis_sink(&p->an);

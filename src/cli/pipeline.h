@@ -18,6 +18,8 @@ struct pipeline {
 	char drivers[160]; /* META drivers= */
 	char stack[1536];  /* META stack= */
 	const uint32_t *syscall_nr;
+	int fan_threads; /* the analyzers' threads (analysis_fanout_start) */
+	int pull_err;	 /* the reader's error, for the parallel join */
 	bool opened, analyzing, joining;
 };
 

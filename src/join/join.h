@@ -300,4 +300,40 @@ void join_feed_summary(struct join *j, const struct iot_summary *s);
 void join_end(struct join *j);
 void join_release(struct join *j);
 
+/* ---- the segment-parallel join's view of the state (canon.c) ---- */
+
+/* The state in canonical form: the same bytes for two joins mean the same
+ * outputs from the same records on (canon.c says what is in it). */
+struct join_canon {
+	unsigned char *out;
+	size_t len, cap;
+	bool ambiguous; /* equals nothing */
+	unsigned char *tmp;
+	size_t tmp_len, tmp_cap;
+	struct join_canon_ent *ent;
+	size_t nr_ent, cap_ent;
+};
+/* 0 or -ENOMEM; c is reused from call to call */
+int join_canon(const struct join *j, struct join_canon *c);
+bool join_canon_same(const struct join_canon *a, const struct join_canon *b);
+void join_canon_release(struct join_canon *c);
+/* the sizes of the state's maps and lists: unequal, the forms are too */
+#define JOIN_NR_SIZES 13
+void join_sizes(const struct join *j, uint64_t out[JOIN_NR_SIZES]);
+/* The facts that records alone write, whatever the state: each CPU's
+ * plain BIO_INFO, each task's last page cache fault, the dirtiers' tgids.
+ * A join begun mid-trace is given them as they stood there. */
+struct join_seed {
+	struct join_plain *plain;
+	size_t nr_plain;
+	struct u64map fault, fault_index, tgid;
+};
+int join_seed_init(struct join_seed *s);
+/* One record more (in stream order); 0 or -ENOMEM */
+int join_seed_feed(struct join_seed *s, const struct iot_rec *r, bool bi_elided);
+int join_seed_copy(struct join_seed *to, const struct join_seed *from);
+/* Into a join just made (join_init); 0 or -ENOMEM */
+int join_seed_apply(struct join *j, const struct join_seed *s);
+void join_seed_release(struct join_seed *s);
+
 #endif

@@ -71,21 +71,29 @@ for t in events uring marks summary aggregate ring speculate repaired synthetic 
 	# own (--threads 5): the same (report reads in a thread of its own
 	# beside the join where there is a second CPU; the analyzers get the
 	# CPUs past two)
-	for n in 1 5; do
-		(cd "$TMP/a" && mkdir -p t$n &&
-			"$IOTRAIL" report --threads $n -i t.iot -a "$ANALYZERS" >t$n/report.txt 2>/dev/null &&
-			"$IOTRAIL" report --threads $n -i t.iot -a "$ANALYZERS" -f json >t$n/report.json 2>/dev/null &&
-			"$IOTRAIL" report --threads $n -i t.iot -a "$ANALYZERS" --window auto --out-dir t$n/csv >/dev/null 2>&1 &&
-			"$IOTRAIL" report --threads $n -i t.iot -a flows --slowest all -f json >t$n/flows.json 2>/dev/null)
+	# and (s) with the join itself on threads, cut into segments of 2000
+	# records (IOTRAIL_SEGMENT; join/parallel.c), stitched where the states
+	# meet: the same
+	for n in 1 5 s; do
+		seg=
+		th=$n
+		[ $n = s ] && seg=2000 th=5
+		(cd "$TMP/a" && mkdir -p t$n && export IOTRAIL_SEGMENT=$seg &&
+			"$IOTRAIL" report --threads $th -i t.iot -a "$ANALYZERS" >t$n/report.txt 2>/dev/null &&
+			"$IOTRAIL" report --threads $th -i t.iot -a "$ANALYZERS" -f json >t$n/report.json 2>/dev/null &&
+			"$IOTRAIL" report --threads $th -i t.iot -a "$ANALYZERS" --window auto --out-dir t$n/csv >/dev/null 2>&1 &&
+			IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads $th -i t.iot -a flows --slowest all -f json >t$n/flows.json 2>"$TMP/flows.err")
 	done
+	segs=$(sed -n 's/.*join on [0-9]* threads: \([0-9]*\) segments, \([0-9]*\) taken up.*/\1 segments, \2 stitched/p' "$TMP/flows.err")
 	if diff -r -x script.txt -x err.txt -x flows.json "$TMP/a/out" "$TMP/a/t1" >"$TMP/diff1" &&
-		diff -r "$TMP/a/t1" "$TMP/a/t5" >>"$TMP/diff1"; then
-		ok "$t: report --threads 1, the default and --threads 5 give the same text, JSON and CSVs"
+		diff -r "$TMP/a/t1" "$TMP/a/t5" >>"$TMP/diff1" && diff -r "$TMP/a/t1" "$TMP/a/ts" >>"$TMP/diff1" &&
+		[ -n "$segs" ]; then
+		ok "$t: report --threads 1, the default, --threads 5 and the join on threads ($segs) give the same text, JSON and CSVs"
 	else
-		not_ok "$t: --threads 1 and 5" "$(head -c 600 "$TMP/diff1")"
+		not_ok "$t: --threads 1, 5 and the join on threads ($segs)" "$(head -c 600 "$TMP/diff1")"
 	fi
 	# and under ThreadSanitizer (make tsan): no race, the same JSON
-	"$TSAN" report --threads 5 -i "$TMP/a/t.iot" -a "$ANALYZERS,flows" -f json \
+	IOTRAIL_SEGMENT=2000 "$TSAN" report --threads 5 -i "$TMP/a/t.iot" -a "$ANALYZERS,flows" -f json \
 		>"$TMP/tsan.json" 2>"$TMP/tsan.err"
 	rc=$?
 	"$IOTRAIL" report --threads 1 -i "$TMP/a/t.iot" -a "$ANALYZERS,flows" -f json 2>/dev/null |

@@ -4,6 +4,7 @@
 
 #include "helpers.h"
 #include "join/join.h"
+#include "join/parallel.h"
 
 #define MAXOUT 16
 static struct join_request reqs[MAXOUT];
@@ -988,6 +989,310 @@ static void io_uring_lost_completion(void **state)
 	assert_int_equal(j.st.uring_lost, 1);
 }
 
+/* ---- the join on threads (join/parallel.c): one join's outputs ---------- */
+
+struct outbuf {
+	unsigned char *b;
+	size_t n, cap;
+};
+
+static void out_put(struct outbuf *o, const void *p, size_t n)
+{
+	if (o->n + n > o->cap) {
+		o->cap = (o->n + n) * 2;
+		o->b = realloc(o->b, o->cap);
+		assert_non_null(o->b);
+	}
+	memcpy(o->b + o->n, p, n);
+	o->n += n;
+}
+
+/* field by field: the structures' padding is no output */
+static void out_u64(struct outbuf *o, uint64_t v)
+{
+	out_put(o, &v, sizeof(v));
+}
+#define PUT(o, v) out_u64((o), (uint64_t)(v))
+
+static void ser_req(struct outbuf *o, int tag, const struct join_request *r)
+{
+	PUT(o, tag);
+	PUT(o, r->rq), PUT(o, r->dev), PUT(o, r->flags), PUT(o, r->sector);
+	PUT(o, r->nr_sectors), PUT(o, r->pid), PUT(o, r->tid), PUT(o, r->ino);
+	PUT(o, r->q_ns), PUT(o, r->g_ns), PUT(o, r->i_ns), PUT(o, r->d_ns),
+	    PUT(o, r->c_ns);
+	PUT(o, r->q_cpu), PUT(o, r->g_cpu), PUT(o, r->i_cpu), PUT(o, r->d_cpu);
+	PUT(o, r->c_cpu), PUT(o, r->start_ns), PUT(o, r->nr_bios), PUT(o, r->nr_requeues);
+	PUT(o, r->error), PUT(o, r->bio_only), PUT(o, r->drv_submit_ns);
+	PUT(o, r->drv_cqe_ns), PUT(o, r->drv_done_ns), PUT(o, r->hwq),
+	    PUT(o, r->estimated);
+}
+
+static void o_req(void *c, const struct join_request *r)
+{
+	ser_req(c, 1, r);
+}
+
+static void o_bio(void *c, const struct join_request *r, const struct join_bio *b)
+{
+	ser_req(c, 2, r);
+	PUT(c, b->q_ns), PUT(c, b->sector), PUT(c, b->nr_sectors), PUT(c, b->tid);
+	PUT(c, b->ino), PUT(c, b->pid), PUT(c, b->uring_req), PUT(c, b->cpu);
+	PUT(c, b->sys_enter_ns), PUT(c, b->why.known), PUT(c, b->why.cause);
+	PUT(c, b->why.wb), PUT(c, b->why.host), PUT(c, b->why.cgroup), PUT(c, b->why.ino);
+	PUT(c, b->why.index), PUT(c, b->why.dirtier_pid), PUT(c, b->why.dirtier_tid);
+}
+
+static void o_sys(void *c, const struct join_syscall *s)
+{
+	PUT(c, 3), PUT(c, s->pid), PUT(c, s->tid), PUT(c, s->nr), PUT(c, s->fd);
+	PUT(c, s->rwf), PUT(c, s->dev), PUT(c, s->ino), PUT(c, s->pos), PUT(c, s->count);
+	PUT(c, s->ret), PUT(c, s->enter_ns), PUT(c, s->exit_ns), PUT(c, s->enter_cpu);
+	PUT(c, s->exit_cpu), PUT(c, s->wake_ns), PUT(c, s->nr_bios),
+	    PUT(c, s->nr_ra_bios);
+	PUT(c, s->nr_bios_done), PUT(c, s->bio_q2c_sum_ns), PUT(c, s->bio_q2c_min_ns);
+	PUT(c, s->bio_q2c_max_ns), PUT(c, s->i2d_sum_ns), PUT(c, s->nr_i2d);
+}
+
+static void o_commit(void *c, const struct join_commit *x)
+{
+	PUT(c, 4), PUT(c, x->dev), PUT(c, x->tid), PUT(c, x->start_ns), PUT(c, x->end_ns);
+}
+
+static void o_uring(void *c, const struct join_uring *u)
+{
+	PUT(c, 5), PUT(c, u->req), PUT(c, u->user_data), PUT(c, u->pos), PUT(c, u->len);
+	PUT(c, u->opcode), PUT(c, u->via), PUT(c, u->submit_seen), PUT(c, u->tid);
+	PUT(c, u->ino), PUT(c, u->res), PUT(c, u->submit_ns), PUT(c, u->cqe_ns);
+	PUT(c, u->nr_bios), PUT(c, u->nr_bios_done), PUT(c, u->sectors);
+	PUT(c, u->first_sector), PUT(c, u->first_q_ns), PUT(c, u->last_c_ns);
+	PUT(c, u->d2c_sum_ns);
+}
+
+static void o_fault(void *c, const struct join_fault *f)
+{
+	PUT(c, 6), PUT(c, f->tid), PUT(c, f->ino), PUT(c, f->index), PUT(c, f->ts_ns);
+}
+
+static void o_dirty(void *c, const struct join_dirty *d)
+{
+	PUT(c, 7), PUT(c, d->tid), PUT(c, d->ino), PUT(c, d->index), PUT(c, d->pages);
+}
+
+static void o_mark(void *c, const struct join_mark *m)
+{
+	PUT(c, 8), PUT(c, m->ts_ns), PUT(c, m->id), PUT(c, m->kind);
+}
+
+static void o_unf(void *c, const struct join_request *r)
+{
+	ser_req(c, 9, r);
+}
+
+static struct join_sink out_sink(struct outbuf *o)
+{
+	return (struct join_sink){o,	   o_req,   o_bio,   o_sys,  o_commit,
+				  o_uring, o_fault, o_dirty, o_mark, o_unf};
+}
+
+/* a stream: requests on 6 addresses each of bios and requests, calls of
+ * 3 threads, and every other record the join keeps state for, with
+ * dirtied pages (whose dirtier map lives long) or without */
+static struct iot_rec *mixed_stream(size_t n, bool dirty)
+{
+	static const uint16_t more[] = {
+	    IOT_EV_BIO_INFO,	 IOT_EV_BIO_INFO,	IOT_EV_FAULT,
+	    IOT_EV_URING_SUBMIT, IOT_EV_URING_COMPLETE, IOT_EV_URING_WORK,
+	    IOT_EV_COMMIT,	 IOT_EV_WAKEUP,		IOT_EV_MARK,
+	    IOT_EV_RQ_INFO,	 IOT_EV_DRV_SUBMIT,	IOT_EV_DRV_DONE,
+	    IOT_EV_DIRTY,
+	};
+	struct iot_rec *v = calloc(n, sizeof(*v));
+
+	assert_non_null(v);
+	for (size_t i = 0; i < n; i++) {
+		bool block = rand() % 3;
+		uint16_t t =
+		    block ? types[rand() % NR_TYPES]
+			  : more[rand() % (sizeof(more) / sizeof(more[0]) - !dirty)];
+		struct iot_rec *r = &v[i];
+
+		*r = mkrec(t, i + 1, 0x1000 + (rand() % 6) * 0x100, 0, (rand() % 8) * 8,
+			   8);
+		r->id2 = (rand() % 2) ? 0x1000 + (uint64_t)(rand() % 6) * 0x100 : LEFT(8);
+		r->tid = 100 + rand() % 3;
+		r->cpu = rand() % 4;
+		if (t ==
+		    IOT_EV_BIO_INFO) { /* a plain one (cause other, no inode) or not */
+			r->flags = rand() % 2 ? IOT_CAUSE_OTHER | IOT_HOST_REG << 16
+					      : IOT_CAUSE_READAHEAD | IOT_HOST_REG << 16;
+			r->id2 = rand() % 2 ? 0 : 12;
+			r->nr = 7;
+		} else if (t == IOT_EV_FAULT || t == IOT_EV_DIRTY) {
+			r->id = 12;
+			r->id2 = rand() % 4;
+			r->nr = 1;
+		} else if (t == IOT_EV_URING_SUBMIT || t == IOT_EV_URING_COMPLETE) {
+			r->id = 0x9000 + (rand() % 3) * 0x100;
+		} else if (t == IOT_EV_URING_WORK) {
+			r->id2 = 0x9000 + (rand() % 3) * 0x100;
+		} else if (t == IOT_EV_SYS_ENTER || t == IOT_EV_SYS_EXIT) {
+			r->sector = 17;
+			r->flags = 17;
+			r->id2 = 12;
+		} else if (t == IOT_EV_COMMIT) {
+			r->id = rand() % 3;
+			r->flags = rand() % 2;
+		}
+	}
+	return v;
+}
+
+/* a well-formed stream: 6 tasks on 4 CPUs, each in a loop of a pread64
+ * that queues one bio (its BIO_INFO plain, and left out as the recorder
+ * leaves out a repeated one) through G, I, D and C, with page faults */
+static struct iot_rec *tidy_stream(size_t n)
+{
+	struct iot_rec *v = calloc(n, sizeof(*v));
+	unsigned int step[6] = {0}, iter[6] = {0};
+
+	assert_non_null(v);
+	for (size_t i = 0; i < n;) {
+		unsigned int k = rand() % 6;
+		uint64_t bio = 0x10000 + k * 0x100 + (iter[k] % 4) * 0x10;
+		uint64_t rq = 0x80000 + k * 0x100 + (iter[k] % 4) * 0x10;
+		uint64_t sector = k * 1000000ull + iter[k] * 8ull;
+		struct iot_rec r = mkrec(IOT_EV_NONE, i + 1, bio, 0, sector, 8);
+
+		r.tid = r.pid = 200 + k;
+		r.cpu = k % 4;
+		switch (step[k]++) {
+		case 0:
+			r.type = IOT_EV_SYS_ENTER;
+			r.sector = 17;
+			r.flags = 3;
+			r.id = 4096;
+			r.id2 = 12;
+			break;
+		case 1:
+			r.type = IOT_EV_BIO_QUEUE;
+			break;
+		case 2: /* the plain one once per task and CPU, then left out */
+			r.type = iter[k] ? IOT_EV_NONE : IOT_EV_BIO_INFO;
+			r.flags = IOT_CAUSE_OTHER | IOT_HOST_REG << 16;
+			r.nr = 7;
+			break;
+		case 3:
+			r.type = IOT_EV_GETRQ;
+			break;
+		case 4:
+			r.type = IOT_EV_RQ_INSERT;
+			r.id = rq, r.id2 = bio;
+			break;
+		case 5:
+			r.type = rand() % 8 ? IOT_EV_RQ_ISSUE : IOT_EV_FAULT;
+			r.id = rq, r.id2 = bio;
+			if (r.type == IOT_EV_FAULT) {
+				r.id = 12, r.id2 = iter[k] % 16, r.nr = 1;
+				step[k]--;
+			}
+			break;
+		case 6:
+			r.type = IOT_EV_RQ_COMPLETE;
+			r.id = rq, r.id2 = LEFT(8);
+			break;
+		default:
+			r.type = IOT_EV_SYS_EXIT;
+			r.sector = 4096;
+			r.flags = 17;
+			step[k] = 0;
+			iter[k]++;
+			break;
+		}
+		if (r.type != IOT_EV_NONE)
+			v[i++] = r;
+	}
+	return v;
+}
+
+struct pull_src {
+	const struct iot_rec *v;
+	size_t n, next;
+};
+
+static int64_t pull_some(void *ctx, struct iot_rec *buf, size_t max)
+{
+	struct pull_src *s = ctx;
+	size_t k = s->n - s->next < max ? s->n - s->next : max;
+
+	k = k > 97 ? 97 : k; /* pulls of odd sizes */
+	memcpy(buf, s->v + s->next, k * sizeof(*buf));
+	s->next += k;
+	return (int64_t)k;
+}
+
+/* kind 0: tidy_stream; 1, 2: mixed_stream without and with dirtied pages */
+static void one_way_and_parallel(int kind, uint64_t *stitched, uint64_t *rejoined)
+{
+	const size_t n = 60000;
+	struct iot_rec *v;
+	struct outbuf one = {0};
+	struct join_sink k = out_sink(&one);
+	struct join seq;
+	static const uint64_t segs[] = {7, 50, 300, 2000, 100000};
+
+	srand(7 + kind);
+	v = kind ? mixed_stream(n, kind == 2) : tidy_stream(n);
+	assert_int_equal(join_init(&seq, &k, is_bio_based, NULL), 0);
+	seq.syscall_nr = syscall_numbers("x86_64");
+	seq.bi_elided = true;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(join_feed(&seq, &v[i]), 0);
+	join_end(&seq);
+	for (size_t g = 0; g < sizeof(segs) / sizeof(segs[0]); g++)
+		for (unsigned int w = 1; w <= 3; w += 2) {
+			struct outbuf par = {0};
+			struct pull_src src = {v, n, 0};
+			struct join_par_config cfg = {
+			    .workers = w,
+			    .seg_recs = segs[g],
+			    .sink = out_sink(&par),
+			    .is_bio_based = is_bio_based,
+			    .syscall_nr = seq.syscall_nr,
+			    .bi_elided = true,
+			};
+			struct join_par_result res;
+
+			assert_int_equal(join_par_run(&cfg, pull_some, &src, &res), 0);
+			assert_int_equal(par.n, one.n);
+			assert_memory_equal(par.b, one.b, one.n);
+			assert_memory_equal(&res.st, &seq.st, sizeof(seq.st));
+			assert_int_equal(res.segments, (n + segs[g]) / segs[g]);
+			*stitched += res.stitched;
+			*rejoined += res.rejoined;
+			free(par.b);
+		}
+	join_release(&seq);
+	free(one.b);
+	free(v);
+}
+
+/* The same outputs, byte for byte, and the same counts, whatever the
+ * segments and threads. A well-formed stream's states meet at most
+ * boundaries; a damaged one's junk (requests never issued) and pages
+ * dirtied keep them apart, and the trace's join joins on itself. */
+static void parallel_same(void **state)
+{
+	uint64_t stitched = 0, rejoined = 0;
+
+	bio_based = false;
+	one_way_and_parallel(0, &stitched, &rejoined);
+	assert_true(stitched > 400);
+	one_way_and_parallel(1, &stitched, &rejoined);
+	one_way_and_parallel(2, &stitched, &rejoined);
+	assert_true(rejoined > 1000);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1006,6 +1311,7 @@ int main(void)
 	    T(split),
 	    T(syscall_attribution),
 	    T(bio_outlives_its_call),
+	    cmocka_unit_test(parallel_same),
 	    T(bio_outside_a_syscall_has_no_inode),
 	    T(summary_record),
 	    T(address_reuse),

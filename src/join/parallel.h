@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The join on several threads: the record stream cut into segments, each
+ * joined from an empty state on a thread of its own, and stitched so that
+ * the sink sees the very calls, in the very order, of one join over the
+ * whole stream (parallel.c says how).
+ */
+#ifndef IOTRAIL_JOIN_PARALLEL_H
+#define IOTRAIL_JOIN_PARALLEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "join.h"
+
+/* records a segment, unless told otherwise */
+#define JOIN_PAR_SEGMENT 65536
+
+struct join_par_config {
+	unsigned int workers;  /* joining threads, at least 1 */
+	uint64_t seg_recs;     /* records a segment, 0: JOIN_PAR_SEGMENT */
+	struct join_sink sink; /* called from one thread of its own, in order */
+	bool (*is_bio_based)(void *ctx, uint32_t dev);
+	void *dev_ctx;
+	const uint32_t *syscall_nr;
+	bool bi_elided;
+};
+
+struct join_par_result {
+	struct join_stats st; /* as one join over the stream counts them */
+	/* segments; of which taken up where their state met the join that
+	 * came from the start; of which joined again by that join (its
+	 * state never met theirs); and the records joined twice */
+	uint64_t segments, stitched, rejoined, overlap;
+};
+
+/* pull: up to max records into buf, in order; how many (0: the end) or a
+ * negative errno. It runs in the calling thread, which reads while the
+ * segments are joined. 0, or -ENOMEM (or pull's error): the sink has then
+ * seen some prefix of the outputs. */
+int join_par_run(const struct join_par_config *cfg,
+		 int64_t (*pull)(void *ctx, struct iot_rec *buf, size_t max), void *ctx,
+		 struct join_par_result *res);
+
+#endif
