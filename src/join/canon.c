@@ -399,7 +399,8 @@ int join_canon(const struct join *j, struct join_canon *c)
 		return err;
 	/* the whole, sorted, each entry after its length */
 	sort_base = c->tmp;
-	qsort(c->ent, c->nr_ent, sizeof(*c->ent), cmp_ent);
+	if (c->nr_ent) /* an empty state has no array */
+		qsort(c->ent, c->nr_ent, sizeof(*c->ent), cmp_ent);
 	for (size_t i = 0; i < c->nr_ent; i++) {
 		if (GROW(c->out, c->len + 4 + c->ent[i].len, c->cap))
 			return -ENOMEM;
@@ -409,12 +410,6 @@ int join_canon(const struct join *j, struct join_canon *c)
 	}
 	c->ambiguous = bad;
 	return 0;
-}
-
-bool join_canon_same(const struct join_canon *a, const struct join_canon *b)
-{
-	return !a->ambiguous && !b->ambiguous && a->len == b->len &&
-	       !memcmp(a->out, b->out, a->len);
 }
 
 void join_canon_release(struct join_canon *c)

@@ -315,7 +315,6 @@ struct join_canon {
 };
 /* 0 or -ENOMEM; c is reused from call to call */
 int join_canon(const struct join *j, struct join_canon *c);
-bool join_canon_same(const struct join_canon *a, const struct join_canon *b);
 void join_canon_release(struct join_canon *c);
 /* the sizes of the state's maps and lists: unequal, the forms are too */
 #define JOIN_NR_SIZES 13

@@ -289,7 +289,8 @@ static int take_snap(struct seg *g, struct join_canon *scratch, uint64_t at)
 		sn->form = malloc(scratch->len ? scratch->len : 1);
 		if (!sn->form)
 			return -ENOMEM;
-		memcpy(sn->form, scratch->out, scratch->len);
+		if (scratch->len) /* an empty state: no bytes, maybe no buffer */
+			memcpy(sn->form, scratch->out, scratch->len);
 		sn->form_len = scratch->len;
 	}
 	g->nr_snaps++;
@@ -351,7 +352,7 @@ static bool met(struct join *a, struct seg *t, const struct snap *sn,
 		return false;
 	}
 	if (scratch->ambiguous || scratch->len != sn->form_len ||
-	    memcmp(scratch->out, sn->form, sn->form_len))
+	    (sn->form_len && memcmp(scratch->out, sn->form, sn->form_len)))
 		return false;
 	(void)t;
 	return true;
