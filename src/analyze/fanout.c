@@ -26,41 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/grow.h"
+#include "../join/outlog.h"
 #include "analyzer.h"
 #include "fanout.h"
 
 #define FAN_DEPTH 8	       /* batches in the ring */
 #define FAN_BATCH (256u << 10) /* bytes of a batch before it is handed on */
-#define NO_REQ	  UINT32_MAX
-
-enum fan_type {
-	FAN_REQUEST,
-	FAN_BIO,
-	FAN_BIO_REQ, /* a request for its bios only: its own entry was in an
-			earlier batch, or left out */
-	FAN_SYSCALL,
-	FAN_COMMIT,
-	FAN_URING,
-	FAN_MARK,
-	FAN_UNFINISHED,
-	FAN_FAULT,
-	FAN_DIRTY,
-};
-
-struct fan_entry {
-	uint16_t type;
-	uint16_t pad;
-	uint32_t size; /* of the entry, this header included; a multiple of 8 */
-	uint32_t dev;  /* the request's device: its index in a->devs */
-	uint32_t req;  /* FAN_BIO: its request's entry, an offset in the batch */
-		       /* then the output, as the join gave it */
-};
-
-struct fan_batch {
-	unsigned char *buf;
-	size_t len, cap;
-};
 
 struct fan_thread {
 	struct fanout *f;
@@ -72,11 +43,10 @@ struct fan_thread {
 
 struct fanout {
 	struct analysis *a;
-	struct fan_batch b[FAN_DEPTH];
-	uint64_t made;	      /* batches handed on; the next is filled */
-	uint32_t last_req;    /* the batch's last request entry, or NO_REQ */
-	const void *last_src; /* the join's request it was copied from */
-	bool stop;	      /* no more batches */
+	struct outlog b[FAN_DEPTH]; /* the join's outputs, each entry's aux the
+				       index of its device in a->devs */
+	uint64_t made;		    /* batches handed on; the next is filled */
+	bool stop;		    /* no more batches */
 	struct fan_thread *t;
 	unsigned int nr_threads;
 	pthread_mutex_t mu;
@@ -94,46 +64,41 @@ static uint64_t min_done(const struct fanout *f)
 }
 
 static void run_batch(struct analysis *a, const struct an_hooks *h,
-		      const struct fan_batch *b)
+		      const struct outlog *b)
 {
 	for (size_t off = 0; off < b->len;) {
-		const struct fan_entry *e = (const struct fan_entry *)(b->buf + off);
-		const void *x = e + 1;
+		const struct outlog_ent *e = outlog_at(b, off);
+		const void *x = outlog_data(e);
 
 		switch (e->type) {
-		case FAN_REQUEST:
-			an_hooks_request(a, h, &a->devs[e->dev], x);
+		case OUTLOG_REQUEST:
+			an_hooks_request(a, h, &a->devs[e->aux], x);
 			break;
-		case FAN_BIO: {
-			const struct fan_entry *re =
-			    (const struct fan_entry *)(b->buf + e->req);
-
-			an_hooks_bio(a, h, &a->devs[e->dev],
-				     (const struct join_request *)(re + 1), x);
+		case OUTLOG_BIO:
+			an_hooks_bio(a, h, &a->devs[e->aux], outlog_bio_req(b, e), x);
 			break;
-		}
-		case FAN_SYSCALL:
+		case OUTLOG_SYSCALL:
 			an_hooks_syscall(a, h, x);
 			break;
-		case FAN_COMMIT:
+		case OUTLOG_COMMIT:
 			an_hooks_commit(a, h, x);
 			break;
-		case FAN_URING:
+		case OUTLOG_URING:
 			an_hooks_uring(a, h, x);
 			break;
-		case FAN_MARK:
+		case OUTLOG_MARK:
 			an_hooks_mark(a, h, x);
 			break;
-		case FAN_UNFINISHED:
+		case OUTLOG_UNFINISHED:
 			an_hooks_unfinished(a, h, x);
 			break;
-		case FAN_FAULT:
+		case OUTLOG_FAULT:
 			an_hooks_fault(a, h, x);
 			break;
-		case FAN_DIRTY:
+		case OUTLOG_DIRTY:
 			an_hooks_dirty(a, h, x);
 			break;
-		default: /* FAN_BIO_REQ */
+		default: /* OUTLOG_BIO_REQ */
 			break;
 		}
 		off += e->size;
@@ -168,18 +133,13 @@ static void *fan_run(void *arg)
  * thread is done with what it held. */
 static void hand_on(struct fanout *f)
 {
-	struct fan_batch *b;
-
 	pthread_mutex_lock(&f->mu);
 	f->made++;
 	pthread_cond_broadcast(&f->cv);
 	while (f->made - min_done(f) >= FAN_DEPTH)
 		pthread_cond_wait(&f->cv, &f->mu);
 	pthread_mutex_unlock(&f->mu);
-	b = &f->b[f->made % FAN_DEPTH];
-	b->len = 0;
-	f->last_req = NO_REQ;
-	f->last_src = NULL;
+	outlog_clear(&f->b[f->made % FAN_DEPTH]);
 }
 
 /* Every output so far run by every thread. */
@@ -193,33 +153,21 @@ static void catch_up(struct fanout *f)
 	pthread_mutex_unlock(&f->mu);
 }
 
-/* A new entry of the batch being filled, with the output's bytes; NULL out
- * of memory (said in a->err: the output is lost to the analyzers, as a
- * failed GROW in a hook loses it). top: an output of its own, after which
- * a full batch may be handed on (not a bio, which names its request). */
-static struct fan_entry *put(struct fanout *f, enum fan_type type, uint32_t dev,
-			     const void *x, size_t size, bool top)
+/* The batch to write an output of its own into: a full one is handed on
+ * first (never between a request and its bios, which name it) */
+static struct outlog *batch(struct fanout *f)
 {
-	struct fan_batch *b = &f->b[f->made % FAN_DEPTH];
-	size_t need = (sizeof(struct fan_entry) + size + 7) & ~(size_t)7;
-	struct fan_entry *e;
-
-	if (top && b->len >= FAN_BATCH) {
+	if (f->b[f->made % FAN_DEPTH].len >= FAN_BATCH)
 		hand_on(f);
-		b = &f->b[f->made % FAN_DEPTH];
-	}
-	if (GROW(b->buf, b->len + need, b->cap)) {
+	return &f->b[f->made % FAN_DEPTH];
+}
+
+/* out of memory, the output is lost to the analyzers, as a failed GROW in
+ * a hook loses it */
+static void lost(struct fanout *f, const struct outlog *b)
+{
+	if (b->err)
 		analysis_note_err(f->a, -ENOMEM);
-		return NULL;
-	}
-	e = (struct fan_entry *)(b->buf + b->len);
-	*e = (struct fan_entry){
-	    .type = type, .size = (uint32_t)need, .dev = dev, .req = NO_REQ};
-	memcpy(e + 1, x, size);
-	b->len += need;
-	if (top) /* a bio follows its request with nothing between */
-		f->last_src = NULL;
-	return e;
 }
 
 struct dev_result *fanout_dev(struct fanout *f, uint32_t dev)
@@ -240,54 +188,45 @@ struct dev_result *fanout_dev(struct fanout *f, uint32_t dev)
 
 void fanout_request(struct fanout *f, struct dev_result *d, const struct join_request *r)
 {
-	uint32_t dev = (uint32_t)(d - f->a->devs);
-	struct fan_entry *e = put(f, FAN_REQUEST, dev, r, sizeof(*r), true);
+	struct outlog *b = batch(f);
 
-	if (e) {
-		f->last_req =
-		    (uint32_t)((unsigned char *)e - f->b[f->made % FAN_DEPTH].buf);
-		f->last_src = r;
-	}
+	outlog_request(b, (uint32_t)(d - f->a->devs), r);
+	lost(f, b);
 }
 
 void fanout_bio(struct fanout *f, struct dev_result *d, const struct join_request *r,
-		const struct join_bio *b)
+		const struct join_bio *bio)
 {
-	uint32_t dev = (uint32_t)(d - f->a->devs);
-	struct fan_entry *e;
+	struct outlog *b = &f->b[f->made % FAN_DEPTH];
 
-	if (f->last_src != r) { /* its request is not in this batch */
-		e = put(f, FAN_BIO_REQ, dev, r, sizeof(*r), true);
-		if (!e)
-			return;
-		f->last_req =
-		    (uint32_t)((unsigned char *)e - f->b[f->made % FAN_DEPTH].buf);
-		f->last_src = r;
-	}
-	e = put(f, FAN_BIO, dev, b, sizeof(*b), false);
-	if (e)
-		e->req = f->last_req;
+	if (outlog_needs_req(b, r)) /* its request is not in this batch */
+		b = batch(f);
+	outlog_bio(b, (uint32_t)(d - f->a->devs), r, bio);
+	lost(f, b);
 }
 
 #define FAN_OUTPUT(hook, type, TYPE)                                                     \
 	void fanout_##hook(struct fanout *f, type x)                                     \
 	{                                                                                \
-		put(f, TYPE, 0, x, sizeof(*x), true);                                    \
+		struct outlog *b = batch(f);                                             \
+                                                                                         \
+		outlog_put(b, TYPE, 0, x, sizeof(*x));                                   \
+		lost(f, b);                                                              \
 	}
-FAN_OUTPUT(syscall, const struct join_syscall *, FAN_SYSCALL)
-FAN_OUTPUT(commit, const struct join_commit *, FAN_COMMIT)
-FAN_OUTPUT(uring, const struct join_uring *, FAN_URING)
-FAN_OUTPUT(mark, const struct join_mark *, FAN_MARK)
-FAN_OUTPUT(unfinished, const struct join_request *, FAN_UNFINISHED)
-FAN_OUTPUT(fault, const struct join_fault *, FAN_FAULT)
-FAN_OUTPUT(dirty, const struct join_dirty *, FAN_DIRTY)
+FAN_OUTPUT(syscall, const struct join_syscall *, OUTLOG_SYSCALL)
+FAN_OUTPUT(commit, const struct join_commit *, OUTLOG_COMMIT)
+FAN_OUTPUT(uring, const struct join_uring *, OUTLOG_URING)
+FAN_OUTPUT(mark, const struct join_mark *, OUTLOG_MARK)
+FAN_OUTPUT(unfinished, const struct join_request *, OUTLOG_UNFINISHED)
+FAN_OUTPUT(fault, const struct join_fault *, OUTLOG_FAULT)
+FAN_OUTPUT(dirty, const struct join_dirty *, OUTLOG_DIRTY)
 
 static void fanout_free(struct fanout *f)
 {
 	for (unsigned int i = 0; i < f->nr_threads; i++)
 		an_hooks_release(&f->t[i].hooks);
 	for (int k = 0; k < FAN_DEPTH; k++)
-		free(f->b[k].buf);
+		outlog_release(&f->b[k]);
 	free(f->t);
 	pthread_cond_destroy(&f->cv);
 	pthread_mutex_destroy(&f->mu);
@@ -318,7 +257,6 @@ int analysis_fanout_start(struct analysis *a, unsigned int threads)
 	if (!f)
 		return -ENOMEM;
 	f->a = a;
-	f->last_req = NO_REQ;
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
 	f->t = calloc(threads, sizeof(*f->t));

@@ -35,158 +35,7 @@
 #include <string.h>
 
 #include "../util/grow.h"
-
-/* ---- the log: a join's outputs, replayed later --------------------------- */
-
-enum log_type {
-	LOG_REQUEST,
-	LOG_BIO_REQ, /* a request for the bios after it only */
-	LOG_BIO,
-	LOG_SYSCALL,
-	LOG_COMMIT,
-	LOG_URING,
-	LOG_FAULT,
-	LOG_DIRTY,
-	LOG_MARK,
-	LOG_UNFINISHED,
-};
-
-struct log_ent {
-	uint16_t type;
-	uint16_t pad;
-	uint32_t size; /* of the entry, this header included, a multiple of 8 */
-	uint64_t req;  /* LOG_BIO: the offset of its request's entry */
-};
-
-struct seglog {
-	unsigned char *buf;
-	size_t len, cap;
-	const void *last_src; /* the join's request the last one was copied from */
-	size_t last_req;
-	bool err;
-};
-
-static struct log_ent *log_put(struct seglog *l, enum log_type t, const void *x, size_t n)
-{
-	size_t need = (sizeof(struct log_ent) + n + 7) & ~(size_t)7;
-	struct log_ent *e;
-
-	if (GROW(l->buf, l->len + need, l->cap)) {
-		l->err = true;
-		return NULL;
-	}
-	e = (struct log_ent *)(l->buf + l->len);
-	memset(e, 0, need);
-	e->type = (uint16_t)t;
-	e->size = (uint32_t)need;
-	memcpy(e + 1, x, n);
-	l->len += need;
-	l->last_src = NULL;
-	return e;
-}
-
-static void log_request(void *ctx, const struct join_request *r)
-{
-	struct seglog *l = ctx;
-	size_t off = l->len;
-
-	if (log_put(l, LOG_REQUEST, r, sizeof(*r))) {
-		l->last_src = r;
-		l->last_req = off;
-	}
-}
-
-static void log_bio(void *ctx, const struct join_request *r, const struct join_bio *b)
-{
-	struct seglog *l = ctx;
-	struct log_ent *e;
-
-	if (l->last_src != r) {
-		size_t off = l->len;
-
-		if (!log_put(l, LOG_BIO_REQ, r, sizeof(*r)))
-			return;
-		l->last_req = off;
-	}
-	e = log_put(l, LOG_BIO, b, sizeof(*b));
-	if (e)
-		e->req = l->last_req;
-	l->last_src = r; /* the next bio of the same request follows */
-}
-
-#define LOG_OUTPUT(name, type, TYPE)                                                     \
-	static void log_##name(void *ctx, type x)                                        \
-	{                                                                                \
-		log_put(ctx, TYPE, x, sizeof(*x));                                       \
-	}
-LOG_OUTPUT(syscall, const struct join_syscall *, LOG_SYSCALL)
-LOG_OUTPUT(commit, const struct join_commit *, LOG_COMMIT)
-LOG_OUTPUT(uring, const struct join_uring *, LOG_URING)
-LOG_OUTPUT(fault, const struct join_fault *, LOG_FAULT)
-LOG_OUTPUT(dirty, const struct join_dirty *, LOG_DIRTY)
-LOG_OUTPUT(mark, const struct join_mark *, LOG_MARK)
-LOG_OUTPUT(unfinished, const struct join_request *, LOG_UNFINISHED)
-
-/* The sink of a join into l: the outputs the real sink takes */
-static struct join_sink log_sink(struct seglog *l, const struct join_sink *real)
-{
-	return (struct join_sink){
-	    .ctx = l,
-	    .request = real->request ? log_request : NULL,
-	    .bio = real->bio ? log_bio : NULL,
-	    .syscall = real->syscall ? log_syscall : NULL,
-	    .commit = real->commit ? log_commit : NULL,
-	    .uring = real->uring ? log_uring : NULL,
-	    .fault = real->fault ? log_fault : NULL,
-	    .dirty = real->dirty ? log_dirty : NULL,
-	    .mark = real->mark ? log_mark : NULL,
-	    .unfinished = real->unfinished ? log_unfinished : NULL,
-	};
-}
-
-static void replay(const struct join_sink *k, const unsigned char *buf, size_t from,
-		   size_t to)
-{
-	for (size_t off = from; off < to;) {
-		const struct log_ent *e = (const struct log_ent *)(buf + off);
-		const void *x = e + 1;
-
-		switch (e->type) {
-		case LOG_REQUEST:
-			k->request(k->ctx, x);
-			break;
-		case LOG_BIO:
-			k->bio(k->ctx,
-			       (const struct join_request *)(buf + e->req + sizeof(*e)),
-			       x);
-			break;
-		case LOG_SYSCALL:
-			k->syscall(k->ctx, x);
-			break;
-		case LOG_COMMIT:
-			k->commit(k->ctx, x);
-			break;
-		case LOG_URING:
-			k->uring(k->ctx, x);
-			break;
-		case LOG_FAULT:
-			k->fault(k->ctx, x);
-			break;
-		case LOG_DIRTY:
-			k->dirty(k->ctx, x);
-			break;
-		case LOG_MARK:
-			k->mark(k->ctx, x);
-			break;
-		case LOG_UNFINISHED:
-			k->unfinished(k->ctx, x);
-			break;
-		default: /* LOG_BIO_REQ */
-			break;
-		}
-		off += e->size;
-	}
-}
+#include "outlog.h"
 
 /* ---- segments ------------------------------------------------------------ */
 
@@ -217,7 +66,7 @@ struct seg {
 	bool last; /* the stream's last */
 	struct join jn;
 	bool has_jn;
-	struct seglog log;
+	struct outlog log;
 	struct snap snaps[MAX_SNAPS];
 	unsigned int nr_snaps;
 	/* where its outputs begin: a checkpoint's log offset and counts (the
@@ -299,11 +148,9 @@ static int take_snap(struct seg *g, struct join_canon *scratch, uint64_t at)
 
 static int join_start(struct par *p, struct seg *g)
 {
-	struct join_sink k = log_sink(&g->log, &p->cfg->sink);
+	struct join_sink k = outlog_sink(&g->log, &p->cfg->sink);
 
-	g->log.len = 0;
-	g->log.last_src = NULL;
-	g->log.err = false;
+	outlog_clear(&g->log);
 	if (join_init(&g->jn, &k, p->cfg->is_bio_based, p->cfg->dev_ctx))
 		return -ENOMEM;
 	g->has_jn = true;
@@ -369,9 +216,7 @@ static void move_join(struct par *p, struct seg *c, struct seg *t)
 		free(t->snaps[k].form);
 	t->nr_snaps = 0;
 	t->jn = c->jn;
-	t->log.len = 0;
-	t->log.last_src = NULL;
-	t->log.err = false;
+	outlog_clear(&t->log);
 	t->jn.sink.ctx = &t->log;
 	t->from = 0;
 	t->base = c->end;
@@ -521,7 +366,7 @@ static void *replayer(void *arg)
 			break;
 		g = slot(p, p->replayed);
 		pthread_mutex_unlock(&p->mu);
-		replay(&p->cfg->sink, g->log.buf, g->from, g->log.len);
+		outlog_replay(&g->log, g->from, g->log.len, &p->cfg->sink);
 		add_stats(&p->res->st, &g->end, &g->base);
 		seg_clear(g);
 		pthread_mutex_lock(&p->mu);
@@ -601,7 +446,9 @@ int join_par_run(const struct join_par_config *cfg,
 
 	memset(res, 0, sizeof(*res));
 	p.seg_recs = cfg->seg_recs ? cfg->seg_recs : JOIN_PAR_SEGMENT;
-	p.nr_slots = 2 * w + 2;
+	/* the chain's, each worker's, the one being read, and some slack
+	 * for the replay */
+	p.nr_slots = w + 4;
 	p.nr_segs = UINT64_MAX;
 	p.target = 1;
 	p.segs = calloc(p.nr_slots, sizeof(*p.segs));
@@ -639,7 +486,7 @@ out:
 		join_seed_release(&p.segs[i].seed);
 		seg_clear(&p.segs[i]);
 		free(p.segs[i].recs);
-		free(p.segs[i].log.buf);
+		outlog_release(&p.segs[i].log);
 	}
 	free(p.segs);
 	free(th);
