@@ -30,6 +30,7 @@ enum outlog_type {
 	OUTLOG_UNFINISHED,
 };
 
+/* An entry's header; the output's bytes follow it */
 struct outlog_ent {
 	uint16_t type;
 	uint16_t pad;
@@ -37,7 +38,6 @@ struct outlog_ent {
 	uint32_t aux;  /* the writer's */
 	uint32_t pad2;
 	uint64_t req; /* OUTLOG_BIO: the offset of its request's entry */
-	/* then the output's bytes */
 };
 
 struct outlog {
