@@ -8,15 +8,19 @@ L=$(make_disk_loop 128M 64)
 B=${L#/dev/}
 
 # --- rates per device and per process ----------------------------------------------
-fio --filename="$L" --direct=1 --size=64M --time_based --runtime=6 \
-	--output=/dev/null --name=rd --rw=randread --bs=4k --ioengine=libaio \
-	--iodepth=4 --rate_iops=500 --name=wr --rw=randwrite --bs=16k --rate_iops=100 &
-FIO=$!
-sleep 1.5
-"$IOTRAIL" top -d "$B" 1 3 >"$TMP/b.txt" 2>"$TMP/err"
-rc=$?
-wait $FIO
-python3 - "$TMP/b.txt" "$B" <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+# A load that falls short of its rates (fio on a busy 2-CPU machine, under
+# the sanitizers' recorder) is measured again, once: python exits 3 when
+# top's rates are consistent with each other and only the load's are off.
+for attempt in 1 2; do
+	fio --filename="$L" --direct=1 --size=64M --time_based --runtime=6 \
+		--output=/dev/null --name=rd --rw=randread --bs=4k --ioengine=libaio \
+		--iodepth=4 --rate_iops=500 --name=wr --rw=randwrite --bs=16k --rate_iops=100 &
+	FIO=$!
+	sleep 1.5
+	"$IOTRAIL" top -d "$B" 1 3 >"$TMP/b.txt" 2>"$TMP/err"
+	rc=$?
+	wait $FIO
+	python3 - "$TMP/b.txt" "$B" <<'PY' >"$TMP/out" 2>&1
 import sys
 text, dev = open(sys.argv[1]).read(), sys.argv[2]
 blocks = [b for b in text.split("iotrail top - ") if b.strip()]
@@ -27,8 +31,10 @@ for b in blocks:
     d = [l.split() for l in lines if l.startswith(dev + " ")]
     assert len(d) == 1, lines  # -d: that disk only
     r_s, w_s, o_s, rkb, wkb = map(float, d[0][1:6])
-    assert 450 <= r_s <= 550 and 90 <= w_s <= 110, d
     assert abs(rkb - 4 * r_s) < 1 and abs(wkb - 16 * w_s) < 1, d
+    if not (450 <= r_s <= 550 and 90 <= w_s <= 110):
+        print("the load fell short of 500 r/s and 100 w/s:", d)
+        sys.exit(3)
     sched, s99, dev_avg, d99, aw, a99 = map(float, d[0][6:12])
     assert abs(sched + dev_avg - aw) < 0.2 and 0 < dev_avg <= aw, d
     assert aw <= a99 * 1.0001 or a99 >= dev_avg, d
@@ -42,7 +48,12 @@ for b in blocks:
 print("3 intervals: %s r/s %.0f, w/s %.0f; readers and writers on their own rows"
       % (dev, r_s, w_s))
 PY
-	ok "rates: $(cat "$TMP/out")" || not_ok "rates" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
+	prc=$?
+	[ $prc = 3 ] && [ $attempt = 1 ] && continue
+	break
+done
+[ $prc = 0 ] && [ $rc = 0 ] &&
+	ok "rates: $(cat "$TMP/out") (attempt $attempt)" || not_ok "rates" "rc $rc: $(tail -3 "$TMP/out") $(cat "$TMP/err")"
 
 # --- one process -------------------------------------------------------------------
 # (a steady reader that lasts past top's start, slow under the sanitizers:
