@@ -150,35 +150,49 @@ int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *en
 #define PF_BATCH 2048
 #define PF_DEPTH 4
 
+/* Whether the join itself runs on threads (join/parallel.h): asked for
+ * with --threads 4 or more (or IOTRAIL_SEGMENT=N, for the tests, which
+ * sets a segment's records). Not by default: with one reader thread it
+ * gains little over the reader's own thread and costs half as much CPU
+ * again (2 vCPUs: the reader thread 0.27 s of a one-thread report's
+ * 0.40 s), until the trace is read in segments too. */
+static bool join_on_threads(uint64_t *seg)
+{
+	const char *e = getenv("IOTRAIL_SEGMENT");
+
+	*seg = e && *e ? strtoull(e, NULL, 10) : 0;
+	return *seg ? threads_wanted() >= 3 : pipeline_threads >= 4;
+}
+
 /* The threads for the analyzers' hooks: what is left once the reader and
  * the join have one each; 0: they run in the join's. By default not for
  * one analyzer: its hooks rarely cost more than the copy that hands them
- * on (latency alone: 1.09 -> 1.16 s on 2 vCPUs). With the join itself on
- * threads (join_workers), half of what is left. */
+ * on (latency alone: 1.09 -> 1.16 s on 2 vCPUs). With the join on
+ * threads, not for one analyzer, and half of what is left. */
 static int analysis_threads(size_t nr_analyzers)
 {
 	int n = threads_wanted();
+	uint64_t seg;
 
-	if ((!pipeline_threads || n >= 4) && nr_analyzers < 2)
-		return 0;
-	if (n >= 4)
+	if (join_on_threads(&seg)) {
+		if (nr_analyzers < 2 || n < 4)
+			return 0;
 		return (n - 2) / 2;
+	}
+	if (!pipeline_threads && nr_analyzers < 2)
+		return 0;
 	return n > 2 ? n - 2 : 0;
 }
 
-/* The segment-parallel join's threads (join/parallel.h): what is left once
- * the reader and the replay have one each and the analyzers theirs, when
- * that is two or more; 0: one joining thread. IOTRAIL_SEGMENT=N (for the
- * tests) sets a segment's records, and makes one worker enough. */
+/* The join's threads, when it runs on threads: those left once the reader
+ * and the replay have one each and the analyzers theirs, at least one */
 static unsigned int join_workers(int fan, uint64_t *seg)
 {
-	const char *e = getenv("IOTRAIL_SEGMENT");
 	int n = threads_wanted() - 2 - fan;
 
-	*seg = e && *e ? strtoull(e, NULL, 10) : 0;
-	if (*seg)
-		return n >= 1 ? (unsigned int)n : threads_wanted() >= 3 ? 1 : 0;
-	return n >= 2 ? (unsigned int)n : 0;
+	if (!join_on_threads(seg))
+		return 0;
+	return n >= 1 ? (unsigned int)n : 1;
 }
 
 struct prefetch {
