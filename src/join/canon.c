@@ -502,7 +502,11 @@ static int copy_map(struct u64map *to, const struct u64map *from)
 	return 0;
 }
 
-int join_seed_copy(struct join_seed *to, const struct join_seed *from)
+/* The facts of from into a seed's or a join's fields, which are the same
+ * (what they held is freed) */
+static int copy_facts(struct join_plain **plain, size_t *nr_plain, struct u64map *fault,
+		      struct u64map *fault_index, struct u64map *tgid,
+		      const struct join_seed *from)
 {
 	struct join_plain *p = NULL;
 
@@ -512,42 +516,24 @@ int join_seed_copy(struct join_seed *to, const struct join_seed *from)
 			return -ENOMEM;
 		memcpy(p, from->plain, from->nr_plain * sizeof(*p));
 	}
-	free(to->plain);
-	to->plain = p;
-	to->nr_plain = from->nr_plain;
-	return copy_map(&to->fault, &from->fault) ||
-		       copy_map(&to->fault_index, &from->fault_index) ||
-		       copy_map(&to->tgid, &from->tgid)
+	free(*plain);
+	*plain = p;
+	*nr_plain = from->nr_plain;
+	return copy_map(fault, &from->fault) ||
+		       copy_map(fault_index, &from->fault_index) ||
+		       copy_map(tgid, &from->tgid)
 		   ? -ENOMEM
 		   : 0;
 }
 
+int join_seed_copy(struct join_seed *to, const struct join_seed *from)
+{
+	return copy_facts(&to->plain, &to->nr_plain, &to->fault, &to->fault_index,
+			  &to->tgid, from);
+}
+
 int join_seed_apply(struct join *j, const struct join_seed *s)
 {
-	struct join_seed mine = {0};
-
-	/* the join's own maps, as join_init made them, give way to copies */
-	mine.fault = j->fault;
-	mine.fault_index = j->fault_index;
-	mine.tgid = j->tgid;
-	memset(&j->fault, 0, sizeof(j->fault));
-	memset(&j->fault_index, 0, sizeof(j->fault_index));
-	memset(&j->tgid, 0, sizeof(j->tgid));
-	if (copy_map(&j->fault, &s->fault) ||
-	    copy_map(&j->fault_index, &s->fault_index) || copy_map(&j->tgid, &s->tgid)) {
-		join_seed_release(&mine);
-		return -ENOMEM;
-	}
-	join_seed_release(&mine);
-	if (s->nr_plain) {
-		struct join_plain *p = malloc(s->nr_plain * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		memcpy(p, s->plain, s->nr_plain * sizeof(*p));
-		free(j->plain);
-		j->plain = p;
-		j->nr_plain = s->nr_plain;
-	}
-	return 0;
+	return copy_facts(&j->plain, &j->nr_plain, &j->fault, &j->fault_index, &j->tgid,
+			  s);
 }

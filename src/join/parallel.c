@@ -63,7 +63,6 @@ struct seg {
 	uint64_t idx;
 	struct iot_rec *recs;
 	size_t n, cap;
-	bool last; /* the stream's last */
 	struct join jn;
 	bool has_jn;
 	struct outlog log;
@@ -186,8 +185,8 @@ static int own(struct par *p, struct seg *g, struct join_canon *scratch)
 
 /* Whether the trace's join a, at checkpoint sn of segment t, has t's
  * state: then t's join is the trace's own from there */
-static bool met(struct join *a, struct seg *t, const struct snap *sn,
-		struct join_canon *scratch, int *err)
+static bool met(struct join *a, const struct snap *sn, struct join_canon *scratch,
+		int *err)
 {
 	uint64_t sizes[JOIN_NR_SIZES];
 
@@ -201,13 +200,12 @@ static bool met(struct join *a, struct seg *t, const struct snap *sn,
 	if (scratch->ambiguous || scratch->len != sn->form_len ||
 	    (sn->form_len && memcmp(scratch->out, sn->form, sn->form_len)))
 		return false;
-	(void)t;
 	return true;
 }
 
 /* The trace's join (segment c's) into segment t, whose own join it
  * replaces: from t's log's start, and with t's counts (base) its own */
-static void move_join(struct par *p, struct seg *c, struct seg *t)
+static void move_join(struct seg *c, struct seg *t)
 {
 	c->end = c->jn.st;
 	c->has_jn = false;
@@ -220,7 +218,6 @@ static void move_join(struct par *p, struct seg *c, struct seg *t)
 	t->jn.sink.ctx = &t->log;
 	t->from = 0;
 	t->base = c->end;
-	(void)p;
 }
 
 /* The chain's step: the trace's join (segment c's) run into segment t,
@@ -249,7 +246,7 @@ static void chain_step(struct par *p, struct join_canon *scratch)
 
 		err = feed(&c->jn, t->recs, pos, sn->at);
 		pos = sn->at;
-		if (!err && met(&c->jn, t, sn, scratch, &err)) {
+		if (!err && met(&c->jn, sn, scratch, &err)) {
 			pthread_mutex_lock(&p->mu);
 			p->res->stitched++;
 			p->res->overlap += pos;
@@ -265,7 +262,7 @@ static void chain_step(struct par *p, struct join_canon *scratch)
 	}
 	/* never met: t is joined by the trace's join, which moves to t */
 	pthread_mutex_lock(&p->mu);
-	move_join(p, c, t);
+	move_join(c, t);
 	if ((err || c->log.err) && !p->err)
 		p->err = err ? err : -ENOMEM;
 	c->final = true; /* the replayer may free it from here on */
@@ -333,7 +330,7 @@ static void seg_clear(struct seg *g)
 	g->from = 0;
 	memset(&g->base, 0, sizeof(g->base));
 	memset(&g->end, 0, sizeof(g->end));
-	g->final = g->last = false;
+	g->final = false;
 	g->n = 0;
 }
 
@@ -422,7 +419,6 @@ static int read_all(struct par *p, int64_t (*pull)(void *, struct iot_rec *, siz
 		pthread_mutex_lock(&p->mu);
 		g->state = SEG_READY;
 		if (end) {
-			g->last = true;
 			p->nr_segs = s + 1;
 			p->last_known = true;
 		}
