@@ -27,7 +27,9 @@ static void record_usage(FILE *f)
 	    "  -p, --pid PID         syscall events of PID and its children only\n"
 	    "  -D, --duration TIME   stop after TIME (10s, 500ms, 2m)\n"
 	    "  -b, --bufsize SIZE    per-CPU buffer (default 4m; k/m/g suffixes)\n"
-	    "      --switchrate RATE how often buffers are drained (default 50hz)\n"
+	    "      --switchrate RATE how often buffers are drained (default 50hz;\n"
+	    "                        more often, up to switchmax, while a buffer\n"
+	    "                        is over 1/8 full at a drain)\n"
 	    "      --summary         one record per request with all stage times\n"
 	    "      --pack            records packed against the one before (about 14\n"
 	    "                        bytes instead of 64; format 1.10, docs/FORMAT.md)\n"
@@ -57,6 +59,8 @@ static void record_usage(FILE *f)
 	    "                        or 'error' when one fails; both: 10ms,error\n"
 	    "  -x KEY=VALUE          bufpolicy, backpressure, bufsize, switchrate,\n"
 	    "                        bufresize, as above;\n"
+	    "                        switchmax (the fastest drain rate, default\n"
+	    "                        1khz; switchmax=50hz: always at switchrate),\n"
 	    "                        specsize (default 1k per speculation), nspec "
 	    "(4096),\n"
 	    "                        aggsize (histogram bytes per CPU, default 390k)\n"
@@ -107,6 +111,10 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 		if (parse_rate(val, &o->switch_ns))
 			return usage_error(
 			    "switchrate=%s: not a rate (try 50hz, 20ms, 1s)", val);
+	} else if (!strcmp(key, "switchmax")) {
+		if (parse_rate(val, &o->switchmax_ns))
+			return usage_error(
+			    "switchmax=%s: not a rate (try 1khz, 1ms, 50hz)", val);
 	} else if (!strcmp(key, "bufresize")) {
 		if (!strcmp(val, "auto"))
 			o->bufresize_manual = false;
@@ -139,7 +147,7 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 	} else {
 		return usage_error(
 		    "-x %s: unknown option (bufpolicy, backpressure, bufsize, "
-		    "switchrate, bufresize, specsize, nspec, aggsize)",
+		    "switchrate, switchmax, bufresize, specsize, nspec, aggsize)",
 		    key);
 	}
 	return 0;
@@ -241,6 +249,7 @@ int cmd_record(int argc, char **argv)
 	    .output = "iotrail.iot",
 	    .bufsize = RECORD_DEFAULT_BUFSIZE,
 	    .switch_ns = RECORD_DEFAULT_SWITCH_NS,
+	    .switchmax_ns = RECORD_DEFAULT_SWITCHMAX_NS,
 	    .nice = RECORD_DEFAULT_NICE,
 	    .specsize = RECORD_DEFAULT_SPECSIZE,
 	    .nspec = RECORD_DEFAULT_NSPEC,

@@ -100,6 +100,8 @@ static int drain_cpu(struct drainer *d, uint32_t cpu)
 	uint64_t n, first, wrap;
 	int err;
 
+	if (head - tail > d->fill)
+		d->fill = head - tail;
 	while (s < head) {
 		if (__atomic_load_n(&base[s & mask].seq, __ATOMIC_ACQUIRE) == s) {
 			s++;
@@ -149,6 +151,7 @@ static int drain_share(struct drainer *d)
 {
 	int err = 0;
 
+	d->fill = 0;
 	for (uint32_t cpu = d->idx; cpu < d->rc->nr_cpus && !err;
 	     cpu += d->rc->nr_drainers)
 		err = drain_cpu(d, cpu);
@@ -178,6 +181,17 @@ static void *drainer_main(void *arg)
 	}
 	pthread_mutex_unlock(&rc->drain_lock);
 	return NULL;
+}
+
+/* The most slots in use on one CPU at the last round's drain */
+static uint64_t round_fill(const struct recorder *rc)
+{
+	uint64_t f = 0;
+
+	for (uint32_t i = 0; i < rc->nr_drainers; i++)
+		if (rc->drainers[i].fill > f)
+			f = rc->drainers[i].fill;
+	return f;
 }
 
 /* One round: every share drained, the main thread's here. */
@@ -564,6 +578,11 @@ int record_loop(struct recorder *rc)
 	uint64_t next_agg = o->interval_ns ? rc->start_ns + o->interval_ns : UINT64_MAX;
 	uint64_t last_drain = 0, max_gap = 0, max_drain = 0,
 		 next_drain = rc->start_ns + o->switch_ns;
+	/* the drain period: switchrate's, shorter while buffers fill fast */
+	uint64_t period = o->switch_ns, min_period = period,
+		 fastest = o->switchmax_ns && o->switchmax_ns < o->switch_ns
+			       ? o->switchmax_ns
+			       : o->switch_ns;
 	bool debug = getenv("IOTRAIL_DEBUG") != NULL, tty = isatty(STDERR_FILENO);
 	int err = 0;
 
@@ -595,7 +614,11 @@ int record_loop(struct recorder *rc)
 				max_gap = d0 - last_drain;
 			err = drain_all(rc);
 			last_drain = now_ns(CLOCK_MONOTONIC);
-			next_drain = d0 + o->switch_ns;
+			period = record_next_period(period, round_fill(rc), rc->nr_slots,
+						    fastest, o->switch_ns);
+			if (period < min_period)
+				min_period = period;
+			next_drain = d0 + period;
 			if (debug && last_drain - d0 > max_drain)
 				max_drain = last_drain - d0;
 		}
@@ -646,8 +669,8 @@ int record_loop(struct recorder *rc)
 	if (debug)
 		fprintf(stderr,
 			"iotrail: debug: longest gap between drains %.1f ms, longest "
-			"drain %.1f ms\n",
-			max_gap / 1e6, max_drain / 1e6);
+			"drain %.1f ms, shortest drain period %.1f ms\n",
+			max_gap / 1e6, max_drain / 1e6, min_period / 1e6);
 	return err;
 }
 

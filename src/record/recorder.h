@@ -39,6 +39,8 @@ struct drainer {
 	uint32_t seen_tid[DRAINER_SEEN];
 	uint64_t seen_file[DRAINER_SEEN];
 	uint64_t records; /* drained by this share (IOTRAIL_DEBUG) */
+	uint64_t fill;	  /* the most slots in use on a CPU of its share, this
+			     round (the drain period adapts to it) */
 	int err;	  /* the last round's */
 };
 

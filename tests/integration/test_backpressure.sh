@@ -4,7 +4,9 @@
 # so on stderr and in the file, and the report says which stretches were
 # summarised. Oracle: /proc/diskstats. The load: io_uring random reads at
 # depth 32 from two jobs on a loop device, about 6 records per request,
-# with a 1 MB buffer per CPU, which fills past half between two drains.
+# with a 1 MB buffer per CPU, which fills past half between two drains at
+# 50 Hz (the drain held there with -x switchmax=50hz; by default it drains
+# faster while buffers fill, tested at the end).
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -25,7 +27,7 @@ said() {
 summarised() {
 	local r0 r1 got drops
 	read -r r0 _ < <(diskstats "$D")
-	"$IOTRAIL" record -b 1m -o "$TMP/bp.iot" -d "$D" -- "${FIO[@]}" 2>"$TMP/bp.err" ||
+	"$IOTRAIL" record -b 1m -x switchmax=50hz -o "$TMP/bp.iot" -d "$D" -- "${FIO[@]}" 2>"$TMP/bp.err" ||
 		{ echo "record failed: $(cat "$TMP/bp.err")"; return 1; }
 	read -r r1 _ < <(diskstats "$D")
 	"$IOTRAIL" report -i "$TMP/bp.iot" -f json >"$TMP/bp.json" || { echo "report failed"; return 1; }
@@ -116,7 +118,7 @@ PY
 	ok "repair names back-pressure stretches ($(cat "$TMP/out"))" || not_ok "repair" "$(cat "$TMP/out")"
 
 # --- drop: what the switch policy did before -------------------------------------
-"$IOTRAIL" record -b 1m --backpressure drop -o "$TMP/drop.iot" -d "$D" -- "${FIO[@]}" 2>"$TMP/drop.err"
+"$IOTRAIL" record -b 1m -x switchmax=50hz --backpressure drop -o "$TMP/drop.iot" -d "$D" -- "${FIO[@]}" 2>"$TMP/drop.err"
 [ "$("$IOTRAIL" script -i "$TMP/drop.iot" | awk '$4 == "BP"' | wc -l)" = 0 ] &&
 	! grep -q back-pressure "$TMP/drop.err" &&
 	grep -a -q '^backpressure=drop$' "$TMP/drop.iot" &&
@@ -128,6 +130,28 @@ PY
 grep -a -q '^backpressure=drop$' "$TMP/ring.iot" && ok "--bufpolicy ring: META says backpressure=drop" ||
 	not_ok "ring META" "$(grep -a '^backpressure' "$TMP/ring.iot")"
 
+# --- the drain period adapts -----------------------------------------------------
+# The same load and buffer with the drain free to speed up (the default,
+# up to 1 kHz): drained more often than 50 Hz, and at most a quarter of
+# the requests the pinned drain summarised (here: none to a few hundred,
+# against tens of thousands).
+adapts() {
+	local fixed adaptive period
+	fixed=$(said "$TMP/bp.err.kept" summaries)
+	IOTRAIL_DEBUG=1 "$IOTRAIL" record -b 1m -o "$TMP/ad.iot" -d "$D" -- "${FIO[@]}" 2>"$TMP/ad.err" ||
+		{ echo "record failed: $(cat "$TMP/ad.err")"; return 1; }
+	adaptive=$(said "$TMP/ad.err" summaries)
+	period=$(sed -n 's/.*shortest drain period \([0-9.]*\) ms$/\1/p' "$TMP/ad.err")
+	echo "shortest period ${period:-?} ms; $adaptive requests summarised against $fixed at 50 Hz"
+	[ -n "$period" ] && awk -v p="$period" 'BEGIN {exit !(p < 20)}' &&
+		[ $((adaptive * 4)) -lt "$fixed" ]
+}
+if r=$(adapts) || r=$(adapts); then
+	ok "drain period adapts to the fill ($r)"
+else
+	not_ok "drain period adapts" "$r"
+fi
+
 # --- bad options ----------------------------------------------------------------
 bad() { # NAME EXPECTED-IN-MESSAGE ARGS...
 	local name=$1 want=$2 rc
@@ -138,6 +162,7 @@ bad() { # NAME EXPECTED-IN-MESSAGE ARGS...
 		ok "bad option refused: $name" || not_ok "bad option $name" "rc $rc: $(cat "$TMP/err")"
 }
 bad "--backpressure sometimes" "backpressure=sometimes: not summary or drop" --backpressure sometimes
+bad "-x switchmax=often" "switchmax=often: not a rate" -x switchmax=often
 bad "-x backpressure=" "backpressure=: not summary or drop" -x backpressure=
 for m in --summary --aggregate "--speculate 5ms" "--bufpolicy fill" "--flow reads"; do
 	# shellcheck disable=SC2086

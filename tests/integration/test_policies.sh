@@ -13,7 +13,7 @@ D=${LOOP#/dev/}
 READS="dd if=$LOOP of=/dev/null bs=4k count=3000 iflag=direct status=none"
 
 # --- switch: a tiny buffer under a burst drops, counted, with the message ---
-"$IOTRAIL" record -b 2k --switchrate 1hz --backpressure drop -o "$TMP/sw.iot" -d "$D" -- $READS 2>"$TMP/sw.err"
+"$IOTRAIL" record -b 2k --switchrate 1hz -x switchmax=1hz --backpressure drop -o "$TMP/sw.iot" -d "$D" -- $READS 2>"$TMP/sw.err"
 expect_eq "switch: records and exits 0" "$?" 0
 msg_total=$(sed -n 's/^iotrail: \([0-9]*\) drops on CPU [0-9]*$/\1/p' "$TMP/sw.err" | paste -sd+ | bc)
 "$IOTRAIL" report -i "$TMP/sw.iot" -f json >"$TMP/sw.json"
