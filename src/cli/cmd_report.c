@@ -79,7 +79,7 @@ static void report_usage(FILE *f)
 	    "                        (segments stitched where their states meet),\n"
 	    "                        the analyzers on half of them when there are\n"
 	    "                        2 or more; they finish on N (the same output;\n"
-	    "                        default: the CPUs, the join in one thread)\n"
+	    "                        default: the CPUs, the join on at most 8)\n"
 	    "  analyzers: %s\n",
 	    list);
 }
