@@ -576,13 +576,16 @@ int record_loop(struct recorder *rc)
 	/* progress on a terminal and the in-flight reaping: once a second */
 	uint64_t next_progress = rc->start_ns + 1000000000ull, next_reap = next_progress;
 	uint64_t next_agg = o->interval_ns ? rc->start_ns + o->interval_ns : UINT64_MAX;
-	uint64_t last_drain = 0, max_gap = 0, max_drain = 0,
-		 next_drain = rc->start_ns + o->switch_ns;
-	/* the drain period: switchrate's, shorter while buffers fill fast */
-	uint64_t period = o->switch_ns, min_period = period,
-		 fastest = o->switchmax_ns && o->switchmax_ns < o->switch_ns
+	/* the drain period: switchrate's, shorter while buffers fill fast;
+	 * the shortest at first (a command's first burst would fill a
+	 * buffer past half before a first drain at switchrate), doubling
+	 * from there while buffers stay nearly empty */
+	uint64_t fastest = o->switchmax_ns && o->switchmax_ns < o->switch_ns
 			       ? o->switchmax_ns
 			       : o->switch_ns;
+	uint64_t period = fastest, min_period = UINT64_MAX, max_period = 0;
+	uint64_t last_drain = 0, max_gap = 0, max_drain = 0,
+		 next_drain = rc->start_ns + period;
 	bool debug = getenv("IOTRAIL_DEBUG") != NULL, tty = isatty(STDERR_FILENO);
 	int err = 0;
 
@@ -618,6 +621,8 @@ int record_loop(struct recorder *rc)
 						    fastest, o->switch_ns);
 			if (period < min_period)
 				min_period = period;
+			if (period > max_period)
+				max_period = period;
 			next_drain = d0 + period;
 			if (debug && last_drain - d0 > max_drain)
 				max_drain = last_drain - d0;
@@ -669,8 +674,10 @@ int record_loop(struct recorder *rc)
 	if (debug)
 		fprintf(stderr,
 			"iotrail: debug: longest gap between drains %.1f ms, longest "
-			"drain %.1f ms, shortest drain period %.1f ms\n",
-			max_gap / 1e6, max_drain / 1e6, min_period / 1e6);
+			"drain %.1f ms, drain period %.1f to %.1f ms\n",
+			max_gap / 1e6, max_drain / 1e6,
+			(min_period == UINT64_MAX ? 0 : min_period) / 1e6,
+			max_period / 1e6);
 	return err;
 }
 

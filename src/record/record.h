@@ -87,7 +87,8 @@ bool record_degrades(const struct record_opts *o);
 #define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000)
 /* The drain period adapts between switchrate and switchmax (1 kHz): halved
  * after a drain that found a CPU's buffer more than 1/8 full, doubled back
- * after one that found every buffer under 1/32 full. So back-pressure (at
+ * after one that found every buffer under 1/32 full; it starts at
+ * switchmax's, so a burst at the start meets a short period. So back-pressure (at
  * half full) needs a burst that fills half a buffer within the period, or
  * a drain that takes that long. A 16-CPU machine at 6-8M IOPS (zram, 4 KB
  * reads: ~1.2 GB of records a second) had 4 MB buffers over half full at a
