@@ -1,0 +1,65 @@
+#!/bin/bash
+# report's wall time by thread count on one trace, for a machine of many
+# CPUs: REPS alternating repetitions of `report --threads N` for each N in
+# THREADS (and the default, no --threads), median (min-max) seconds, the
+# speed-up over one thread, and whether each gave the bytes one thread gave
+# (JSON). Needs bash and awk only: on a bare machine it runs the binaries
+# ../shared/tools/pack-portable.sh packs (copy build/tools/mktrace beside
+# them to make a trace there).
+#   bench/report_scale.sh TRACE [REPS] [THREADS]
+#   bench/report_scale.sh mktrace:NREQ:NCPUS [REPS] [THREADS]   (made in /dev/shm)
+# THREADS: a list, default "1 2 4 8 16"; ARGS="-a latency,syscall" adds options.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+TRACE=${1:?usage: bench/report_scale.sh TRACE|mktrace:NREQ:NCPUS [REPS] [THREADS]}
+REPS=${2:-3}
+LIST=${3:-1 2 4 8 16}
+PORTABLE=${PORTABLE:-.portable}
+if [ -x "$PORTABLE/run.sh" ]; then IOTRAIL="$PORTABLE/run.sh iotrail"; else IOTRAIL=$PWD/build/iotrail; fi
+W=$(mktemp -d /dev/shm/iotrail-scale.XXXXXX) || exit 1
+trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM
+case $TRACE in
+mktrace:*)
+	IFS=: read -r _ nreq ncpu <<<"$TRACE"
+	MK=$PORTABLE/mktrace
+	[ -x "$MK" ] || MK=build/tools/mktrace
+	"$MK" "$W/t.iot" "$nreq" "$ncpu" >/dev/null || exit 1
+	TRACE=$W/t.iot
+	;;
+esac
+# seconds of one command, to the hundredth
+timed() {
+	local a b
+	a=$(date +%s.%N)
+	"$@" >"$W/out" 2>/dev/null
+	b=$(date +%s.%N)
+	awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f\n", b - a}'
+}
+$IOTRAIL report --threads 1 -i "$TRACE" ${ARGS:-} -f json >"$W/ref.json" || exit 1
+for ((r = 0; r < REPS; r++)); do
+	for n in $LIST default; do
+		if [ "$n" = default ]; then
+			timed $IOTRAIL report -i "$TRACE" ${ARGS:-} >>"$W/t.default"
+		else
+			timed $IOTRAIL report --threads "$n" -i "$TRACE" ${ARGS:-} >>"$W/t.$n"
+		fi
+	done
+done
+same() {
+	if [ "$1" = default ]; then
+		$IOTRAIL report -i "$TRACE" ${ARGS:-} -f json >"$W/j.json"
+	else
+		$IOTRAIL report --threads "$1" -i "$TRACE" ${ARGS:-} -f json >"$W/j.json"
+	fi
+	cmp -s "$W/ref.json" "$W/j.json" && echo yes || echo NO
+}
+one=$(sort -n "$W/t.1" 2>/dev/null | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+echo "# $TRACE ($(stat -c %s "$TRACE") bytes), $REPS alternating repetitions, $(nproc) CPUs"
+printf '%-9s %22s %9s %10s\n' THREADS "SECONDS median (min-max)" SPEED-UP "SAME JSON"
+for n in $LIST default; do
+	sort -n "$W/t.$n" | awk -v n="$n" -v one="${one:-0}" -v same="$(same "$n")" '
+	{ a[NR] = $1 }
+	END { m = a[int((NR + 1) / 2)]
+	      printf "%-9s %8.2f (%.2f-%.2f) %8.2fx %10s\n", n, m, a[1], a[NR], m ? one / m : 0, same }'
+done
