@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../join/parallel.h"
+#include "../trace/ahead.h"
 #include "../trace/syscalls.h"
 
 /* a trace from an architecture iotrail does not know: no number matches */
@@ -459,6 +460,11 @@ int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 
 void pipeline_release(struct pipeline *p)
 {
+	if (p->opened && p->rd.ahead && getenv("IOTRAIL_DEBUG"))
+		fprintf(stderr,
+			"iotrail: debug: %zu packed chunks unpacked ahead of the merge "
+			"on %u threads\n",
+			ahead_count(p->rd.ahead), ahead_workers(p->rd.ahead));
 	if (p->joining)
 		join_release(&p->jn);
 	if (p->analyzing)

@@ -23,6 +23,7 @@
  * time (8 bytes per record) instead.
  */
 #include "reader.h"
+#include "ahead.h"
 #include "pack.h"
 #include "../util/grow.h"
 
@@ -721,6 +722,37 @@ struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
 	return recs;
 }
 
+/* Workers to unpack the packed chunks ahead of the merge, if threads are to
+ * be had: started when the merge reaches the first (chunk k) */
+static void start_ahead(struct trace_reader *r, size_t k)
+{
+	unsigned int w = r->check_threads >= 4 ? r->check_threads - 2 : 0;
+	size_t *todo, n = 0;
+
+	r->ahead_tried = true;
+	if (w > READER_AHEAD_MAX_WORKERS)
+		w = READER_AHEAD_MAX_WORKERS;
+	if (!w)
+		return;
+	todo = malloc((r->nr_chunks - k) * sizeof(*todo));
+	if (!todo)
+		return;
+	/* the merge's own test, in its order */
+	for (size_t i = k; i < r->nr_chunks; i++)
+		if (has_recs(r->chunks[i].type) && r->chunks[i].packed_bytes)
+			todo[n++] = i;
+	r->ahead = ahead_start(r, todo, n, w);
+	free(todo);
+}
+
+/* The records of packed chunk k, for the merge: the caller's to free */
+static struct iot_rec *unpack_at(struct trace_reader *r, size_t k)
+{
+	if (!r->ahead_tried)
+		start_ahead(r, k);
+	return r->ahead ? ahead_take(r->ahead, k) : trace_reader_unpack(r, &r->chunks[k]);
+}
+
 /* The buffers of packed chunks the merge has left behind: no window and no
  * span of their stream points into them. */
 static void free_behind(struct trace_reader *r)
@@ -764,6 +796,8 @@ void trace_reader_rewind(struct trace_reader *r)
 	r->released = 0;
 	r->tree_ok = false;
 	free_live(r);
+	if (r->ahead)
+		ahead_reset(r->ahead);
 	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	r->next_chunk = 0;
 	r->limit_ns = r->prev_mark_ns = 0;
@@ -1060,7 +1094,8 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 				const struct iot_rec *p = ch->recs;
 
 				if (ch->packed_bytes) {
-					struct iot_rec *u = trace_reader_unpack(r, ch);
+					struct iot_rec *u =
+					    unpack_at(r, r->next_chunk - 1);
 
 					if (!u ||
 					    GROW(r->live, r->nr_live + 1, r->cap_live)) {
@@ -1193,6 +1228,8 @@ const struct reader_chunk *trace_reader_chunk_at(const struct trace_reader *r, s
 
 void trace_reader_release(struct trace_reader *r)
 {
+	if (r->ahead) /* its workers read the map */
+		ahead_stop(r->ahead);
 	if (r->map)
 		munmap((void *)r->map, r->size);
 	if (r->cpus)

@@ -25,6 +25,9 @@
  * bytes of them (a million records); the chunks after are unpacked again
  * when the merge reaches them, and freed behind it */
 #define READER_UNPACKED_KEEP (64ull << 20)
+/* those, with trace_reader_open_threads' threads of 4 or more: unpacked
+ * ahead of the merge on threads - 2 workers, at most this many (ahead.h) */
+#define READER_AHEAD_MAX_WORKERS 4u
 
 struct reader_chunk {
 	uint32_t type;
@@ -105,6 +108,9 @@ struct trace_reader {
 	uint64_t unpacked_kept;
 	struct reader_unpacked *live; /* unpacked by the merge, still in use */
 	size_t nr_live, cap_live;
+	/* their unpacking ahead of the merge, begun at the first of them */
+	struct reader_ahead *ahead;
+	bool ahead_tried;
 	/* trace_reader_open_threads: the chunks past READER_UNPACKED_KEEP are
 	 * indexed as their headers say and checked after the walk, on this
 	 * many threads (chunks[deferred[k]]) */

@@ -108,6 +108,33 @@ for t in events uring marks summary aggregate ring speculate repaired synthetic 
 	fi
 done
 
+# --- a packed trace past what the open unpacks and keeps (64 MB of records) ------------
+# The merge unpacks those chunks as it reaches it; with --threads 4 or more
+# workers unpack them ahead of it (trace/ahead.c). The same text and JSON
+# as the unpacked trace on one thread, also under ThreadSanitizer.
+"$TOOLS/mktrace" "$TMP/big.iot" 250000 8 2>"$TMP/err" || not_ok "mktrace big" "$(tail -2 "$TMP/err")"
+rm -rf "$TMP/a" "$TMP/b" && mkdir -p "$TMP/a" "$TMP/b"
+mv "$TMP/big.iot" "$TMP/a/t.iot"
+"$IOTRAIL" pack -i "$TMP/a/t.iot" -o "$TMP/b/t.iot" 2>"$TMP/err" || not_ok "pack big" "$(tail -2 "$TMP/err")"
+big() { # DIR THREADS NAME [IOTRAIL]
+	(cd "$1" && "${4:-$IOTRAIL}" report --threads "$2" -i t.iot -a "$ANALYZERS" >"$3.txt" 2>/dev/null &&
+		IOTRAIL_DEBUG=1 "${4:-$IOTRAIL}" report --threads "$2" -i t.iot -a "$ANALYZERS" -f json \
+			>"$3.json" 2>"$3.err")
+}
+big "$TMP/a" 1 one && big "$TMP/b" 1 one && big "$TMP/b" 6 six && big "$TMP/b" 6 tsan "$TSAN"
+n=$(sed -n 's/.*debug: \([0-9]*\) packed chunks unpacked ahead of the merge on \([0-9]*\) threads/\1 chunks on \2 threads/p' "$TMP/b/six.err")
+if cmp -s "$TMP/a/one.txt" "$TMP/b/one.txt" && cmp -s "$TMP/a/one.txt" "$TMP/b/six.txt" &&
+	cmp -s "$TMP/a/one.json" "$TMP/b/one.json" && cmp -s "$TMP/a/one.json" "$TMP/b/six.json" &&
+	[ -n "$n" ] && [ "${n%% *}" -gt 0 ] && ! grep -q 'unpacked ahead' "$TMP/b/one.err"; then
+	ok "a packed trace of $(stat -c %s "$TMP/a/t.iot") bytes unpacked: unpacked ahead ($n), the same text and JSON as one thread"
+else
+	not_ok "packed chunks unpacked ahead" "ahead: ${n:-none}; $(diff "$TMP/a/one.txt" "$TMP/b/six.txt" | head -5)"
+fi
+cmp -s "$TMP/a/one.json" "$TMP/b/tsan.json" && ! grep -q ThreadSanitizer "$TMP/b/tsan.err" &&
+	ok "packed chunks unpacked ahead under ThreadSanitizer: no race, the same JSON" ||
+	not_ok "unpacked ahead, ThreadSanitizer" "$(grep -A8 -m1 ThreadSanitizer "$TMP/b/tsan.err" | head -c 800)"
+rm -rf "$TMP/a" "$TMP/b"
+
 # --- record --pack ----------------------------------------------------------------------
 rec packed --pack -- fio_job k libaio --rw=randrw --iodepth=8
 rm -rf "$TMP/a" "$TMP/b" && mkdir -p "$TMP/a" "$TMP/b"
