@@ -159,9 +159,9 @@ int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *en
  * 2.4-2.9 s, the reader in its own thread 1.8-1.9 s, the join on 4
  * threads 1.3-1.4 s, on 8 1.5 s and on 16 1.5-1.6 s; with four analyzers
  * 8 threads did best. It holds more: 221 MB resident against 81 MB for
- * one thread on a 1.8 GB trace. A trace whose states seldom meet (back-pressure
- * stretches leave system calls open) costs about what the reader thread
- * alone does. */
+ * one thread on a 1.8 GB trace. A trace whose states seldom meet
+ * (back-pressure stretches leave system calls open) costs about what the
+ * reader thread alone does. */
 #define JOIN_DEFAULT_THREADS 8
 
 static bool join_on_threads(uint64_t *seg)
@@ -169,9 +169,7 @@ static bool join_on_threads(uint64_t *seg)
 	const char *e = getenv("IOTRAIL_SEGMENT");
 
 	*seg = e && *e ? strtoull(e, NULL, 10) : 0;
-	if (*seg)
-		return threads_wanted() >= 3;
-	return pipeline_threads ? pipeline_threads >= 4 : threads_wanted() >= 4;
+	return threads_wanted() >= (*seg ? 3 : 4);
 }
 
 /* The threads of the join on threads: --threads, or the CPUs up to

@@ -85,15 +85,17 @@ bool record_degrades(const struct record_opts *o);
  * second per CPU) fills a 4 MB buffer in ~44 ms, so a drain every 20 ms keeps
  * it drop-free with twice the margin (bench/overhead.sh reports drops). */
 #define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000)
+#define RECORD_DEFAULT_NICE	 (-10)
 /* The drain period adapts between switchrate and switchmax (1 kHz): halved
  * after a drain that found a CPU's buffer more than 1/8 full, doubled back
  * after one that found every buffer under 1/32 full; it starts at
- * switchmax's, so a burst at the start meets a short period. So back-pressure (at
- * half full) needs a burst that fills half a buffer within the period, or
- * a drain that takes that long. A 16-CPU machine at 6-8M IOPS (zram, 4 KB
- * reads: ~1.2 GB of records a second) had 4 MB buffers over half full at a
- * fixed 50 Hz and summarised 0.2-2M requests in 3 s; at 200 Hz or
- * adapting, a few ten thousand at most (bench/bigmachine.sh). */
+ * switchmax's, so a burst at the start meets a short period. So
+ * back-pressure (at half full) needs a burst that fills half a buffer
+ * within the period, or a drain that takes that long. A 16-CPU machine at
+ * 6-8M IOPS (zram, 4 KB reads: ~1.2 GB of records a second) had 4 MB
+ * buffers over half full at a fixed 50 Hz and summarised 0.2-2M requests
+ * in 3 s; at 200 Hz or adapting, a few ten thousand at most
+ * (bench/bigmachine.sh). */
 #define RECORD_DEFAULT_SWITCHMAX_NS (1000ull * 1000)
 
 /* The next drain period, after a drain that found at most fill of a CPU's
@@ -107,7 +109,7 @@ static inline uint64_t record_next_period(uint64_t period, uint64_t fill, uint64
 		period *= 2;
 	return period < min_ns ? min_ns : period > max_ns ? max_ns : period;
 }
-#define RECORD_DEFAULT_NICE (-10)
+
 /* drain threads by default: one per RECORD_CPUS_PER_DRAINER CPUs, at most
  * RECORD_MAX_DEFAULT_DRAINERS (drain.c) */
 #define RECORD_CPUS_PER_DRAINER	    4u

@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "reader.h"
 
@@ -94,29 +93,32 @@ static void ahead_free(struct reader_ahead *a)
 	free(a);
 }
 
-struct reader_ahead *ahead_start(const struct trace_reader *r, const size_t *todo,
+struct reader_ahead *ahead_start(const struct trace_reader *r, size_t *todo,
 				 size_t nr_todo, unsigned int workers)
 {
 	struct reader_ahead *a;
 
-	if (!nr_todo || !workers)
+	if (!nr_todo || !workers) {
+		free(todo);
 		return NULL;
+	}
 	a = calloc(1, sizeof(*a));
-	if (!a)
+	if (!a) {
+		free(todo);
 		return NULL;
+	}
 	a->r = r;
+	a->todo = todo;
 	a->nr_todo = nr_todo;
 	a->nr_slots = 2 * (size_t)workers;
-	a->todo = malloc(nr_todo * sizeof(*a->todo));
 	a->slots = calloc(a->nr_slots, sizeof(*a->slots));
 	a->th = calloc(workers, sizeof(*a->th));
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
-	if (!a->todo || !a->slots || !a->th) {
+	if (!a->slots || !a->th) {
 		ahead_free(a);
 		return NULL;
 	}
-	memcpy(a->todo, todo, nr_todo * sizeof(*a->todo));
 	while (a->nr_th < workers &&
 	       !pthread_create(&a->th[a->nr_th], NULL, ahead_main, a))
 		a->nr_th++;
@@ -132,11 +134,13 @@ struct iot_rec *ahead_take(struct reader_ahead *a, size_t k)
 	struct iot_rec *recs;
 	struct ahead_slot *s;
 	size_t p;
+	bool next;
 
 	pthread_mutex_lock(&a->mu);
-	if (a->taken >= a->nr_todo || a->todo[a->taken] != k || a->taken == a->issued) {
+	next = a->taken < a->nr_todo && a->todo[a->taken] == k;
+	if (!next || a->taken == a->issued) {
 		/* not the next position, or no worker has begun it: ours */
-		if (a->taken < a->nr_todo && a->todo[a->taken] == k) {
+		if (next) {
 			a->issued++;
 			a->taken++;
 			pthread_cond_broadcast(&a->cv);

@@ -19,9 +19,9 @@ struct trace_reader;
 struct reader_ahead;
 
 /* Workers for r's chunks todo (nr_todo packed chunks, in the order the
- * merge reaches them), or NULL (none, no thread to be had, out of memory:
- * the merge unpacks them) */
-struct reader_ahead *ahead_start(const struct trace_reader *r, const size_t *todo,
+ * merge reaches them; the array becomes theirs), or NULL (none, no thread
+ * to be had, out of memory: the merge unpacks them) */
+struct reader_ahead *ahead_start(const struct trace_reader *r, size_t *todo,
 				 size_t nr_todo, unsigned int workers);
 /* The records of chunk k (the next packed chunk in file order the merge
  * has not taken, or any chunk: then unpacked here), the caller's to free;

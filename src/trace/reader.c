@@ -742,7 +742,6 @@ static void start_ahead(struct trace_reader *r, size_t k)
 		if (has_recs(r->chunks[i].type) && r->chunks[i].packed_bytes)
 			todo[n++] = i;
 	r->ahead = ahead_start(r, todo, n, w);
-	free(todo);
 }
 
 /* The records of packed chunk k, for the merge: the caller's to free */
