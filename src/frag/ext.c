@@ -37,6 +37,10 @@ struct ext_ctx {
 	uint64_t nr_ino;
 	struct u64map files;
 	struct u64map dirs; /* directory inodes seen */
+	/* each file's name by its index, apart from s->files while the
+	 * directories are walked: the walk reaches files in hash order, and
+	 * this array stays in cache where the files' records do not */
+	char **names;
 	struct frag_file *cur;
 	struct frag_file sysfile; /* a journal's or a directory's blocks */
 	size_t cap_ext, cap_meta;
@@ -126,6 +130,17 @@ static errcode_t map_inode(struct ext_ctx *c, ext2_ino_t ino, struct ext2_inode 
 
 		if (ext2fs_le16_to_cpu(eh->eh_magic) == EXT3_EXT_MAGIC && !eh->eh_depth &&
 		    ext2fs_le16_to_cpu(eh->eh_entries) <= 4) {
+			struct frag_file *f = c->cur;
+
+			/* exactly these: most files have one extent, and
+			 * GROW's first 16 would be most of the scan's memory */
+			if (!f->ext && eh->eh_entries) {
+				f->ext = malloc(ext2fs_le16_to_cpu(eh->eh_entries) *
+						sizeof(*f->ext));
+				if (!f->ext)
+					return ENOMEM;
+				c->cap_ext = ext2fs_le16_to_cpu(eh->eh_entries);
+			}
 			for (int i = 0; i < ext2fs_le16_to_cpu(eh->eh_entries); i++) {
 				uint32_t len = ext2fs_le16_to_cpu(ee[i].ee_len);
 				uint32_t flags = 0;
@@ -235,13 +250,12 @@ static int dir_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int offs
 	memcpy(c->path + len + 1, de->name, n);
 	c->path[len + 1 + n] = 0;
 	idx = file_get(c, de->inode);
-	if (idx && !c->s->files[*idx - 1].path) {
+	if (idx && !c->names[*idx - 1]) {
 		char *p = malloc(len + 2 + n);
 
 		if (p) {
 			memcpy(p, c->path, len + 2 + n);
-			free(c->s->files[*idx - 1].path);
-			c->s->files[*idx - 1].path = p;
+			c->names[*idx - 1] = p;
 		}
 	} else if (u64map_get(&c->dirs, de->inode) && c->depth < 256) {
 		u64map_del(&c->dirs, de->inode); /* each directory once */
@@ -461,6 +475,15 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 			f->size_bytes = EXT2_I_SIZE(in);
 			c.cur = f;
 			err = map_inode(&c, ino, in);
+			if (c.cap_ext > f->nr_ext && f->nr_ext) {
+				/* block maps and extent trees grow as they are
+				 * read: give back what GROW took beyond them */
+				struct frag_extent *e =
+				    realloc(f->ext, f->nr_ext * sizeof(*f->ext));
+
+				if (e)
+					f->ext = e;
+			}
 			if (err) {
 				fprintf(stderr, "iotrail: %s: inode %u: block map: %s\n",
 					dev, ino, error_message(err));
@@ -474,20 +497,21 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 	c.path_len = strlen(c.path);
 	while (c.path_len > 0 && c.path[c.path_len - 1] == '/')
 		c.path[--c.path_len] = 0;
+	c.names = calloc(s->nr_files + 1, sizeof(*c.names));
+	if (!c.names) {
+		fprintf(stderr, "iotrail: out of memory\n");
+		goto cleanup;
+	}
 	ext2fs_dir_iterate2(c.fs, EXT2_ROOT_INO, 0, NULL, dir_cb, &c);
 	for (size_t i = 0; i < s->nr_files; i++) {
-		if (!s->files[i].path) {
-			char name[64];
-			char *p;
+		char name[64];
 
+		if (!c.names[i]) {
 			snprintf(name, sizeof(name), "<inode %llu>",
 				 (unsigned long long)s->files[i].ino);
-			p = strdup(name);
-			if (p) {
-				free(s->files[i].path);
-				s->files[i].path = p;
-			}
+			c.names[i] = strdup(name);
 		}
+		s->files[i].path = c.names[i];
 	}
 	free_space(&c);
 	{
@@ -510,6 +534,7 @@ cleanup:
 	if (scan)
 		ext2fs_close_inode_scan(scan);
 	free(c.by_ino);
+	free(c.names);
 	u64map_release(&c.files);
 	u64map_release(&c.dirs);
 	ext2fs_close_free(&c.fs);
