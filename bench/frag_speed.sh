@@ -2,7 +2,9 @@
 # iotrail frag against filefrag and e4defrag -c over a tree of NFILES small
 # files on a mounted ext4 (a loop device over a file on the disk), warm and
 # cold (page, dentry and inode caches dropped), alternating, REPS each;
-# then the unmounted scan of the same image: inodes per second.
+# iotrail on the mount point (the whole filesystem), on the directory that
+# holds the tree (its tree only), and walking it with FIEMAP; then the
+# unmounted scan of the same image: inodes per second.
 #   bench/frag_speed.sh [NFILES] [REPS]
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -21,8 +23,9 @@ echo "# creating $N files" >&2
 python3 - "$W/m" "$N" <<'PY'
 import os, sys
 root, n = sys.argv[1], int(sys.argv[2])
+os.mkdir(os.path.join(root, "t"))
 for i in range(n):
-    d = os.path.join(root, "d%03d" % (i // 1000))
+    d = os.path.join(root, "t", "d%03d" % (i // 1000))
     if i % 1000 == 0:
         os.mkdir(d)
     with open(os.path.join(d, "f%d" % i), "wb") as f:
@@ -31,17 +34,19 @@ PY
 sync
 cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; }
-for k in iotrail iotrail-fiemap filefrag e4defrag; do : >"$W/warm.$k"; : >"$W/cold.$k"; done
+KINDS="iotrail iotrail-dir iotrail-fiemap filefrag e4defrag"
+for k in $KINDS; do : >"$W/warm.$k"; : >"$W/cold.$k"; done
 run() {
 	case $1 in
 	iotrail) "$IOTRAIL" frag -f tsv "$W/m" ;;
+	iotrail-dir) "$IOTRAIL" frag -f tsv "$W/m/t" ;;
 	iotrail-fiemap) "$IOTRAIL" frag --method fiemap -f tsv "$W/m" ;;
 	filefrag) (cd "$W/m" && find . -type f -print0 | xargs -0 filefrag) ;;
 	e4defrag) e4defrag -c "$W/m" ;;
 	esac
 }
 for r in $(seq "$REPS"); do
-	for k in iotrail iotrail-fiemap filefrag e4defrag; do
+	for k in $KINDS; do
 		cold
 		t run $k >>"$W/cold.$k"
 		t run $k >>"$W/warm.$k"
@@ -58,14 +63,14 @@ import statistics as st, sys
 W, n = sys.argv[1], int(sys.argv[2])
 res = {}
 for mode in ("warm", "cold"):
-    for k in ("iotrail", "iotrail-fiemap", "filefrag", "e4defrag"):
+    for k in ("iotrail", "iotrail-dir", "iotrail-fiemap", "filefrag", "e4defrag"):
         ts = [float(l) for l in open("%s/%s.%s" % (W, mode, k))]
         r = [n / t for t in ts]
         res[(mode, k)] = st.median(r)
         print("%-5s %-15s %10.0f files/s (%.0f-%.0f)" % (mode, k, st.median(r), min(r), max(r)))
-    print("%-5s iotrail / filefrag = %.1fx, / e4defrag -c = %.1fx, fiemap path / filefrag = %.1fx" % (
+    print("%-5s iotrail / filefrag = %.1fx, / e4defrag -c = %.1fx, directory / filefrag = %.1fx, fiemap path / filefrag = %.1fx" % (
         mode, res[(mode, "iotrail")] / res[(mode, "filefrag")], res[(mode, "iotrail")] / res[(mode, "e4defrag")],
-        res[(mode, "iotrail-fiemap")] / res[(mode, "filefrag")]))
+        res[(mode, "iotrail-dir")] / res[(mode, "filefrag")], res[(mode, "iotrail-fiemap")] / res[(mode, "filefrag")]))
 u = [tuple(map(float, l.split())) for l in open("%s/unmounted" % W)]
 print("unmounted scan: %.0f inodes/s (min %.0f), %.0f files/s" % (st.median(x[0] for x in u), min(x[0] for x in u), st.median(x[1] for x in u)))
 PY

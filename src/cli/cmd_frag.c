@@ -5,6 +5,8 @@
  *   DEV | --fs IMAGE    libext2fs, the whole filesystem, read-only
  *   MOUNTPOINT          libext2fs on its device after syncfs (ext2/3/4);
  *                       --method fiemap walks it instead
+ *   DIR of an ext2/3/4  its tree, the same way (FIEMAP where the device
+ *                       cannot be read, or with --method fiemap)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,8 +37,9 @@ static void frag_usage(FILE *f)
 	    "                       device, a mount point, or an image with --fs\n"
 	    "  -f, --format FMT     text (default), tsv, json (what overlay reads)\n"
 	    "      --fs             PATH is a filesystem image (ext2/ext3/ext4)\n"
-	    "      --method M       auto: libext2fs for devices, images and ext mount\n"
-	    "                       points, FIEMAP otherwise; or force one\n"
+	    "      --method M       auto: libext2fs for devices, images and directories\n"
+	    "                       of a mounted ext2/3/4 whose device can be read,\n"
+	    "                       FIEMAP otherwise; or force one\n"
 	    "      --svg FILE       the block map (and --file's view) as SVG\n"
 	    "      --html FILE      the same in a self-contained HTML page\n"
 	    "      --file PATH      add the file-order view of this file\n"
@@ -51,33 +55,55 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The filesystem type and source device of mount point mnt, if it is one. */
-static bool mount_source(const char *mnt, char *type, size_t tlen, char *src, size_t slen)
+/* The mount of the filesystem that holds dir (dev: its st_dev): its type
+ * and source device; *whole when dir is its mount point and the root of the
+ * filesystem (not a bind mount of a directory). An exact mount point wins
+ * over another mount of the same device, the last mount over earlier ones. */
+static bool mount_of(const char *dir, dev_t dev, char *type, size_t tlen, char *src,
+		     size_t slen, bool *whole)
 {
 	char line[8192], real[PATH_MAX];
 	FILE *f;
 	bool found = false;
 
-	if (!realpath(mnt, real))
+	*whole = false;
+	if (!realpath(dir, real))
 		return false;
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		char mp[4096], fstype[64], source[4096];
+		char root[4096], mp[4096], fstype[64], source[4096];
 		const char *dash = strstr(line, " - ");
+		unsigned int maj, min;
+		bool exact;
 
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 || !dash ||
-		    sscanf(dash + 3, "%63s %4095s", fstype, source) != 2)
+		if (sscanf(line, "%*s %*s %u:%u %4095s %4095s", &maj, &min, root, mp) !=
+			4 ||
+		    !dash || sscanf(dash + 3, "%63s %4095s", fstype, source) != 2 ||
+		    makedev(maj, min) != dev)
 			continue;
-		if (!strcmp(mp, real)) { /* the last mount on it wins */
-			snprintf(type, tlen, "%s", fstype);
-			snprintf(src, slen, "%s", source);
-			found = true;
-		}
+		exact = !strcmp(mp, real);
+		if (found && *whole && !exact)
+			continue;
+		snprintf(type, tlen, "%s", fstype);
+		snprintf(src, slen, "%s", source);
+		*whole = exact && !strcmp(root, "/");
+		found = true;
 	}
 	fclose(f);
 	return found;
+}
+
+/* Whether src is the block device dev and this process reads an ext2/3/4
+ * superblock from it (not as an unprivileged user, nor in a sandbox that
+ * hides its disks). */
+static bool readable_device(const char *src, dev_t dev)
+{
+	struct stat st;
+
+	return stat(src, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev &&
+	       frag_is_ext(src);
 }
 
 static int scan_one(const char *path, bool fs_flag, const char *method, bool sync,
@@ -85,6 +111,7 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 {
 	struct stat st;
 	char type[64], src[4096];
+	bool whole;
 
 	if (stat(path, &st) < 0) {
 		fprintf(stderr, "iotrail: %s: %s\n", path, strerror(errno));
@@ -109,14 +136,23 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 		return 2;
 	}
 	if (S_ISDIR(st.st_mode) && strcmp(method, "fiemap") &&
-	    mount_source(path, type, sizeof(type), src, sizeof(src))) {
+	    mount_of(path, st.st_dev, type, sizeof(type), src, sizeof(src), &whole)) {
+		bool forced = !strcmp(method, "libext2fs");
 		int fd;
 
 		if (strncmp(type, "ext", 3)) {
-			if (!strcmp(method, "libext2fs")) {
+			if (forced) {
 				fprintf(stderr,
 					"iotrail: %s: a %s filesystem, not ext2/3/4\n",
 					path, type);
+				return 2;
+			}
+		} else if (!readable_device(src, st.st_dev)) {
+			if (forced) {
+				fprintf(stderr,
+					"iotrail: %s: mounted from %s, from which this "
+					"process cannot read an ext2/3/4 superblock\n",
+					path, src);
 				return 2;
 			}
 		} else {
@@ -126,15 +162,23 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 				syncfs(fd);
 				close(fd);
 			}
-			snprintf(how, howlen, "mounted, read from %s after syncfs", src);
-			return frag_ext_scan(src, path, s);
+			if (whole) {
+				snprintf(how, howlen,
+					 "mounted, read from %s after syncfs", src);
+				return frag_ext_scan(src, path, s);
+			}
+			snprintf(
+			    how, howlen,
+			    "a mounted directory, its tree read from %s after syncfs",
+			    src);
+			return frag_ext_scan_dir(src, path, st.st_ino, s);
 		}
 	}
 	if (!strcmp(method, "libext2fs")) {
 		fprintf(
 		    stderr,
 		    "iotrail: %s: --method libext2fs needs a device, an image (--fs) or "
-		    "an ext mount point\n",
+		    "a directory of a mounted ext2/3/4\n",
 		    path);
 		return 2;
 	}

@@ -9,6 +9,8 @@
  *      journal and directories become system blocks
  *   3. the directory tree from the root names the files
  *   4. the block bitmap gives free-space fragmentation
+ * or one directory of it, mounted (frag_ext_scan_dir): its tree walked from
+ * its inode, then the files' inodes read in inode order.
  */
 #include "scan.h"
 
@@ -41,6 +43,10 @@ struct ext_ctx {
 	 * directories are walked: the walk reaches files in hash order, and
 	 * this array stays in cache where the files' records do not */
 	char **names;
+	/* frag_ext_scan_dir: the files found, and what was passed by */
+	struct tree_file *tree;
+	size_t nr_tree, cap_tree;
+	uint64_t special, links;
 	struct frag_file *cur;
 	struct frag_file sysfile; /* a journal's or a directory's blocks */
 	size_t cap_ext, cap_meta;
@@ -50,6 +56,11 @@ struct ext_ctx {
 };
 
 #define FILES_BY_INO_MAX (16u << 20) /* 64 MiB of index */
+
+struct tree_file {
+	ext2_ino_t ino;
+	char *path;
+};
 
 static uint32_t *file_get(struct ext_ctx *c, uint64_t ino)
 {
@@ -185,6 +196,33 @@ static errcode_t map_inode(struct ext_ctx *c, ext2_ino_t ino, struct ext2_inode 
 	}
 	ext2fs_extent_free(h);
 	return err;
+}
+
+/* A regular file's extents and statistics into f (an error said, and
+ * counted: f keeps what was read). */
+static void map_file(struct ext_ctx *c, struct frag_file *f, ext2_ino_t ino,
+		     struct ext2_inode *inode, const char *dev)
+{
+	errcode_t err;
+
+	f->ino = ino;
+	f->size_bytes = EXT2_I_SIZE(inode);
+	c->cur = f;
+	err = map_inode(c, ino, inode);
+	if (c->cap_ext > f->nr_ext && f->nr_ext) {
+		/* block maps and extent trees grow as they are read: give back
+		 * what GROW took beyond them */
+		struct frag_extent *e = realloc(f->ext, f->nr_ext * sizeof(*f->ext));
+
+		if (e)
+			f->ext = e;
+	}
+	if (err) {
+		fprintf(stderr, "iotrail: %s: inode %u%s%s: block map: %s\n", dev, ino,
+			f->path ? ", " : "", f->path ? f->path : "", error_message(err));
+		c->s->errors++;
+	}
+	frag_stats(f->ext, f->nr_ext, &f->st);
 }
 
 static void add_groups(struct ext_ctx *c)
@@ -374,17 +412,12 @@ static bool super_sane(const char *dev, ext2_filsys fs, struct frag_scan *s)
 	return true;
 }
 
-int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
+/* The filesystem on dev, opened read-only and checked (super_sane): 0, or 2
+ * after saying why. */
+static int ext_open(const char *dev, struct frag_scan *s, ext2_filsys *fs)
 {
-	struct ext_ctx c = {.s = s};
-	struct ext2_inode_large inode;
-	ext2_inode_scan scan = NULL;
-	ext2_ino_t ino;
 	errcode_t err;
-	int ret = 2;
 
-	s->method = "libext2fs";
-	s->has_fs = 1;
 	if (!frag_is_ext(dev)) {
 		fprintf(
 		    stderr,
@@ -403,14 +436,32 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 		table = true;
 	}
 	err = ext2fs_open2(dev, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0,
-			   0, unix_io_manager, &c.fs);
+			   0, unix_io_manager, fs);
 	if (err) {
 		fprintf(stderr, "iotrail: %s: cannot open the filesystem: %s\n", dev,
 			error_message(err));
 		return 2;
 	}
-	if (!super_sane(dev, c.fs, s))
-		goto cleanup;
+	if (!super_sane(dev, *fs, s)) {
+		ext2fs_close_free(fs);
+		return 2;
+	}
+	return 0;
+}
+
+int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
+{
+	struct ext_ctx c = {.s = s};
+	struct ext2_inode_large inode;
+	ext2_inode_scan scan = NULL;
+	ext2_ino_t ino;
+	errcode_t err;
+	int ret = 2;
+
+	s->method = "libext2fs";
+	s->has_fs = 1;
+	if (ext_open(dev, s, &c.fs))
+		return 2;
 	/* a hint only: the maps grow as files are found */
 	if (c.fs->super->s_inodes_count <= FILES_BY_INO_MAX) {
 		c.nr_ino = (uint64_t)c.fs->super->s_inodes_count + 1;
@@ -471,25 +522,7 @@ int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s)
 
 			if (!f || file_put(&c, ino, (uint32_t)s->nr_files))
 				goto cleanup;
-			f->ino = ino;
-			f->size_bytes = EXT2_I_SIZE(in);
-			c.cur = f;
-			err = map_inode(&c, ino, in);
-			if (c.cap_ext > f->nr_ext && f->nr_ext) {
-				/* block maps and extent trees grow as they are
-				 * read: give back what GROW took beyond them */
-				struct frag_extent *e =
-				    realloc(f->ext, f->nr_ext * sizeof(*f->ext));
-
-				if (e)
-					f->ext = e;
-			}
-			if (err) {
-				fprintf(stderr, "iotrail: %s: inode %u: block map: %s\n",
-					dev, ino, error_message(err));
-				s->errors++;
-			}
-			frag_stats(f->ext, f->nr_ext, &f->st);
+			map_file(&c, f, ino, in, dev);
 		}
 	}
 	/* names, from the root down */
@@ -536,6 +569,146 @@ cleanup:
 	free(c.by_ino);
 	free(c.names);
 	u64map_release(&c.files);
+	u64map_release(&c.dirs);
+	ext2fs_close_free(&c.fs);
+	return ret;
+}
+
+/* One entry of a directory under frag_ext_scan_dir's root: a regular file
+ * is noted, a directory walked, each inode once (hard links, loops). */
+static int tree_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int offset,
+		   int blocksize, char *buf, void *priv)
+{
+	struct ext_ctx *c = priv;
+	int n = ext2fs_dirent_name_len(de), type = ext2fs_dirent_file_type(de);
+	size_t len = c->path_len;
+
+	if (entry == DIRENT_DOT_FILE || entry == DIRENT_DOT_DOT_FILE || !de->inode ||
+	    n == 0)
+		return 0;
+	if (len + 1 + n >= sizeof(c->path)) {
+		fprintf(stderr, "iotrail: %.*s/%.*s: path too long; skipped\n", (int)len,
+			c->path, n, de->name);
+		c->s->errors++;
+		return 0;
+	}
+	c->path[len] = '/';
+	memcpy(c->path + len + 1, de->name, n);
+	c->path[len + 1 + n] = 0;
+	if (type == EXT2_FT_UNKNOWN || type >= EXT2_FT_MAX) {
+		/* no file type in the entry (ext2 without the feature) */
+		struct ext2_inode in;
+
+		type = ext2fs_read_inode(c->fs, de->inode, &in) ? EXT2_FT_UNKNOWN
+		       : LINUX_S_ISDIR(in.i_mode)		? EXT2_FT_DIR
+		       : LINUX_S_ISREG(in.i_mode)		? EXT2_FT_REG_FILE
+		       : LINUX_S_ISLNK(in.i_mode)		? EXT2_FT_SYMLINK
+								: EXT2_FT_FIFO;
+	}
+	if (type == EXT2_FT_SYMLINK) {
+		c->links++;
+	} else if (type != EXT2_FT_DIR && type != EXT2_FT_REG_FILE) {
+		c->special++;
+	} else if (!u64map_get(&c->dirs, de->inode)) {
+		if (u64map_put(&c->dirs, de->inode, 1))
+			goto nomem;
+		if (type == EXT2_FT_REG_FILE) {
+			char *p = strdup(c->path);
+
+			if (!p || GROW(c->tree, c->nr_tree + 1, c->cap_tree)) {
+				free(p);
+				goto nomem;
+			}
+			c->tree[c->nr_tree++] = (struct tree_file){de->inode, p};
+		} else if (c->depth >= 256) {
+			fprintf(stderr,
+				"iotrail: %s: more than 256 directories deep; skipped\n",
+				c->path);
+			c->s->errors++;
+		} else {
+			c->depth++;
+			c->path_len = len + 1 + n;
+			ext2fs_dir_iterate2(c->fs, de->inode, 0, NULL, tree_cb, c);
+			c->path_len = len;
+			c->depth--;
+		}
+	}
+	c->path[len] = 0;
+	return 0;
+nomem:
+	c->path[len] = 0;
+	c->s->errors++;
+	return DIRENT_ABORT;
+}
+
+static int by_ino(const void *a, const void *b)
+{
+	const struct tree_file *x = a, *y = b;
+
+	return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+int frag_ext_scan_dir(const char *dev, const char *prefix, uint64_t ino,
+		      struct frag_scan *s)
+{
+	struct ext_ctx c = {.s = s};
+	struct ext2_inode_large inode;
+	errcode_t err;
+	int ret = 2;
+
+	s->method = "libext2fs";
+	if (ext_open(dev, s, &c.fs))
+		return 2;
+	if (u64map_init(&c.dirs, 1024)) {
+		fprintf(stderr, "iotrail: out of memory\n");
+		goto cleanup;
+	}
+	s->block_size = c.fs->blocksize;
+	snprintf(c.path, sizeof(c.path), "%s", prefix);
+	c.path_len = strlen(c.path);
+	while (c.path_len > 0 && c.path[c.path_len - 1] == '/')
+		c.path[--c.path_len] = 0;
+	u64map_put(&c.dirs, ino, 1);
+	err = ext2fs_dir_iterate2(c.fs, (ext2_ino_t)ino, 0, NULL, tree_cb, &c);
+	if (err) {
+		fprintf(stderr, "iotrail: %s: directory inode %llu on %s: %s\n", prefix,
+			(unsigned long long)ino, dev, error_message(err));
+		goto cleanup;
+	}
+	/* in inode order, the inode tables are read nearly in sequence */
+	qsort(c.tree, c.nr_tree, sizeof(*c.tree), by_ino);
+	for (size_t i = 0; i < c.nr_tree; i++) {
+		struct ext2_inode *in = (struct ext2_inode *)&inode;
+		struct frag_file *f;
+
+		err = ext2fs_read_inode_full(c.fs, c.tree[i].ino, in, sizeof(inode));
+		if (err || !LINUX_S_ISREG(in->i_mode) || !in->i_links_count) {
+			/* a file removed since the walk reads as free */
+			fprintf(stderr, "iotrail: %s: inode %u: %s\n", c.tree[i].path,
+				c.tree[i].ino,
+				err ? error_message(err) : "not a file any more");
+			s->errors++;
+			continue;
+		}
+		f = frag_scan_add(s, NULL);
+		if (!f) {
+			fprintf(stderr, "iotrail: out of memory\n");
+			goto cleanup;
+		}
+		f->path = c.tree[i].path;
+		c.tree[i].path = NULL;
+		map_file(&c, f, c.tree[i].ino, in, dev);
+	}
+	if (c.special || c.links)
+		fprintf(
+		    stderr,
+		    "iotrail: %s: skipped %llu special files and %llu symbolic links\n",
+		    prefix, (unsigned long long)c.special, (unsigned long long)c.links);
+	ret = 0;
+cleanup:
+	for (size_t i = 0; i < c.nr_tree; i++)
+		free(c.tree[i].path);
+	free(c.tree);
 	u64map_release(&c.dirs);
 	ext2fs_close_free(&c.fs);
 	return ret;

@@ -22,6 +22,18 @@ frag_fs() {
 	expect_eq "$name: mounted FIEMAP scan exits 0" "$?" 0
 	"$IOTRAIL" frag -f tsv "$mnt" >"$TMP/$name.mnt.tsv" 2>"$TMP/$name.mnt.err"
 	expect_eq "$name: mounted libext2fs scan (mount point) exits 0" "$?" 0
+	# a directory of it, and a bind mount of another (its mount root is
+	# not the filesystem's): their trees only, through libext2fs
+	"$IOTRAIL" frag -f tsv "$mnt/E" >"$TMP/$name.sub.tsv"
+	expect_eq "$name: mounted directory scan exits 0" "$?" 0
+	check "$name: a directory is read with libext2fs, its tree only" \
+		grep -q '"method":"libext2fs","how":"a mounted directory, its tree read from /dev/loop' \
+		<("$IOTRAIL" frag -f json "$mnt/E")
+	mkdir -p "$TMP/$name.bind"
+	mount --bind "$mnt/D" "$TMP/$name.bind" && MOUNTS+=("$TMP/$name.bind")
+	"$IOTRAIL" frag -f json "$TMP/$name.bind" >"$TMP/$name.bind.json"
+	expect_eq "$name: bind mount of a directory scan exits 0" "$?" 0
+	umount "$TMP/$name.bind"
 	# filefrag, one process over all files: "N extents found", and its -v
 	# table has one line per extent
 	(cd "$mnt" && filefrag */f*) >"$TMP/$name.ff"
@@ -44,6 +56,10 @@ def tsv(p, strip):
 fiemap = tsv("%s/%s.fiemap.tsv" % (tmp, name), mnt)
 mounted = tsv("%s/%s.mnt.tsv" % (tmp, name), mnt)
 dev = tsv("%s/%s.dev.tsv" % (tmp, name), "")
+sub = tsv("%s/%s.sub.tsv" % (tmp, name), mnt)
+bj = json.load(open("%s/%s.bind.json" % (tmp, name)))
+bind = {"D/" + f['path'][len("%s/%s.bind" % (tmp, name)):].lstrip('/'):
+        (f['blocks'], f['extents'], f['fragments']) for f in bj['files']}
 img = {f['path'].lstrip('/'): (f['blocks'], f['extents'], f['fragments'])
        for f in json.load(open("%s/%s.img.json" % (tmp, name)))['files']}
 ff = {}
@@ -74,6 +90,13 @@ for other, label in ((mounted, "mount point via libext2fs"), (dev, "unmounted de
     for path in ff:
         if other.get(path) != fiemap.get(path):
             bad.append("%s: %s %s, FIEMAP %s" % (path, label, other.get(path), fiemap.get(path)))
+for other, label, d in ((sub, "directory via libext2fs", "E/"), (bind, "bind mount via libext2fs", "D/")):
+    want = {k: v for k, v in fiemap.items() if k.startswith(d)}
+    if other != want:
+        bad.append("%s: %d files, FIEMAP %d; first difference %s" % (label, len(other), len(want),
+                   next((k for k in sorted(set(other) | set(want)) if other.get(k) != want.get(k)), None)))
+if not bj['how'].startswith("a mounted directory"):
+    bad.append("bind mount read as %r" % bj['how'])
 frags = {p: sum(fiemap[k][2] for k in fiemap if k.startswith(p + '/')) / 16 for p in "ABCDE"}
 print("fragments per file " + " ".join("%s %.1f" % (p, frags[p]) for p in "ABCDE"))
 for b in bad[:8]:
@@ -81,7 +104,7 @@ for b in bad[:8]:
 sys.exit(1 if bad else 0)
 PY
 	if [ $? = 0 ]; then
-		ok "$name: 80 files agree with filefrag (extents and fragments), unmounted = mounted ($(head -1 "$TMP/$name.cmp"))"
+		ok "$name: 80 files agree with filefrag (extents and fragments), unmounted = mounted = a directory's tree ($(head -1 "$TMP/$name.cmp"))"
 	else
 		not_ok "$name: agreement" "$(tr '\n' ';' <"$TMP/$name.cmp")"
 	fi
@@ -173,6 +196,12 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTRAIL" frag -f tsv "$M
 expect_eq "no permission: exit 1" "$?" 1
 expect_eq "no permission: one message, naming the directory" "$(cat "$TMP/e")" "iotrail: $MISC/perm/closed: Permission denied"
 check "no permission: the rest is scanned" grep -q "perm/open/a" "$TMP/o"
+check "unreadable device: a directory of ext4 falls back to FIEMAP" grep -q '"method":"fiemap"' \
+	<(setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTRAIL" frag -f json "$MISC/perm/open")
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$IOTRAIL" frag --method libext2fs "$MISC/perm/open" >/dev/null 2>"$TMP/e"
+expect_eq "unreadable device, --method libext2fs: exit 2" "$?" 2
+check "unreadable device, --method libext2fs: names the device" \
+	grep -q "perm/open: mounted from $MDEV, from which this process cannot read an ext2/3/4 superblock" "$TMP/e"
 chmod 700 "$MISC/perm/closed" "$TMP"
 # a file that vanishes between the directory listing and its open: strace
 # makes the open of f3, and only it, fail with ENOENT (which openat call
@@ -181,22 +210,56 @@ mkdir -p "$MISC/vanish"
 for i in 1 2 3 4 5; do echo "$i" >"$MISC/vanish/f$i"; done
 # (LeakSanitizer cannot run under ptrace: off for the sanitizer build)
 export ASAN_OPTIONS=detect_leaks=0
-strace -f -o "$TMP/strace.out" -e trace=openat "$IOTRAIL" frag -f tsv "$MISC/vanish" >/dev/null 2>&1
+strace -f -o "$TMP/strace.out" -e trace=openat "$IOTRAIL" frag --method fiemap -f tsv "$MISC/vanish" >/dev/null 2>&1
 n=$(grep -n '"f3"' "$TMP/strace.out" | head -1 | cut -d: -f1)
 strace -f -o /dev/null -e trace=openat -e inject=openat:error=ENOENT:when="${n:-1}" \
-	"$IOTRAIL" frag -f tsv "$MISC/vanish" >"$TMP/o" 2>"$TMP/e"
+	"$IOTRAIL" frag --method fiemap -f tsv "$MISC/vanish" >"$TMP/o" 2>"$TMP/e"
 st=$?
 unset ASAN_OPTIONS
 expect_eq "vanished file: exit 1" "$st" 1
 expect_eq "vanished file: says so, naming it" "$(cat "$TMP/e")" "iotrail: $MISC/vanish/f3: vanished during the scan"
 expect_eq "vanished file: the other four are scanned" "$(tail -n +2 "$TMP/o" | wc -l)" 4
+# a tree with a hard link, a symbolic link, a fifo and a deep branch:
+# libext2fs names each inode once (FIEMAP opens each path) and skips the rest
+mkdir -p "$MISC/tree/a/b/c"
+echo one >"$MISC/tree/a/one"
+head -c 20000 /dev/urandom >"$MISC/tree/a/b/c/two"
+ln "$MISC/tree/a/one" "$MISC/tree/a/b/hard"
+ln -s one "$MISC/tree/a/sym"
+mkfifo "$MISC/tree/a/b/fifo"
+"$IOTRAIL" frag -f tsv "$MISC/tree" >"$TMP/o" 2>"$TMP/e"
+expect_eq "tree: exit 0" "$?" 0
+expect_eq "tree: each inode once" "$(tail -n +2 "$TMP/o" | wc -l) $(grep -c "/c/two	" "$TMP/o")" "2 1"
+expect_eq "tree: says what it skipped" "$(cat "$TMP/e")" "iotrail: $MISC/tree: skipped 1 special files and 1 symbolic links"
+expect_eq "tree: the same blocks as FIEMAP" "$(grep two "$TMP/o" | cut -f 3-)" \
+	"$("$IOTRAIL" frag --method fiemap -f tsv "$MISC/tree/a/b/c" 2>/dev/null | grep two | cut -f 3-)"
 umount "$MISC"
 losetup -d "$MDEV"
+# ext2 without file types in its directory entries: each entry's inode says
+truncate -s 16M "$TMP/noft.img"
+mkfs.ext2 -q -F -O ^filetype "$TMP/noft.img"
+NDEV=$(losetup -f --show "$TMP/noft.img")
+mkdir -p "$TMP/noft"
+mount "$NDEV" "$TMP/noft" && MOUNTS+=("$TMP/noft")
+mkdir -p "$TMP/noft/d/e"
+head -c 50000 /dev/urandom >"$TMP/noft/d/e/f"
+echo x >"$TMP/noft/d/g"
+ln -s g "$TMP/noft/d/s"
+"$IOTRAIL" frag -f tsv "$TMP/noft/d" >"$TMP/o" 2>"$TMP/e"
+expect_eq "ext2 without file types: a directory's two files, the link skipped (libext2fs)" \
+	"$(tail -n +2 "$TMP/o" | cut -f 1,3-4 | sort | tr '\t\n' ' ;') $(grep -c "skipped 0 special files and 1 symbolic links" "$TMP/e") $("$IOTRAIL" frag -f json "$TMP/noft/d" 2>/dev/null | grep -c '"method":"libext2fs"')" \
+	"$TMP/noft/d/e/f 50000 49;$TMP/noft/d/g 2 1; 1 1"
+umount "$TMP/noft"
+losetup -d "$NDEV"
 mkfifo "$TMP/fifo"
 expect_eq "special file: exit 2" "$(run "$TMP/fifo")" 2
 check "special file: says what it is" grep -q "fifo: not a regular file or directory (a fifo)" "$TMP/e"
 expect_eq "missing path: exit 2" "$(run "$TMP/nothing")" 2
 check "missing path: names it" grep -q "nothing: No such file or directory" "$TMP/e"
 expect_eq "bad --format" "$(run -f xml "$TMP") $(grep -c "format xml: not text, tsv or json" "$TMP/e")" "2 1"
-expect_eq "--method libext2fs on a plain directory" "$(run --method libext2fs "$TMP") $(grep -c "needs a device, an image (--fs) or an ext mount point" "$TMP/e")" "2 1"
+mkdir -p "$TMP/tmpfs"
+mount -t tmpfs -o size=1m iotrail-frag "$TMP/tmpfs" && MOUNTS+=("$TMP/tmpfs")
+mkdir -p "$TMP/tmpfs/dir"
+expect_eq "--method libext2fs on a tmpfs directory" "$(run --method libext2fs "$TMP/tmpfs/dir") $(grep -c "tmpfs/dir: a tmpfs filesystem, not ext2/3/4" "$TMP/e")" "2 1"
+umount "$TMP/tmpfs"
 finish
