@@ -3,8 +3,9 @@
 # files on a mounted ext4 (a loop device over a file on the disk), warm and
 # cold (page, dentry and inode caches dropped), alternating, REPS each;
 # iotrail on the mount point (the whole filesystem), on the directory that
-# holds the tree (its tree only), and walking it with FIEMAP; then the
-# unmounted scan of the same image: inodes per second.
+# holds the tree (its tree only), and walking it with FIEMAP on the CPUs'
+# threads and on one; then the unmounted scan of the same image: inodes per
+# second.
 #   bench/frag_speed.sh [NFILES] [REPS]
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -34,13 +35,14 @@ PY
 sync
 cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; }
-KINDS="iotrail iotrail-dir iotrail-fiemap filefrag e4defrag"
+KINDS="iotrail iotrail-dir iotrail-fiemap iotrail-fiemap-1t filefrag e4defrag"
 for k in $KINDS; do : >"$W/warm.$k"; : >"$W/cold.$k"; done
 run() {
 	case $1 in
 	iotrail) "$IOTRAIL" frag -f tsv "$W/m" ;;
 	iotrail-dir) "$IOTRAIL" frag -f tsv "$W/m/t" ;;
 	iotrail-fiemap) "$IOTRAIL" frag --method fiemap -f tsv "$W/m" ;;
+	iotrail-fiemap-1t) "$IOTRAIL" frag --method fiemap --threads 1 -f tsv "$W/m" ;;
 	filefrag) (cd "$W/m" && find . -type f -print0 | xargs -0 filefrag) ;;
 	e4defrag) e4defrag -c "$W/m" ;;
 	esac
@@ -57,20 +59,21 @@ umount "$W/m"
 for r in $(seq "$REPS"); do
 	"$IOTRAIL" frag -f json "$DEV" | python3 -c "import json,sys; j=json.load(sys.stdin); print(j['filesystem']['inodes_scanned'] / j['seconds'], len(j['files']) / j['seconds'])" >>"$W/unmounted"
 done
-printf "# %d files on ext4 (loop over a disk file), %d reps, files/s median (min-max)\n" "$N" "$REPS"
+printf "# %d files on ext4 (loop over a disk file), %d reps, %d CPUs, files/s median (min-max)\n" "$N" "$REPS" "$(nproc)"
 python3 - "$W" "$N" <<'PY'
 import statistics as st, sys
 W, n = sys.argv[1], int(sys.argv[2])
 res = {}
 for mode in ("warm", "cold"):
-    for k in ("iotrail", "iotrail-dir", "iotrail-fiemap", "filefrag", "e4defrag"):
+    for k in ("iotrail", "iotrail-dir", "iotrail-fiemap", "iotrail-fiemap-1t", "filefrag", "e4defrag"):
         ts = [float(l) for l in open("%s/%s.%s" % (W, mode, k))]
         r = [n / t for t in ts]
         res[(mode, k)] = st.median(r)
-        print("%-5s %-15s %10.0f files/s (%.0f-%.0f)" % (mode, k, st.median(r), min(r), max(r)))
-    print("%-5s iotrail / filefrag = %.1fx, / e4defrag -c = %.1fx, directory / filefrag = %.1fx, fiemap path / filefrag = %.1fx" % (
+        print("%-5s %-18s %10.0f files/s (%.0f-%.0f)" % (mode, k, st.median(r), min(r), max(r)))
+    print("%-5s iotrail / filefrag = %.1fx, / e4defrag -c = %.1fx, directory / filefrag = %.1fx, fiemap path / filefrag = %.1fx (one thread %.1fx)" % (
         mode, res[(mode, "iotrail")] / res[(mode, "filefrag")], res[(mode, "iotrail")] / res[(mode, "e4defrag")],
-        res[(mode, "iotrail-dir")] / res[(mode, "filefrag")], res[(mode, "iotrail-fiemap")] / res[(mode, "filefrag")]))
+        res[(mode, "iotrail-dir")] / res[(mode, "filefrag")], res[(mode, "iotrail-fiemap")] / res[(mode, "filefrag")],
+        res[(mode, "iotrail-fiemap-1t")] / res[(mode, "filefrag")]))
 u = [tuple(map(float, l.split())) for l in open("%s/unmounted" % W)]
 print("unmounted scan: %.0f inodes/s (min %.0f), %.0f files/s" % (st.median(x[0] for x in u), min(x[0] for x in u), st.median(x[1] for x in u)))
 PY

@@ -31,7 +31,7 @@ static void frag_usage(FILE *f)
 	    "usage: iotrail frag [-f text|tsv|json] [--fs] [--method "
 	    "auto|fiemap|libext2fs]\n"
 	    "                    [--svg FILE] [--html FILE] [--file PATH] [-s] [-v] "
-	    "PATH...\n"
+	    "[--threads N] PATH...\n"
 	    "\n"
 	    "  PATH                 a file, a directory (every file under it), a block\n"
 	    "                       device, a mount point, or an image with --fs\n"
@@ -44,6 +44,8 @@ static void frag_usage(FILE *f)
 	    "      --html FILE      the same in a self-contained HTML page\n"
 	    "      --file PATH      add the file-order view of this file\n"
 	    "  -s, --sync           FIEMAP: sync each file first (as filefrag -s)\n"
+	    "      --threads N      FIEMAP: files mapped on N threads (default: the\n"
+	    "                       CPUs; the output is the same)\n"
 	    "  -v, --verbose        text: every extent\n");
 }
 
@@ -107,7 +109,7 @@ static bool readable_device(const char *src, dev_t dev)
 }
 
 static int scan_one(const char *path, bool fs_flag, const char *method, bool sync,
-		    struct frag_scan *s, char *how, size_t howlen)
+		    unsigned int threads, struct frag_scan *s, char *how, size_t howlen)
 {
 	struct stat st;
 	char type[64], src[4096];
@@ -183,7 +185,7 @@ static int scan_one(const char *path, bool fs_flag, const char *method, bool syn
 		return 2;
 	}
 	snprintf(how, howlen, "%s", "mounted, per file");
-	return frag_walk(path, sync, s) ? 2 : 0;
+	return frag_walk(path, sync, threads, s) ? 2 : 0;
 }
 
 int cmd_frag(int argc, char **argv)
@@ -197,6 +199,7 @@ int cmd_frag(int argc, char **argv)
 	    {"file", required_argument, NULL, 'V'},
 	    {"sync", no_argument, NULL, 's'},
 	    {"verbose", no_argument, NULL, 'v'},
+	    {"threads", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -205,6 +208,7 @@ int cmd_frag(int argc, char **argv)
 	struct frag_scan s = {0};
 	struct frag_out_opts oo = {0};
 	bool fs_flag = false, sync = false;
+	long threads = sysconf(_SC_NPROCESSORS_ONLN);
 	char how[4200] = "";
 	int c, ret = 0;
 	double t0;
@@ -244,6 +248,17 @@ int cmd_frag(int argc, char **argv)
 		case 'v':
 			oo.verbose = true;
 			break;
+		case 'j': {
+			char *end;
+
+			errno = 0;
+			threads = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || threads < 1 ||
+			    threads > 1024)
+				return usage_error(
+				    "--threads %s: not a count from 1 to 1024", optarg);
+			break;
+		}
 		case 'h':
 			frag_usage(stdout);
 			return 0;
@@ -263,7 +278,9 @@ int cmd_frag(int argc, char **argv)
 			ret = usage_error("frag: a whole filesystem is scanned alone");
 			goto cleanup;
 		}
-		ret = scan_one(argv[i], fs_flag, method, sync, &s, how, sizeof(how));
+		ret = scan_one(argv[i], fs_flag, method, sync,
+			       threads > 0 ? (unsigned int)threads : 1, &s, how,
+			       sizeof(how));
 		if (ret)
 			goto cleanup;
 	}

@@ -17,9 +17,10 @@
 
 /* One open file's extents; 0 or -errno. */
 int frag_fiemap_fd(int fd, uint32_t block_size, bool sync, struct frag_file *f);
-/* path (a file or a directory, recursively) with FIEMAP. 0, or -errno when
+/* path (a file or a directory, recursively) with FIEMAP, the files mapped
+ * on up to `threads` threads (the output is the same). 0, or -errno when
  * path itself cannot be read (said on stderr). */
-int frag_walk(const char *path, bool sync, struct frag_scan *s);
+int frag_walk(const char *path, bool sync, unsigned int threads, struct frag_scan *s);
 /* A whole ext2/3/4 filesystem from its device or image, read-only. Names
  * files under prefix. 0, or 2 after saying why on stderr. */
 int frag_ext_scan(const char *dev, const char *prefix, struct frag_scan *s);

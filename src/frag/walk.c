@@ -1,55 +1,70 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One file, or every file under a directory, with FIEMAP (scan.h). Does not
- * follow symbolic links nor cross into other filesystems. */
+ * follow symbolic links nor cross into other filesystems.
+ *
+ * Two phases: the directories are read in one thread (the regular files'
+ * paths, in readdir order), then the files are opened and mapped on up to
+ * `threads` threads, each taking the next batch of the list and filling its
+ * files' entries in place; what could not be scanned is dropped from the
+ * list in the end, so the output is the one thread's whatever the count. */
 #include "scan.h"
+#include "../util/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define WALK_BATCH	 64  /* files a thread takes at a time */
+#define WALK_PER_THREAD	 256 /* at least this many files a thread */
+#define WALK_MAX_THREADS 64
+
 struct walk {
 	struct frag_scan *s;
 	bool sync;
 	dev_t dev;
 	uint64_t special, links;
+	char **paths; /* the regular files found, in readdir order */
+	size_t nr, cap;
+	/* phase 2 */
+	size_t base; /* the first file's index in s->files */
+	bool *ok;    /* scanned: kept */
+	atomic_size_t next;
+	atomic_uint_fast64_t errors;
 };
 
-static void scan_file(struct walk *w, int dirfd, const char *name, const char *path)
+/* File i of the list into s->files[base + i]; false when it is no regular
+ * file any more, or could not be opened (said). */
+static bool scan_file(struct walk *w, size_t i)
 {
+	struct frag_file *f = &w->s->files[w->base + i];
+	const char *path = w->paths[i];
 	struct stat st, st2;
-	struct frag_file *f;
 	int fd, err;
 
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		fprintf(stderr, "iotrail: %s: %s\n", path,
 			errno == ENOENT ? "vanished during the scan" : strerror(errno));
-		w->s->errors++;
-		return;
+		w->errors++;
+		return false;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return;
-	}
-	if (!w->s->block_size)
-		w->s->block_size = st.st_blksize;
-	f = frag_scan_add(w->s, path);
-	if (!f) {
-		close(fd);
-		w->s->errors++;
-		return;
+		return false;
 	}
 	f->ino = st.st_ino;
 	f->size_bytes = st.st_size;
 	err = frag_fiemap_fd(fd, w->s->block_size, w->sync, f);
 	if (err) {
 		fprintf(stderr, "iotrail: %s: FIEMAP: %s\n", path, strerror(-err));
-		w->s->errors++;
+		w->errors++;
 	} else if (fstat(fd, &st2) == 0 && (st2.st_size != st.st_size ||
 					    st2.st_mtim.tv_sec != st.st_mtim.tv_sec ||
 					    st2.st_mtim.tv_nsec != st.st_mtim.tv_nsec)) {
@@ -59,6 +74,42 @@ static void scan_file(struct walk *w, int dirfd, const char *name, const char *p
 			path, (long long)st.st_size, (long long)st2.st_size);
 	}
 	close(fd);
+	return true;
+}
+
+static void *scan_some(void *arg)
+{
+	struct walk *w = arg;
+	size_t i, end;
+
+	while ((i = atomic_fetch_add(&w->next, WALK_BATCH)) < w->nr) {
+		end = i + WALK_BATCH < w->nr ? i + WALK_BATCH : w->nr;
+		for (; i < end; i++)
+			w->ok[i] = scan_file(w, i);
+	}
+	return NULL;
+}
+
+/* A regular file found: its path kept for phase 2. The block size is the
+ * first file's (st_blksize), as before the scan goes on. */
+static void found_file(struct walk *w, int dirfd, const char *name, const char *path)
+{
+	char *p;
+
+	if (!w->s->block_size) {
+		struct stat st;
+
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			w->s->block_size = st.st_blksize;
+	}
+	p = strdup(path);
+	if (!p || GROW(w->paths, w->nr + 1, w->cap)) {
+		free(p);
+		fprintf(stderr, "iotrail: %s: out of memory\n", path);
+		w->errors++;
+		return;
+	}
+	w->paths[w->nr++] = p;
 }
 
 static void walk_dir(struct walk *w, int fd, char *path, size_t len)
@@ -68,7 +119,7 @@ static void walk_dir(struct walk *w, int fd, char *path, size_t len)
 
 	if (!d) {
 		fprintf(stderr, "iotrail: %s: %s\n", path, strerror(errno));
-		w->s->errors++;
+		w->errors++;
 		close(fd);
 		return;
 	}
@@ -81,7 +132,7 @@ static void walk_dir(struct walk *w, int fd, char *path, size_t len)
 		if (len + 1 + n >= 4096) {
 			fprintf(stderr, "iotrail: %s/%s: path too long; skipped\n", path,
 				de->d_name);
-			w->s->errors++;
+			w->errors++;
 			continue;
 		}
 		path[len] = '/';
@@ -99,7 +150,7 @@ static void walk_dir(struct walk *w, int fd, char *path, size_t len)
 						     : DT_FIFO;
 		}
 		if (type == DT_REG) {
-			scan_file(w, dirfd(d), de->d_name, path);
+			found_file(w, dirfd(d), de->d_name, path);
 		} else if (type == DT_DIR) {
 			int sub = openat(dirfd(d), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -109,7 +160,7 @@ static void walk_dir(struct walk *w, int fd, char *path, size_t len)
 				fprintf(stderr, "iotrail: %s: %s\n", path,
 					errno == ENOENT ? "vanished during the scan"
 							: strerror(errno));
-				w->s->errors++;
+				w->errors++;
 			} else if (fstat(sub, &st) == 0 && st.st_dev != w->dev) {
 				close(sub); /* another filesystem mounted here */
 			} else {
@@ -125,12 +176,55 @@ static void walk_dir(struct walk *w, int fd, char *path, size_t len)
 	closedir(d);
 }
 
-int frag_walk(const char *root, bool sync, struct frag_scan *s)
+/* Phase 2 (the comment at the top). 0 or -ENOMEM. */
+static int scan_files(struct walk *w, unsigned int threads)
+{
+	struct frag_scan *s = w->s;
+	pthread_t tid[WALK_MAX_THREADS];
+	unsigned int n = 0;
+	size_t kept = 0;
+
+	if (!w->nr)
+		return 0;
+	w->ok = calloc(w->nr, sizeof(*w->ok));
+	if (!w->ok || GROW(s->files, s->nr_files + w->nr, s->cap_files))
+		return -ENOMEM;
+	w->base = s->nr_files;
+	memset(&s->files[w->base], 0, w->nr * sizeof(*s->files));
+	if (threads > WALK_MAX_THREADS)
+		threads = WALK_MAX_THREADS;
+	if (threads > w->nr / WALK_PER_THREAD + 1)
+		threads = w->nr / WALK_PER_THREAD + 1;
+	/* this thread is one of them; a thread that cannot start is one less */
+	while (n + 1 < threads && !pthread_create(&tid[n], NULL, scan_some, w))
+		n++;
+	scan_some(w);
+	while (n)
+		pthread_join(tid[--n], NULL);
+	for (size_t i = 0; i < w->nr; i++) {
+		struct frag_file *f = &s->files[w->base + i];
+
+		if (w->ok[i]) {
+			f->path = w->paths[i];
+			if (kept != i)
+				s->files[w->base + kept] = *f;
+			kept++;
+		} else {
+			free(w->paths[i]);
+			free(f->ext);
+		}
+		w->paths[i] = NULL;
+	}
+	s->nr_files = w->base + kept;
+	return 0;
+}
+
+int frag_walk(const char *root, bool sync, unsigned int threads, struct frag_scan *s)
 {
 	struct walk w = {.s = s, .sync = sync};
 	char path[4096];
 	struct stat st;
-	int fd;
+	int fd, ret = 0;
 
 	s->method = "fiemap";
 	if (lstat(root, &st) < 0) {
@@ -138,10 +232,8 @@ int frag_walk(const char *root, bool sync, struct frag_scan *s)
 		return -errno;
 	}
 	if (S_ISREG(st.st_mode)) {
-		scan_file(&w, AT_FDCWD, root, root);
-		return 0;
-	}
-	if (!S_ISDIR(st.st_mode)) {
+		found_file(&w, AT_FDCWD, root, root);
+	} else if (!S_ISDIR(st.st_mode)) {
 		fprintf(
 		    stderr,
 		    "iotrail: %s: not a regular file or directory (a %s); give a block "
@@ -153,21 +245,31 @@ int frag_walk(const char *root, bool sync, struct frag_scan *s)
 		    : S_ISCHR(st.st_mode)  ? "character device"
 					   : "socket");
 		return -EINVAL;
+	} else {
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "iotrail: %s: %s\n", root, strerror(errno));
+			return -errno;
+		}
+		w.dev = st.st_dev;
+		snprintf(path, sizeof(path), "%s", root);
+		while (strlen(path) > 1 && path[strlen(path) - 1] == '/')
+			path[strlen(path) - 1] = 0;
+		walk_dir(&w, fd, path, strlen(path));
 	}
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "iotrail: %s: %s\n", root, strerror(errno));
-		return -errno;
+	if (scan_files(&w, threads ? threads : 1)) {
+		fprintf(stderr, "iotrail: %s: out of memory\n", root);
+		ret = -ENOMEM;
 	}
-	w.dev = st.st_dev;
-	snprintf(path, sizeof(path), "%s", root);
-	while (strlen(path) > 1 && path[strlen(path) - 1] == '/')
-		path[strlen(path) - 1] = 0;
-	walk_dir(&w, fd, path, strlen(path));
 	if (w.special || w.links)
 		fprintf(
 		    stderr,
 		    "iotrail: %s: skipped %llu special files and %llu symbolic links\n",
 		    root, (unsigned long long)w.special, (unsigned long long)w.links);
-	return 0;
+	s->errors += w.errors;
+	for (size_t i = 0; i < w.nr; i++)
+		free(w.paths[i]);
+	free(w.paths);
+	free(w.ok);
+	return ret;
 }

@@ -211,7 +211,7 @@ for i in 1 2 3 4 5; do echo "$i" >"$MISC/vanish/f$i"; done
 # (LeakSanitizer cannot run under ptrace: off for the sanitizer build)
 export ASAN_OPTIONS=detect_leaks=0
 strace -f -o "$TMP/strace.out" -e trace=openat "$IOTRAIL" frag --method fiemap -f tsv "$MISC/vanish" >/dev/null 2>&1
-n=$(grep -n '"f3"' "$TMP/strace.out" | head -1 | cut -d: -f1)
+n=$(grep -n '/f3"' "$TMP/strace.out" | head -1 | cut -d: -f1)
 strace -f -o /dev/null -e trace=openat -e inject=openat:error=ENOENT:when="${n:-1}" \
 	"$IOTRAIL" frag --method fiemap -f tsv "$MISC/vanish" >"$TMP/o" 2>"$TMP/e"
 st=$?
@@ -219,6 +219,28 @@ unset ASAN_OPTIONS
 expect_eq "vanished file: exit 1" "$st" 1
 expect_eq "vanished file: says so, naming it" "$(cat "$TMP/e")" "iotrail: $MISC/vanish/f3: vanished during the scan"
 expect_eq "vanished file: the other four are scanned" "$(tail -n +2 "$TMP/o" | wc -l)" 4
+# the FIEMAP walk on threads: 1,500 files of 1 to 3 blocks in 3 directories
+# mapped on 1, 3 and 8 threads (and under ThreadSanitizer) give the same rows
+mkdir -p "$MISC/many/a" "$MISC/many/b/c"
+python3 - "$MISC/many" <<'PY'
+import os, sys
+for i in range(1500):
+    d = ("a", "b", "b/c")[i % 3]
+    with open(os.path.join(sys.argv[1], d, "f%d" % i), "wb") as f:
+        f.write(b"x" * (4096 * (1 + i % 3) - i % 7))
+PY
+sync
+"$IOTRAIL" frag --method fiemap --threads 1 -f tsv "$MISC/many" >"$TMP/t1.tsv"
+expect_eq "threads: one thread exits 0, 1,500 files" "$? $(tail -n +2 "$TMP/t1.tsv" | wc -l)" "0 1500"
+for t in 3 8; do
+	"$IOTRAIL" frag --method fiemap --threads $t -f tsv "$MISC/many" >"$TMP/t.tsv"
+	check "threads: $t threads give one thread's rows, in its order" cmp -s "$TMP/t1.tsv" "$TMP/t.tsv"
+done
+TSAN=$ROOT/build/tsan/iotrail # make tsan
+"$TSAN" frag --method fiemap --threads 4 -f tsv "$MISC/many" >"$TMP/t.tsv" 2>"$TMP/tsan.err"
+expect_eq "threads: under ThreadSanitizer, no race and the same rows" \
+	"$? $(grep -c ThreadSanitizer "$TMP/tsan.err") $(cmp -s "$TMP/t1.tsv" "$TMP/t.tsv" && echo same)" "0 0 same"
+expect_eq "threads: a bad count" "$(run --threads 0 "$MISC/many") $(grep -c "threads 0: not a count from 1 to 1024" "$TMP/e")" "2 1"
 # a tree with a hard link, a symbolic link, a fifo and a deep branch:
 # libext2fs names each inode once (FIEMAP opens each path) and skips the rest
 mkdir -p "$MISC/tree/a/b/c"
