@@ -626,11 +626,21 @@ static int tree_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de, int off
 				c->path);
 			c->s->errors++;
 		} else {
+			errcode_t err;
+
 			c->depth++;
 			c->path_len = len + 1 + n;
-			ext2fs_dir_iterate2(c->fs, de->inode, 0, NULL, tree_cb, c);
+			err = ext2fs_dir_iterate2(c->fs, de->inode, 0, NULL, tree_cb, c);
 			c->path_len = len;
 			c->depth--;
+			/* its files are not named by an inode scan here: said */
+			if (err) {
+				fprintf(stderr,
+					"iotrail: %s: directory (inode %u) unreadable: "
+					"%s; its files are left out\n",
+					c->path, de->inode, error_message(err));
+				c->s->errors++;
+			}
 		}
 	}
 	c->path[len] = 0;

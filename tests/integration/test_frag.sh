@@ -257,6 +257,25 @@ expect_eq "tree: the same blocks as FIEMAP" "$(grep two "$TMP/o" | cut -f 3-)" \
 	"$("$IOTRAIL" frag --method fiemap -f tsv "$MISC/tree/a/b/c" 2>/dev/null | grep two | cut -f 3-)"
 umount "$MISC"
 losetup -d "$MDEV"
+# a directory block zeroed under a mounted tree: that directory is said,
+# the rest of the tree scanned, exit 1
+truncate -s 32M "$TMP/dirz.img"
+mkfs.ext4 -q -F -b 1024 "$TMP/dirz.img"
+mkdir -p "$TMP/dirz"
+ZDEV=$(losetup -f --show "$TMP/dirz.img")
+mount "$ZDEV" "$TMP/dirz" && MOUNTS+=("$TMP/dirz")
+mkdir -p "$TMP/dirz/t/sub"
+for i in 1 2 3; do echo $i >"$TMP/dirz/t/sub/f$i"; echo $i >"$TMP/dirz/t/g$i"; done
+umount "$TMP/dirz"
+blk=$(debugfs -R "blocks /t/sub" "$TMP/dirz.img" 2>/dev/null | awk '{print $1}')
+dd if=/dev/zero of="$ZDEV" bs=1024 seek="$blk" count=1 conv=notrunc oflag=direct status=none
+mount "$ZDEV" "$TMP/dirz"
+"$IOTRAIL" frag -f tsv "$TMP/dirz/t" >"$TMP/o" 2>"$TMP/e"
+expect_eq "damaged directory in a tree: exit 1, the other 3 files" "$? $(tail -n +2 "$TMP/o" | wc -l)" "1 3"
+check "damaged directory in a tree: named, with libext2fs's reason" \
+	grep -q "dirz/t/sub: directory (inode [0-9]*) unreadable: EXT2 directory corrupted; its files are left out" "$TMP/e"
+umount "$TMP/dirz"
+losetup -d "$ZDEV"
 # ext2 without file types in its directory entries: each entry's inode says
 truncate -s 16M "$TMP/noft.img"
 mkfs.ext2 -q -F -O ^filetype "$TMP/noft.img"
