@@ -57,6 +57,25 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A mountinfo field in place: the kernel writes space, tab, newline and
+ * backslash as \ooo (octal). */
+static void unescape_octal(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ =
+			    (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
 /* The mount of the filesystem that holds dir (dev: its st_dev): its type
  * and source device; *whole when dir is its mount point and the root of the
  * filesystem (not a bind mount of a directory). An exact mount point wins
@@ -85,6 +104,9 @@ static bool mount_of(const char *dir, dev_t dev, char *type, size_t tlen, char *
 		    !dash || sscanf(dash + 3, "%63s %4095s", fstype, source) != 2 ||
 		    makedev(maj, min) != dev)
 			continue;
+		unescape_octal(root);
+		unescape_octal(mp);
+		unescape_octal(source);
 		exact = !strcmp(mp, real);
 		if (found && *whole && !exact)
 			continue;

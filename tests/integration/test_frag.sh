@@ -276,6 +276,19 @@ check "damaged directory in a tree: named, with libext2fs's reason" \
 	grep -q "dirz/t/sub: directory (inode [0-9]*) unreadable: EXT2 directory corrupted; its files are left out" "$TMP/e"
 umount "$TMP/dirz"
 losetup -d "$ZDEV"
+# a mount point with a space in its path (mountinfo writes it as \040):
+# still the whole filesystem
+truncate -s 16M "$TMP/space.img"
+mkfs.ext4 -q -F "$TMP/space.img"
+mkdir -p "$TMP/sp ace"
+SDEV=$(losetup -f --show "$TMP/space.img")
+mount "$SDEV" "$TMP/sp ace" && MOUNTS+=("$TMP/sp ace")
+echo x >"$TMP/sp ace/f"
+check "a mount point with a space: read whole, with its filesystem" \
+	grep -q '"how":"mounted, read from /dev/loop[0-9]* after syncfs",.*"filesystem":{"type":"ext4"' \
+	<("$IOTRAIL" frag -f json "$TMP/sp ace")
+umount "$TMP/sp ace"
+losetup -d "$SDEV"
 # ext2 without file types in its directory entries: each entry's inode says
 truncate -s 16M "$TMP/noft.img"
 mkfs.ext2 -q -F -O ^filetype "$TMP/noft.img"
