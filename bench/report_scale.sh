@@ -9,6 +9,9 @@
 #   bench/report_scale.sh TRACE [REPS] [THREADS]
 #   bench/report_scale.sh mktrace:NREQ:NCPUS [REPS] [THREADS]   (made in /dev/shm)
 # THREADS: a list, default "1 2 4 8 16"; ARGS="-a latency,syscall" adds options.
+# Each N also runs as "N/1r": the join on N threads with the records read by
+# one thread in order (IOTRAIL_ONE_READER=1), as before the trace was read
+# in segments (ONE_READER=0 leaves those out).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TRACE=${1:?usage: bench/report_scale.sh TRACE|mktrace:NREQ:NCPUS [REPS] [THREADS]}
@@ -37,28 +40,36 @@ timed() {
 	awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f\n", b - a}'
 }
 $IOTRAIL report --threads 1 -i "$TRACE" ${ARGS:-} -f json >"$W/ref.json" || exit 1
+VARIANTS=
+for n in $LIST default; do
+	VARIANTS="$VARIANTS $n"
+	[ "${ONE_READER:-1}" = 1 ] && [ "$n" != default ] && [ "$n" -ge 4 ] &&
+		VARIANTS="$VARIANTS $n/1r"
+done
+# a variant's report of the trace
+run_variant() { # N [OPTIONS...]
+	local n=$1
+	shift
+	case $n in
+	default) $IOTRAIL report -i "$TRACE" ${ARGS:-} "$@" ;;
+	*/1r) IOTRAIL_ONE_READER=1 $IOTRAIL report --threads "${n%/1r}" -i "$TRACE" ${ARGS:-} "$@" ;;
+	*) $IOTRAIL report --threads "$n" -i "$TRACE" ${ARGS:-} "$@" ;;
+	esac
+}
 for ((r = 0; r < REPS; r++)); do
-	for n in $LIST default; do
-		if [ "$n" = default ]; then
-			timed $IOTRAIL report -i "$TRACE" ${ARGS:-} >>"$W/t.default"
-		else
-			timed $IOTRAIL report --threads "$n" -i "$TRACE" ${ARGS:-} >>"$W/t.$n"
-		fi
+	for n in $VARIANTS; do
+		timed run_variant "$n" >>"$W/t.${n//\//_}"
 	done
 done
 same() {
-	if [ "$1" = default ]; then
-		$IOTRAIL report -i "$TRACE" ${ARGS:-} -f json >"$W/j.json"
-	else
-		$IOTRAIL report --threads "$1" -i "$TRACE" ${ARGS:-} -f json >"$W/j.json"
-	fi
+	run_variant "$1" -f json >"$W/j.json"
 	cmp -s "$W/ref.json" "$W/j.json" && echo yes || echo NO
 }
 one=$(sort -n "$W/t.1" 2>/dev/null | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
 echo "# $TRACE ($(stat -c %s "$TRACE") bytes), $REPS alternating repetitions, $(nproc) CPUs"
 printf '%-9s %22s %9s %10s\n' THREADS "SECONDS median (min-max)" SPEED-UP "SAME JSON"
-for n in $LIST default; do
-	sort -n "$W/t.$n" | awk -v n="$n" -v one="${one:-0}" -v same="$(same "$n")" '
+for n in $VARIANTS; do
+	sort -n "$W/t.${n//\//_}" | awk -v n="$n" -v one="${one:-0}" -v same="$(same "$n")" '
 	{ a[NR] = $1 }
 	END { m = a[int((NR + 1) / 2)]
 	      printf "%-9s %8.2f (%.2f-%.2f) %8.2fx %10s\n", n, m, a[1], a[NR], m ? one / m : 0, same }'

@@ -23,10 +23,12 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../join/outlog.h"
+#include "../util/clock.h"
 #include "analyzer.h"
 #include "fanout.h"
 
@@ -38,6 +40,7 @@ struct fan_thread {
 	pthread_t th;
 	struct an_hooks hooks; /* its share of the analyzers */
 	uint64_t done;	       /* batches it has run */
+	uint64_t cpu_ns;       /* its CPU time, once stopped */
 	bool started;
 };
 
@@ -109,6 +112,7 @@ static void *fan_run(void *arg)
 {
 	struct fan_thread *t = arg;
 	struct fanout *f = t->f;
+	uint64_t cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
 
 	pthread_mutex_lock(&f->mu);
 	for (;;) {
@@ -125,6 +129,7 @@ static void *fan_run(void *arg)
 		t->done++;
 		pthread_cond_broadcast(&f->cv);
 	}
+	t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
 	pthread_mutex_unlock(&f->mu);
 	return NULL;
 }
@@ -326,6 +331,12 @@ void analysis_fanout_end(struct analysis *a)
 		return;
 	catch_up(f);
 	stop_threads(f);
+	if (getenv("IOTRAIL_DEBUG")) { /* where a report's time goes */
+		fprintf(stderr, "iotrail: analyzers on %u threads: CPU s", f->nr_threads);
+		for (unsigned int i = 0; i < f->nr_threads; i++)
+			fprintf(stderr, " %.3f", f->t[i].cpu_ns / 1e9);
+		fputc('\n', stderr);
+	}
 	fanout_free(f);
 	a->fan = NULL;
 }

@@ -12,6 +12,7 @@
 #include "../join/parallel.h"
 #include "../trace/ahead.h"
 #include "../trace/syscalls.h"
+#include "../util/grow.h"
 
 /* a trace from an architecture iotrail does not know: no number matches */
 static const uint32_t unknown_arch_nr[NR_SYSCALL_KINDS] = {
@@ -154,8 +155,9 @@ int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *en
 /* Whether the join itself runs on threads (join/parallel.h): with
  * --threads 4 or more (or IOTRAIL_SEGMENT=N, for the tests, which sets a
  * segment's records), and by default where there are 4 CPUs or more, on
- * JOIN_DEFAULT_THREADS at most. One reader thread bounds it: on 16 CPUs
- * (a 1 s recording of 16 threads' zram reads, 18M events) one thread took
+ * JOIN_DEFAULT_THREADS at most. Read by one reader thread (before the
+ * trace was read in segments, trace_reader_plan), on 16 CPUs (a 1 s
+ * recording of 16 threads' zram reads, 18M events) one thread took
  * 2.4-2.9 s, the reader in its own thread 1.8-1.9 s, the join on 4
  * threads 1.3-1.4 s, on 8 1.5 s and on 16 1.5-1.6 s; with four analyzers
  * 8 threads did best. It holds more: 221 MB resident against 81 MB for
@@ -347,10 +349,60 @@ static int64_t pull_records(void *ctx, struct iot_rec *buf, size_t max)
 	return n ? (int64_t)n : p->pull_err;
 }
 
+/* Reading in segments (trace_reader_plan): each segment's EXEC records,
+ * whose names are set as the segments are put in order */
+struct seg_source {
+	struct pipeline *p;
+	struct reader_plan plan;
+	struct exec_list {
+		struct iot_rec *v;
+		size_t n, cap;
+	} * execs; /* per segment */
+};
+
+static int fill_segment(void *ctx, uint64_t k, struct iot_rec **recs, size_t *n,
+			size_t *cap)
+{
+	struct seg_source *src = ctx;
+	struct exec_list *ex = &src->execs[k];
+	struct trace_reader cur;
+	const struct iot_rec *rec;
+	/* room for a segment's records and some: what varies is the round */
+	int err = GROW(*recs, src->plan.seg_recs + src->plan.seg_recs / 8, *cap)
+		      ? -ENOMEM
+		      : trace_reader_segment(&src->p->rd, &src->plan, (size_t)k, &cur);
+
+	while (!err && (err = trace_reader_next(&cur, &rec)) == 1) {
+		err = 0;
+		if (GROW(*recs, *n + 1, *cap) ||
+		    (rec->type == IOT_EV_EXEC && GROW(ex->v, ex->n + 1, ex->cap))) {
+			err = -ENOMEM;
+			break;
+		}
+		if (rec->type == IOT_EV_EXEC)
+			ex->v[ex->n++] = *rec;
+		(*recs)[(*n)++] = *rec;
+	}
+	trace_reader_segment_done(&src->p->rd, &src->plan, (size_t)k, &cur);
+	return err < 0 ? err : 0;
+}
+
+static void segment_in_order(void *ctx, uint64_t k)
+{
+	struct seg_source *src = ctx;
+	struct exec_list *ex = &src->execs[k];
+
+	for (size_t i = 0; i < ex->n; i++)
+		trace_reader_exec(&src->p->rd, &ex->v[i]);
+	free(ex->v);
+	*ex = (struct exec_list){0};
+}
+
 /* The join on threads: 0, or < 0 after which the sink saw part */
 static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 			 unsigned int workers, uint64_t seg)
 {
+	struct seg_source src = {.p = p};
 	struct join_par_config cfg = {
 	    .workers = workers,
 	    .seg_recs = seg,
@@ -361,18 +413,55 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 	    .bi_elided = p->jn.bi_elided,
 	};
 	struct join_par_result res;
-	int err = join_par_run(&cfg, pull_records, p, &res);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int look = workers + 2;
+	int err, planned;
 
+	/* the segments read on the workers where the trace allows it, the
+	 * trace looked at on as many threads as CPUs at most (one that waits
+	 * for a CPU holds back what the others may let go of a large trace) */
+	if (cpus > 0 && look > (unsigned long)cpus)
+		look = (unsigned int)cpus;
+	/* IOTRAIL_ONE_READER=1 (for benchmarks and tests): every record
+	 * read by one thread, in order, as for a trace that cannot be cut */
+	planned = getenv("IOTRAIL_ONE_READER") && *getenv("IOTRAIL_ONE_READER") == '1'
+		      ? 0
+		      : trace_reader_plan(&p->rd, seg ? seg : JOIN_PAR_SEGMENT, look,
+					  &src.plan);
+	if (planned == 1 && !(src.execs = calloc(src.plan.nr_segs, sizeof(*src.execs)))) {
+		reader_plan_release(&src.plan);
+		planned = -ENOMEM;
+	}
+	if (planned < 0)
+		return planned;
+	if (planned == 1) {
+		cfg.nr_segs = src.plan.nr_segs;
+		cfg.fill = fill_segment;
+		cfg.in_order = segment_in_order;
+		cfg.src_ctx = &src;
+	}
+	err = join_par_run(&cfg, pull_records, p, &res);
+	if (planned == 1) {
+		if (!err)
+			trace_reader_plan_apply(&p->rd, &src.plan);
+		for (size_t k = 0; k < src.plan.nr_segs; k++)
+			free(src.execs[k].v);
+		free(src.execs);
+		reader_plan_release(&src.plan);
+	}
 	p->jn.st = res.st;
 	if (getenv("IOTRAIL_DEBUG"))
-		fprintf(stderr,
-			"iotrail: join on %u threads: %llu segments, %llu taken up where "
-			"the states met, %llu joined again whole, %llu records joined "
-			"twice\n",
-			workers, (unsigned long long)res.segments,
-			(unsigned long long)res.stitched,
-			(unsigned long long)res.rejoined,
-			(unsigned long long)res.overlap);
+		fprintf(
+		    stderr,
+		    "iotrail: join on %u threads%s: %llu segments, %llu taken up where "
+		    "the states met, %llu joined again whole, %llu records joined "
+		    "twice; CPU s: reading %.3f, replay %.3f, workers %.3f (the "
+		    "busiest %.3f)\n",
+		    workers, planned == 1 ? ", read in segments" : "",
+		    (unsigned long long)res.segments, (unsigned long long)res.stitched,
+		    (unsigned long long)res.rejoined, (unsigned long long)res.overlap,
+		    res.cpu_read_ns / 1e9, res.cpu_replay_ns / 1e9,
+		    res.cpu_workers_ns / 1e9, res.cpu_worker_max_ns / 1e9);
 	return err;
 }
 

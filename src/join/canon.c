@@ -532,6 +532,40 @@ int join_seed_copy(struct join_seed *to, const struct join_seed *from)
 			  &to->tgid, from);
 }
 
+static int merge_map(struct u64map *to, const struct u64map *later)
+{
+	if (later->has_zero && u64map_put(to, 0, later->zero_val))
+		return -ENOMEM;
+	for (size_t i = 0; i <= later->mask; i++)
+		if (later->keys[i] && u64map_put(to, later->keys[i], later->vals[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+int join_seed_merge(struct join_seed *to, const struct join_seed *later)
+{
+	if (later->nr_plain > to->nr_plain) {
+		struct join_plain *p = realloc(to->plain, later->nr_plain * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + to->nr_plain, 0,
+		       (later->nr_plain - to->nr_plain) * sizeof(*p));
+		to->plain = p;
+		to->nr_plain = later->nr_plain;
+	}
+	/* a CPU's entry is set by a record (tid + 1: never 0, see
+	 * trace_reader_plan) or left as it was */
+	for (size_t c = 0; c < later->nr_plain; c++)
+		if (later->plain[c].tid1)
+			to->plain[c] = later->plain[c];
+	return merge_map(&to->fault, &later->fault) ||
+		       merge_map(&to->fault_index, &later->fault_index) ||
+		       merge_map(&to->tgid, &later->tgid)
+		   ? -ENOMEM
+		   : 0;
+}
+
 int join_seed_apply(struct join *j, const struct join_seed *s)
 {
 	return copy_facts(&j->plain, &j->nr_plain, &j->fault, &j->fault_index, &j->tgid,

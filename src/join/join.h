@@ -331,6 +331,9 @@ int join_seed_init(struct join_seed *s);
 /* One record more (in stream order); 0 or -ENOMEM */
 int join_seed_feed(struct join_seed *s, const struct iot_rec *r, bool bi_elided);
 int join_seed_copy(struct join_seed *to, const struct join_seed *from);
+/* The facts of a stretch's records (a seed fed them from init) over the
+ * facts before it: as if fed one after the other; 0 or -ENOMEM */
+int join_seed_merge(struct join_seed *to, const struct join_seed *later);
 /* Into a join just made (join_init); 0 or -ENOMEM */
 int join_seed_apply(struct join *j, const struct join_seed *s);
 void join_seed_release(struct join_seed *s);

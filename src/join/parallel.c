@@ -26,6 +26,14 @@
  * dirtied and not yet written back meets only once they are.
  *
  * A third thread replays the logs, in segment order, into the sink.
+ *
+ * Or the segments are read on the workers themselves (cfg->fill: a trace
+ * whose stretches of time each have a merge of their own, reader.h), so
+ * that no thread reads every record: a worker reads the next segment when
+ * its slot is free, with the facts its records write by themselves (a
+ * seed of its own, from empty), and the segments are then put in order one
+ * at a time, each given the facts before it (the seeds of those before
+ * merged, join_seed_merge).
  */
 #include "parallel.h"
 
@@ -34,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/clock.h"
 #include "../util/grow.h"
 #include "outlog.h"
 
@@ -53,6 +62,7 @@ struct snap {
 enum seg_state {
 	SEG_FREE,    /* its slot is free */
 	SEG_FILLING, /* the reader fills it */
+	SEG_READ,    /* a worker read it (cfg->fill): its seed is to be set */
 	SEG_READY,   /* its records are in */
 	SEG_OWN,     /* joined from empty by a worker */
 	SEG_JOINED,  /* that done: its checkpoints are known */
@@ -72,9 +82,10 @@ struct seg {
 	 * first segment: 0) */
 	size_t from;
 	struct join_stats base;
-	struct join_stats end; /* its join's counts where its outputs end */
-	struct join_seed seed; /* the facts as they stood at its start */
-	bool final;	       /* its log is whole: to replay */
+	struct join_stats end;	/* its join's counts where its outputs end */
+	struct join_seed seed;	/* the facts as they stood at its start */
+	struct join_seed delta; /* cfg->fill: the facts its records write */
+	bool final;		/* its log is whole: to replay */
 };
 
 struct par {
@@ -87,6 +98,8 @@ struct par {
 	uint64_t nr_segs;  /* the number of segments, once the last is known */
 	bool last_known;
 	uint64_t next_own;     /* the lowest segment no worker has taken */
+	uint64_t seeded;       /* cfg->fill: segments put in order */
+	bool seq_busy;	       /* a worker puts one in order */
 	struct join_seed seed; /* the facts, as the reader has read on */
 	/* the chain: the trace's own join is segment chain's; it runs on into
 	 * segment target once that one is joined (busy: a worker has it) */
@@ -278,10 +291,39 @@ static void chain_step(struct par *p, struct join_canon *scratch)
 		p->err = err;
 }
 
+/* cfg->fill: segment g read, and the facts its records write */
+static int read_seg(struct par *p, struct seg *g)
+{
+	int err;
+
+	g->n = 0;
+	join_seed_release(&g->delta);
+	err = join_seed_init(&g->delta);
+	if (!err)
+		err = p->cfg->fill(p->cfg->src_ctx, g->idx, &g->recs, &g->n, &g->cap);
+	for (size_t i = 0; i < g->n && !err; i++)
+		err = join_seed_feed(&g->delta, &g->recs[i], p->cfg->bi_elided);
+	return err;
+}
+
+/* cfg->fill: segment g, the next in order, given the facts before it */
+static int in_order(struct par *p, struct seg *g)
+{
+	int err = join_seed_copy(&g->seed, &p->seed);
+
+	if (!err)
+		err = join_seed_merge(&p->seed, &g->delta);
+	join_seed_release(&g->delta);
+	if (!err && p->cfg->in_order)
+		p->cfg->in_order(p->cfg->src_ctx, g->idx);
+	return err;
+}
+
 static void *worker(void *arg)
 {
 	struct par *p = arg;
 	struct join_canon scratch = {0};
+	uint64_t cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -295,6 +337,23 @@ static void *worker(void *arg)
 			p->chain_busy = true;
 			chain_step(p, &scratch);
 			p->chain_busy = false;
+			pthread_cond_broadcast(&p->cv);
+			continue;
+		}
+		if (p->cfg->fill && !p->seq_busy && p->seeded < p->filled &&
+		    slot(p, p->seeded)->state == SEG_READ) {
+			struct seg *g = slot(p, p->seeded);
+			int err;
+
+			p->seq_busy = true;
+			pthread_mutex_unlock(&p->mu);
+			err = in_order(p, g);
+			pthread_mutex_lock(&p->mu);
+			if (err && !p->err)
+				p->err = err;
+			g->state = SEG_READY;
+			p->seeded++;
+			p->seq_busy = false;
 			pthread_cond_broadcast(&p->cv);
 			continue;
 		}
@@ -312,10 +371,30 @@ static void *worker(void *arg)
 			pthread_cond_broadcast(&p->cv);
 			continue;
 		}
+		if (p->cfg->fill && p->filled < p->nr_segs &&
+		    p->filled - p->replayed < p->nr_slots) {
+			struct seg *g = slot(p, p->filled);
+			int err;
+
+			g->state = SEG_FILLING;
+			g->idx = p->filled++;
+			pthread_mutex_unlock(&p->mu);
+			err = read_seg(p, g);
+			pthread_mutex_lock(&p->mu);
+			if (err && !p->err)
+				p->err = err;
+			g->state = SEG_READ;
+			pthread_cond_broadcast(&p->cv);
+			continue;
+		}
 		pthread_cond_wait(&p->cv, &p->mu);
 	}
-	pthread_mutex_unlock(&p->mu);
 	join_canon_release(&scratch);
+	cpu = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	p->res->cpu_workers_ns += cpu;
+	if (cpu > p->res->cpu_worker_max_ns)
+		p->res->cpu_worker_max_ns = cpu;
+	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
@@ -351,6 +430,7 @@ static void add_stats(struct join_stats *to, const struct join_stats *end,
 static void *replayer(void *arg)
 {
 	struct par *p = arg;
+	uint64_t cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -371,6 +451,7 @@ static void *replayer(void *arg)
 		p->replayed++;
 		pthread_cond_broadcast(&p->cv);
 	}
+	p->res->cpu_replay_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
@@ -446,6 +527,11 @@ int join_par_run(const struct join_par_config *cfg,
 	 * for the replay */
 	p.nr_slots = w + 4;
 	p.nr_segs = UINT64_MAX;
+	if (cfg->fill) { /* known from the start */
+		p.nr_segs = cfg->nr_segs;
+		p.last_known = true;
+		res->segments = cfg->nr_segs;
+	}
 	p.target = 1;
 	p.segs = calloc(p.nr_slots, sizeof(*p.segs));
 	th = calloc(w, sizeof(*th));
@@ -458,7 +544,7 @@ int join_par_run(const struct join_par_config *cfg,
 	pthread_cond_init(&p.cv, NULL);
 	err = join_seed_init(&p.seed);
 	for (unsigned int i = 0; i < p.nr_slots && !err; i++)
-		err = join_seed_init(&p.segs[i].seed);
+		err = join_seed_init(&p.segs[i].seed) ?: join_seed_init(&p.segs[i].delta);
 	if (err) {
 		p.err = err;
 		goto out;
@@ -467,10 +553,16 @@ int join_par_run(const struct join_par_config *cfg,
 	while (replaying && started < w &&
 	       !pthread_create(&th[started], NULL, worker, &p))
 		started++;
-	if (!replaying || !started)
+	if (!replaying || !started) {
 		fail(&p, -EAGAIN);
-	else
+	} else if (cfg->fill) {
+		worker(&p); /* this thread too: nothing to read in order */
+	} else {
+		uint64_t cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
+
 		read_all(&p, pull, ctx);
+		res->cpu_read_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	}
 	for (unsigned int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	if (replaying)
@@ -480,6 +572,7 @@ out:
 	join_seed_release(&p.seed);
 	for (unsigned int i = 0; i < p.nr_slots; i++) {
 		join_seed_release(&p.segs[i].seed);
+		join_seed_release(&p.segs[i].delta);
 		seg_clear(&p.segs[i]);
 		free(p.segs[i].recs);
 		outlog_release(&p.segs[i].log);

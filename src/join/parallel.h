@@ -24,6 +24,15 @@ struct join_par_config {
 	void *dev_ctx;
 	const uint32_t *syscall_nr;
 	bool bi_elided;
+	/* The segments read on the joining threads instead of pulled in
+	 * order (trace_reader_plan): nr_segs of them. fill puts segment k's
+	 * records in *recs (of *cap, grown as GROW does), on any thread,
+	 * several at once; in_order is then called for each segment, in
+	 * order, one at a time. fill NULL: pulled. */
+	uint64_t nr_segs;
+	int (*fill)(void *ctx, uint64_t k, struct iot_rec **recs, size_t *n, size_t *cap);
+	void (*in_order)(void *ctx, uint64_t k);
+	void *src_ctx;
 };
 
 struct join_par_result {
@@ -32,11 +41,16 @@ struct join_par_result {
 	 * came from the start; of which joined again by that join (its
 	 * state never met theirs); and the records joined twice */
 	uint64_t segments, stitched, rejoined, overlap;
+	/* CPU time (ns) of the reading thread, of the replay, and of the
+	 * workers (summed, and the busiest): where the time of a report on
+	 * many cores goes (IOTRAIL_DEBUG) */
+	uint64_t cpu_read_ns, cpu_replay_ns, cpu_workers_ns, cpu_worker_max_ns;
 };
 
 /* pull: up to max records into buf, in order; how many (0: the end) or a
  * negative errno. It runs in the calling thread, which reads while the
- * segments are joined. 0, or -ENOMEM (or pull's error): the sink has then
+ * segments are joined (with cfg->fill, pull is not called and the calling
+ * thread is one of the workers). 0, or -ENOMEM (or pull's error): the sink has then
  * seen some prefix of the outputs. */
 int join_par_run(const struct join_par_config *cfg,
 		 int64_t (*pull)(void *ctx, struct iot_rec *buf, size_t max), void *ctx,

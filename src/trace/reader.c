@@ -1300,3 +1300,469 @@ uint64_t trace_reader_duration_ns(const struct trace_reader *r)
 		   ? r->end.end_mono_ns - r->hdr.start_mono_ns
 		   : 0;
 }
+
+/* ---- reading in segments ------------------------------------------------
+ *
+ * A trace whose records never come into the merge behind a limit it
+ * already passed (each at or after the highest mark the merge had gone by
+ * when its chunk was read), and whose streams are each in time order but
+ * for neighbours fewer than READER_REORDER apart (each record at or after
+ * every record of its stream READER_REORDER or more before it: what the
+ * window sorts), is merged into one order that is the records sorted by
+ * (time, stream), each stream's in its own order: nothing in the merge
+ * above depends on the rounds then. The records of any stretch of time are then read by a
+ * merge of their own (a cursor: the same code, over the parts of the chunks
+ * that hold that stretch), on any thread, and the stretches put end to end
+ * are the trace's merge. trace_reader_plan checks that on threads, counts
+ * what the merge would have counted (gaps, summaries), and cuts the time
+ * into segments. */
+
+#define W READER_REORDER
+
+/* what a chunk's records say, for the plan (one per chunk with records;
+ * a ROUND's mark in min_ts) */
+struct chunk_look {
+	uint64_t min_ts, max_ts, first_seq, last_seq;
+	uint64_t gaps, summaries;  /* inside the chunk */
+	uint64_t head[W], tail[W]; /* the times of its first and last W */
+	uint64_t min_past_head;	   /* the least time past its first W */
+	uint64_t max_before_tail;  /* the greatest before its last W (or 0) */
+	bool ok; /* in order but for neighbours; nothing the plan leaves out */
+};
+
+static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
+{
+	uint64_t next_seq = UINT64_MAX, behind = 0; /* the greatest W or more back */
+
+	c->ok = true;
+	c->gaps = c->summaries = 0;
+	c->min_ts = c->min_past_head = UINT64_MAX;
+	c->max_ts = c->max_before_tail = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct iot_rec *x = &p[i];
+
+		if (i >= W) {
+			if (p[i - W].ts_ns > behind)
+				behind = p[i - W].ts_ns;
+			if (x->ts_ns < c->min_past_head)
+				c->min_past_head = x->ts_ns;
+		}
+		/* a time of UINT64_MAX is never returned (head_key); a
+		 * back-pressure mark's stretch list is ordered by the window's
+		 * reach; a BIO_INFO of tid UINT32_MAX writes a seed fact a
+		 * segment's could not tell from none */
+		if (x->ts_ns < behind || x->ts_ns == UINT64_MAX ||
+		    x->type == IOT_EV_DEGRADE ||
+		    (x->type == IOT_EV_BIO_INFO && x->tid == UINT32_MAX))
+			c->ok = false;
+		if (x->ts_ns < c->min_ts)
+			c->min_ts = x->ts_ns;
+		if (x->ts_ns > c->max_ts)
+			c->max_ts = x->ts_ns;
+		if (i + W < n && x->ts_ns > c->max_before_tail)
+			c->max_before_tail = x->ts_ns;
+		if (i < W)
+			c->head[i] = x->ts_ns;
+		if (i + W >= n)
+			c->tail[i + W - n] = x->ts_ns;
+		if (i && x->seq > next_seq && next_seq != UINT64_MAX)
+			c->gaps += x->seq - next_seq;
+		next_seq = x->seq + 1;
+		c->summaries += x->type == IOT_EV_SUMMARY;
+	}
+	c->first_seq = p[0].seq;
+	c->last_seq = p[n - 1].seq;
+}
+
+/* A stream's records so far, for the order check: the times of its last
+ * W (oldest first) and the greatest time before them */
+struct stream_look {
+	uint64_t last[W];
+	unsigned int nr_last;
+	uint64_t before;
+};
+
+static void stream_push(struct stream_look *s, uint64_t ts)
+{
+	if (s->nr_last == W) {
+		if (s->last[0] > s->before)
+			s->before = s->last[0];
+		memmove(s->last, s->last + 1, (W - 1) * sizeof(s->last[0]));
+		s->nr_last--;
+	}
+	s->last[s->nr_last++] = ts;
+}
+
+/* Whether the n records of chunk c go after the stream's records so far,
+ * each at or after every record W or more before it; then they are its */
+static bool stream_take(struct stream_look *s, const struct chunk_look *c, uint64_t n)
+{
+	uint64_t all = s->before;
+
+	for (unsigned int k = 0; k < s->nr_last; k++)
+		if (s->last[k] > all)
+			all = s->last[k];
+	/* past its first W, each record is W or more after every earlier
+	 * one of the stream's (its own were looked at in look_at) */
+	if (n > W && c->min_past_head < all)
+		return false;
+	for (uint64_t j = 0; j < n && j < W; j++) {
+		uint64_t back = s->before; /* the greatest W or more back */
+
+		/* last[k] is nr_last - k records before record j */
+		for (unsigned int k = 0; k + W <= s->nr_last; k++)
+			if (s->last[k] > back)
+				back = s->last[k];
+		if (c->head[j] < back)
+			return false;
+		stream_push(s, c->head[j]);
+	}
+	if (n > W) { /* its last W, and the greatest before them */
+		if (all > s->before)
+			s->before = all;
+		if (c->max_before_tail > s->before)
+			s->before = c->max_before_tail;
+		memcpy(s->last, c->tail, sizeof(s->last));
+		s->nr_last = W;
+	}
+	return true;
+}
+
+#define LOOK_THREADS 64
+
+struct plan_look {
+	const struct trace_reader *r;
+	struct chunk_look *looks;
+	size_t next;		 /* the next chunk to look at (atomic) */
+	unsigned int nr_at;	 /* threads begun (atomic) */
+	size_t at[LOOK_THREADS]; /* each one's chunk (atomic), SIZE_MAX: none */
+	size_t released;	 /* bytes of the map let go */
+	bool releasing;		 /* a thread lets pages go (atomic) */
+};
+
+/* A large trace's pages are let go below the first chunk still to be
+ * read, in steps (let_go), and not chunk by chunk: a read's fault maps
+ * the pages around it (fault-around: up to 64 KB, aligned), those of the
+ * chunk before let go included, which would stay. So what is let go
+ * stops RELEASE_GUARD short of that chunk; all of it once none is left. */
+#define RELEASE_GUARD (128u << 10)
+
+static void release_below(const struct trace_reader *r, size_t *released, size_t k)
+{
+	uint64_t upto;
+
+	if (r->size <= READER_POPULATE_MAX)
+		return;
+	if (k >= r->nr_chunks) {
+		if (*released < r->size)
+			madvise((void *)(r->map + *released), r->size - *released,
+				MADV_DONTNEED);
+		*released = r->size;
+		return;
+	}
+	upto = r->chunks[k].offset;
+	if (upto > RELEASE_GUARD)
+		let_go(r, released, upto - RELEASE_GUARD);
+}
+
+static bool in_map(const struct trace_reader *r, const struct reader_chunk *ch)
+{
+	return (const uint8_t *)ch->recs >= r->map &&
+	       (const uint8_t *)ch->recs < r->map + r->size;
+}
+
+static void *look_some(void *arg)
+{
+	struct plan_look *pl = arg;
+	const struct trace_reader *r = pl->r;
+	unsigned int me = __atomic_fetch_add(&pl->nr_at, 1, __ATOMIC_RELAXED);
+	size_t k;
+
+	for (;;) {
+		/* the chunks are taken in file order: below the least one a
+		 * thread has, the map is read */
+		__atomic_store_n(&pl->at[me], r->nr_chunks, __ATOMIC_RELAXED);
+		k = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&pl->at[me], k, __ATOMIC_RELEASE);
+		if (k >= r->nr_chunks)
+			break;
+		const struct reader_chunk *ch = &r->chunks[k];
+		uint64_t n = ch->size / IOT_REC_SIZE;
+
+		if (ch->type == IOT_CHUNK_ROUND && ch->size >= sizeof(struct iot_round)) {
+			struct iot_round rd; /* read here, where its page goes */
+
+			memcpy(&rd, r->map + ch->offset, sizeof(rd));
+			pl->looks[k].min_ts = rd.mark_ns;
+			continue;
+		}
+		if (!has_recs(ch->type) || !n)
+			continue;
+		if (r->size > READER_POPULATE_MAX && in_map(r, ch))
+			populate(ch->recs, ch->size);
+		look_at(ch->recs, n, &pl->looks[k]);
+		if (r->size > READER_POPULATE_MAX && k % 64 == 0 &&
+		    !__atomic_exchange_n(&pl->releasing, true, __ATOMIC_ACQUIRE)) {
+			size_t low = k;
+			unsigned int nr = __atomic_load_n(&pl->nr_at, __ATOMIC_ACQUIRE);
+
+			for (unsigned int t = 0; t < nr && t < LOOK_THREADS; t++) {
+				size_t a = __atomic_load_n(&pl->at[t], __ATOMIC_ACQUIRE);
+
+				if (a < low)
+					low = a;
+			}
+			release_below(r, &pl->released, low);
+			__atomic_store_n(&pl->releasing, false, __ATOMIC_RELEASE);
+		}
+	}
+	return NULL;
+}
+
+/* the segment whose stretch holds time t */
+static size_t seg_of(const struct reader_plan *pl, uint64_t t)
+{
+	size_t lo = 0, hi = pl->nr_segs; /* cuts[lo] <= t < cuts[hi] */
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pl->cuts[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The chunks of each segment (those whose time span meets its stretch),
+ * in file order, and how many segments read each chunk */
+static int list_chunks(const struct trace_reader *r, struct reader_plan *pl,
+		       const struct chunk_look *looks)
+{
+	size_t total = 0;
+
+	pl->seg_first = calloc(pl->nr_segs + 1, sizeof(*pl->seg_first));
+	pl->users = calloc(r->nr_chunks, sizeof(*pl->users));
+	if (!pl->seg_first || !pl->users)
+		return -ENOMEM;
+	for (size_t k = 0; k < r->nr_chunks; k++) {
+		if (!has_recs(r->chunks[k].type) || !r->chunks[k].size)
+			continue;
+		size_t a = seg_of(pl, looks[k].min_ts), b = seg_of(pl, looks[k].max_ts);
+
+		pl->users[k] = (uint32_t)(b - a + 1);
+		total += b - a + 1;
+		for (size_t s = a; s <= b; s++)
+			pl->seg_first[s + 1]++;
+	}
+	for (size_t s = 0; s < pl->nr_segs; s++)
+		pl->seg_first[s + 1] += pl->seg_first[s];
+	pl->seg_chunks = malloc((total ?: 1) * sizeof(*pl->seg_chunks));
+	if (!pl->seg_chunks)
+		return -ENOMEM;
+	size_t *at = malloc((pl->nr_segs ?: 1) * sizeof(*at));
+
+	if (!at)
+		return -ENOMEM;
+	memcpy(at, pl->seg_first, pl->nr_segs * sizeof(*at));
+	for (size_t k = 0; k < r->nr_chunks; k++) {
+		if (!has_recs(r->chunks[k].type) || !r->chunks[k].size)
+			continue;
+		size_t a = seg_of(pl, looks[k].min_ts), b = seg_of(pl, looks[k].max_ts);
+
+		for (size_t s = a; s <= b; s++)
+			pl->seg_chunks[at[s]++] = k;
+	}
+	free(at);
+	return 0;
+}
+
+int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
+		      unsigned int threads, struct reader_plan *pl)
+{
+	struct plan_look look = {.r = r};
+	pthread_t th[64];
+	unsigned int started = 0;
+	uint64_t limit = 0, prev = 0, high = 0, in_seg = 0;
+	uint64_t *next_seq = NULL;
+	struct stream_look *seen = NULL;
+	int ret = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->seg_recs = seg_recs;
+	if (r->has_spec || !r->nr_records || !seg_recs)
+		return 0;
+	for (size_t k = 0; k < r->nr_chunks; k++)
+		if (has_recs(r->chunks[k].type) && r->chunks[k].size &&
+		    (!r->chunks[k].recs || r->chunks[k].packed_bytes ||
+		     r->chunks[k].cpu >= r->nr_streams))
+			return 0; /* unpacked as the merge reaches it */
+	look.looks = calloc(r->nr_chunks, sizeof(*look.looks));
+	pl->stream_gaps = calloc(r->nr_streams, sizeof(*pl->stream_gaps));
+	pl->cuts = malloc(2 * sizeof(*pl->cuts));
+	next_seq = malloc(r->nr_streams * sizeof(*next_seq));
+	seen = calloc(r->nr_streams, sizeof(*seen));
+	if (!look.looks || !pl->stream_gaps || !pl->cuts || !next_seq || !seen) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(next_seq, 0xff, r->nr_streams * sizeof(*next_seq));
+	if (threads > LOOK_THREADS)
+		threads = LOOK_THREADS;
+	for (unsigned int t = 0; t < LOOK_THREADS; t++)
+		look.at[t] = SIZE_MAX;
+	for (; started + 1 < threads; started++)
+		if (pthread_create(&th[started], NULL, look_some, &look))
+			break; /* the others take its share */
+	look_some(&look);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	release_below(r, &look.released, r->nr_chunks);
+	/* the merge's walk over the chunks, as trace_reader_next makes it;
+	 * a cut where a round's limit is reached with a segment's records */
+	pl->cuts[0] = 0;
+	pl->nr_segs = 1;
+	for (size_t k = 0; k < r->nr_chunks; k++) {
+		const struct reader_chunk *ch = &r->chunks[k];
+
+		if (has_recs(ch->type) && ch->size) {
+			const struct chunk_look *c = &look.looks[k];
+			uint32_t s = ch->cpu;
+
+			if (!c->ok || c->min_ts < high ||
+			    !stream_take(&seen[s], c, ch->size / IOT_REC_SIZE))
+				goto out; /* not in one order by time */
+			if (next_seq[s] != UINT64_MAX && c->first_seq > next_seq[s])
+				pl->stream_gaps[s] += c->first_seq - next_seq[s];
+			pl->stream_gaps[s] += c->gaps;
+			pl->summaries += c->summaries;
+			next_seq[s] = c->last_seq + 1;
+			in_seg += ch->size / IOT_REC_SIZE;
+		} else if (ch->type == IOT_CHUNK_ROUND &&
+			   ch->size >= sizeof(struct iot_round)) {
+			limit = prev;
+			prev = look.looks[k].min_ts; /* its mark */
+			if (limit > high)
+				high = limit;
+			if (in_seg >= seg_recs && high > pl->cuts[pl->nr_segs - 1]) {
+				if (GROW(pl->cuts, pl->nr_segs + 2, pl->cap_cuts)) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				pl->cuts[pl->nr_segs++] = high;
+				in_seg = 0;
+			}
+		}
+	}
+	pl->cuts[pl->nr_segs] = UINT64_MAX;
+	for (uint32_t s = 0; s < r->nr_streams; s++)
+		pl->gaps += pl->stream_gaps[s];
+	if (pl->nr_segs < 2)
+		goto out; /* one segment: the merge as it is */
+	ret = list_chunks(r, pl, look.looks);
+	if (!ret)
+		ret = 1;
+out:
+	free(look.looks);
+	free(next_seq);
+	free(seen);
+	if (ret != 1)
+		reader_plan_release(pl);
+	return ret;
+}
+
+void reader_plan_release(struct reader_plan *pl)
+{
+	free(pl->cuts);
+	free(pl->stream_gaps);
+	free(pl->seg_first);
+	free(pl->seg_chunks);
+	free(pl->users);
+	memset(pl, 0, sizeof(*pl));
+}
+
+int trace_reader_segment(const struct trace_reader *r, const struct reader_plan *pl,
+			 size_t seg, struct trace_reader *cur)
+{
+	uint64_t from = pl->cuts[seg], to = pl->cuts[seg + 1];
+
+	/* the tables and chunks are the reader's, the merge the cursor's */
+	*cur = *r;
+	cur->cpus = calloc(r->nr_streams, sizeof(*cur->cpus));
+	cur->key = calloc(r->nr_streams, sizeof(*cur->key));
+	cur->tree = calloc(3 * (size_t)r->nr_streams, sizeof(*cur->tree));
+	cur->next_seq = malloc(r->nr_streams * sizeof(*cur->next_seq));
+	cur->stream_gaps = calloc(r->nr_streams, sizeof(*cur->stream_gaps));
+	cur->degrades = NULL;
+	cur->nr_degrades = cur->cap_degrades = 0;
+	cur->live = NULL;
+	cur->nr_live = cur->cap_live = 0;
+	cur->ahead = NULL;
+	cur->sorted = NULL;
+	cur->tree_ok = false;
+	cur->next_chunk = r->nr_chunks; /* nothing more to read: */
+	cur->limit_ns = UINT64_MAX;	/* every record it holds may go */
+	if (!cur->cpus || !cur->key || !cur->tree || !cur->next_seq || !cur->stream_gaps)
+		return -ENOMEM;
+	memset(cur->next_seq, 0xff, r->nr_streams * sizeof(*cur->next_seq));
+	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++) {
+		const struct reader_chunk *ch = &r->chunks[pl->seg_chunks[i]];
+		const struct iot_rec *p = ch->recs;
+		uint64_t n = ch->size / IOT_REC_SIZE;
+
+		if (r->size > READER_POPULATE_MAX && in_map(r, ch))
+			populate(p, ch->size);
+		/* the runs of its records in the stretch (in time order but for
+		 * neighbours: one run, or a few at its ends) */
+		for (uint64_t a = 0; a < n;) {
+			uint64_t b;
+
+			while (a < n && (p[a].ts_ns < from || p[a].ts_ns >= to))
+				a++;
+			for (b = a; b < n && p[b].ts_ns >= from && p[b].ts_ns < to; b++)
+				;
+			if (b > a && push_span(&cur->cpus[ch->cpu], p + a, b - a))
+				return -ENOMEM;
+			a = b;
+		}
+	}
+	return 0;
+}
+
+void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan *pl,
+			       size_t seg, struct trace_reader *cur)
+{
+	if (cur->cpus)
+		for (uint32_t i = 0; i < cur->nr_streams; i++)
+			free(cur->cpus[i].spans);
+	free(cur->cpus);
+	free(cur->key);
+	free(cur->tree);
+	free(cur->next_seq);
+	free(cur->stream_gaps);
+	free(cur->degrades);
+	memset(cur, 0, sizeof(*cur));
+	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++)
+		__atomic_sub_fetch(&pl->users[pl->seg_chunks[i]], 1, __ATOMIC_ACQ_REL);
+	/* a large trace's pages let go below the first chunk a segment still
+	 * reads (the segments are read in about file order) */
+	if (r->size > READER_POPULATE_MAX &&
+	    !__atomic_exchange_n(&pl->releasing, true, __ATOMIC_ACQUIRE)) {
+		while (pl->low < r->nr_chunks &&
+		       !__atomic_load_n(&pl->users[pl->low], __ATOMIC_ACQUIRE))
+			pl->low++;
+		release_below(r, &pl->released, pl->low);
+		__atomic_store_n(&pl->releasing, false, __ATOMIC_RELEASE);
+	}
+}
+
+void trace_reader_plan_apply(struct trace_reader *r, struct reader_plan *pl)
+{
+	release_below(r, &pl->released, r->nr_chunks);
+	r->nr_gaps = pl->gaps;
+	memcpy(r->stream_gaps, pl->stream_gaps, r->nr_streams * sizeof(*r->stream_gaps));
+	r->nr_summaries = pl->summaries;
+	r->next_chunk = r->nr_chunks;
+	r->limit_ns = UINT64_MAX;
+}

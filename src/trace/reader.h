@@ -198,6 +198,44 @@ const char *trace_reader_file(const struct trace_reader *r, uint32_t dev, uint64
 /* The path of a cgroup by the low 32 bits of its id, or NULL. */
 const char *trace_reader_cgroup(const struct trace_reader *r, uint32_t id);
 void trace_reader_exec(struct trace_reader *r, const struct iot_rec *rec);
+
+/* Reading in segments (reader.c says when a trace can be): the time cut
+ * into stretches, segment k's [cuts[k], cuts[k + 1]), each read by a cursor
+ * of its own on any thread, and put end to end the records come in the
+ * same order as trace_reader_next's. */
+struct reader_plan {
+	uint64_t *cuts; /* nr_segs + 1 */
+	size_t nr_segs, cap_cuts;
+	uint64_t seg_recs; /* the records a segment was cut for */
+	size_t *seg_first; /* segment k's chunks: seg_chunks[seg_first[k] ..
+			      seg_first[k + 1]), in file order */
+	size_t *seg_chunks;
+	uint32_t *users; /* per chunk: the segments yet to read it */
+	size_t low;	 /* the first chunk some segment still reads */
+	size_t released; /* bytes of the map let go below it */
+	bool releasing;	 /* a thread lets them go (atomic) */
+	/* what trace_reader_next would have counted over every record */
+	uint64_t gaps, summaries;
+	uint64_t *stream_gaps;
+};
+/* Looks at every record on `threads` threads: 1 with *pl made, segments
+ * of about seg_recs records; 0 when the trace is not in one order by time
+ * (or holds packed chunks unpacked as the merge reaches them, a
+ * speculative trace, a back-pressure mark), or is one segment; -ENOMEM. */
+int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
+		      unsigned int threads, struct reader_plan *pl);
+/* A cursor over segment seg: trace_reader_next on it gives that stretch's
+ * records (valid while r is); then trace_reader_segment_done, which lets
+ * a large trace's pages go once no segment needs them. Several at once,
+ * on threads. 0 or -ENOMEM (done is still called). */
+int trace_reader_segment(const struct trace_reader *r, const struct reader_plan *pl,
+			 size_t seg, struct trace_reader *cur);
+void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan *pl,
+			       size_t seg, struct trace_reader *cur);
+/* Once every segment was read: the reader's counts (gaps, summaries) as
+ * its own merge would have left them, and its merge at the end */
+void trace_reader_plan_apply(struct trace_reader *r, struct reader_plan *pl);
+void reader_plan_release(struct reader_plan *pl);
 /* The records chunk (EVENTS, EVENTS_PACKED as unpacked, MARKS, REPAIR)
  * or ROUND whose payload is at offset, looked for from chunk *k on (walk
  * the file in order with the same *k), or NULL when the reader kept none

@@ -73,21 +73,27 @@ for t in events uring marks summary aggregate ring speculate repaired synthetic 
 	# CPUs past two)
 	# and (s) with the join itself on threads, cut into segments of 2000
 	# records (IOTRAIL_SEGMENT; join/parallel.c), stitched where the states
-	# meet: the same
-	for n in 1 5 s; do
+	# meet, and read in segments on those threads where the trace is in
+	# one order by time (trace_reader_plan): the same; and (o) so, with the
+	# records read by one thread in order (IOTRAIL_ONE_READER)
+	for n in 1 5 s o; do
 		seg=
 		th=$n
+		one=
 		[ $n = s ] && seg=2000 th=5
-		(cd "$TMP/a" && mkdir -p t$n && export IOTRAIL_SEGMENT=$seg &&
+		[ $n = o ] && seg=2000 th=5 one=1
+		(cd "$TMP/a" && mkdir -p t$n && export IOTRAIL_SEGMENT=$seg IOTRAIL_ONE_READER=$one &&
 			"$IOTRAIL" report --threads $th -i t.iot -a "$ANALYZERS" >t$n/report.txt 2>/dev/null &&
 			"$IOTRAIL" report --threads $th -i t.iot -a "$ANALYZERS" -f json >t$n/report.json 2>/dev/null &&
 			"$IOTRAIL" report --threads $th -i t.iot -a "$ANALYZERS" --window auto --out-dir t$n/csv >/dev/null 2>&1 &&
-			IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads $th -i t.iot -a flows --slowest all -f json >t$n/flows.json 2>"$TMP/flows.err")
+			IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads $th -i t.iot -a flows --slowest all -f json >t$n/flows.json 2>"$TMP/flows.$n.err")
 	done
-	segs=$(sed -n 's/.*join on [0-9]* threads: \([0-9]*\) segments, \([0-9]*\) taken up.*/\1 segments, \2 stitched/p' "$TMP/flows.err")
+	segs=$(sed -n 's/.*join on [0-9]* threads\(, read in segments\)\{0,1\}: \([0-9]*\) segments, \([0-9]*\) taken up.*/\2 segments\1, \3 stitched/p' "$TMP/flows.s.err")
+	# (o) read in order whatever the trace
+	grep -q "read in segments" "$TMP/flows.o.err" && segs="$segs; IOTRAIL_ONE_READER not obeyed"
 	if diff -r -x script.txt -x err.txt -x flows.json "$TMP/a/out" "$TMP/a/t1" >"$TMP/diff1" &&
 		diff -r "$TMP/a/t1" "$TMP/a/t5" >>"$TMP/diff1" && diff -r "$TMP/a/t1" "$TMP/a/ts" >>"$TMP/diff1" &&
-		[ -n "$segs" ]; then
+		diff -r "$TMP/a/t1" "$TMP/a/to" >>"$TMP/diff1" && [ -n "$segs" ] && [ "${segs%not obeyed}" = "$segs" ]; then
 		ok "$t: report --threads 1, the default, --threads 5 and the join on threads ($segs) give the same text, JSON and CSVs"
 	else
 		not_ok "$t: --threads 1, 5 and the join on threads ($segs)" "$(head -c 600 "$TMP/diff1")"

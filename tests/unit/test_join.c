@@ -1148,6 +1148,62 @@ static struct iot_rec *mixed_stream(size_t n, bool dirty)
 	return v;
 }
 
+static void same_map(const struct u64map *a, const struct u64map *b)
+{
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->has_zero, b->has_zero);
+	for (size_t i = 0; i <= a->mask; i++) {
+		const uint32_t *v = a->keys[i] ? u64map_get(b, a->keys[i]) : NULL;
+
+		if (a->keys[i]) {
+			assert_non_null(v);
+			assert_int_equal(*v, a->vals[i]);
+		}
+	}
+}
+
+/* The facts of a stream fed whole are those of its parts, each fed from
+ * empty, merged in order (reading in segments: join_seed_merge) */
+static void seed_merge_same(void **state)
+{
+	for (int round = 0; round < 20; round++) {
+		size_t n = 2000, at = 0;
+		struct iot_rec *v;
+		struct join_seed all, run, part;
+
+		srand(round + 1);
+		v = mixed_stream(n, true);
+		for (size_t i = 0; i < n; i++) /* more tasks, so parts differ */
+			v[i].tid = 100 + rand() % 9;
+		assert_int_equal(join_seed_init(&all), 0);
+		assert_int_equal(join_seed_init(&run), 0);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(join_seed_feed(&all, &v[i], true), 0);
+		while (at < n) {
+			size_t len = 1 + rand() % 300;
+
+			if (len > n - at)
+				len = n - at;
+			assert_int_equal(join_seed_init(&part), 0);
+			for (size_t i = at; i < at + len; i++)
+				assert_int_equal(join_seed_feed(&part, &v[i], true), 0);
+			assert_int_equal(join_seed_merge(&run, &part), 0);
+			join_seed_release(&part);
+			at += len;
+		}
+		assert_int_equal(run.nr_plain, all.nr_plain);
+		assert_memory_equal(run.plain, all.plain,
+				    all.nr_plain * sizeof(*all.plain));
+		assert_true(all.fault.n > 3 && all.tgid.n > 3); /* facts were fed */
+		same_map(&all.fault, &run.fault);
+		same_map(&all.fault_index, &run.fault_index);
+		same_map(&all.tgid, &run.tgid);
+		join_seed_release(&all);
+		join_seed_release(&run);
+		free(v);
+	}
+}
+
 /* a well-formed stream: 6 tasks on 4 CPUs, each in a loop of a pread64
  * that queues one bio (its BIO_INFO plain, and left out as the recorder
  * leaves out a repeated one) through G, I, D and C, with page faults */
@@ -1312,6 +1368,7 @@ int main(void)
 	    T(syscall_attribution),
 	    T(bio_outlives_its_call),
 	    cmocka_unit_test(parallel_same),
+	    cmocka_unit_test(seed_merge_same),
 	    T(bio_outside_a_syscall_has_no_inode),
 	    T(summary_record),
 	    T(address_reuse),

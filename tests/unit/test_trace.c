@@ -195,6 +195,112 @@ static void merge_many_streams(void **state)
 	trace_reader_release(&r);
 }
 
+/* Reading in segments (trace_reader_plan): SG_CPUS streams over SG_ROUNDS
+ * rounds, each with neighbours inverted (3 apart, and across a chunk's
+ * start), gaps and summaries. bad: 1 a record 21 behind one before it, 2
+ * a record behind a limit the merge passed (after every record of its
+ * stream), 3 a back-pressure mark, 4 and 5 a chunk's first record 20 and
+ * READER_REORDER behind one of the chunk before (the window would give the
+ * one before first). */
+#define SG_CPUS	  5u
+#define SG_ROUNDS 40u
+static void write_segmentable(int bad)
+{
+	static struct iot_rec recs[SG_CPUS][SG_ROUNDS * 60];
+	struct iot_file_header h;
+	struct trace_writer w;
+	uint64_t seed = 11, seq[SG_CPUS] = {0};
+
+	header(&h, SG_CPUS);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	for (uint32_t k = 0; k < SG_ROUNDS; k++) {
+		for (uint32_t c = 0; c < SG_CPUS; c++) {
+			struct iot_rec *a = recs[c] + seq[c];
+			uint32_t cnt = c == 3 && k % 3 ? 0 : 30 + c * 5;
+			uint64_t ts = 1000 * k;
+
+			for (uint32_t i = 0; i < cnt; i++) {
+				seed = seed * 6364136223846793005ull +
+				       1442695040888963407ull;
+				ts += (seed >> 62) * 10;
+				a[i] = mkrec(i % 7 ? IOT_EV_BIO_QUEUE : IOT_EV_SUMMARY,
+					     ts, c * 100000 + seq[c] + i, 0, 0, 8);
+				a[i].seq = seq[c] + i + (k == 7 && c == 1 ? 3 : 0);
+				a[i].cpu = c;
+			}
+			for (uint32_t i = 0; i + 3 < cnt; i += 9) { /* neighbours */
+				uint64_t t = a[i].ts_ns;
+
+				a[i].ts_ns = a[i + 3].ts_ns;
+				a[i + 3].ts_ns = t;
+			}
+			if (cnt && k && c == 0) /* behind the last of the chunk before */
+				a[0].ts_ns = a[-1].ts_ns - 1;
+			if (bad == 1 && k == 20 && c == 2)
+				a[25].ts_ns = a[4].ts_ns - 1;
+			if (bad == 2 && k == 21 && c == 3)
+				a[0].ts_ns = 19500; /* the limit is 20000 */
+			if (bad == 3 && k == 20 && c == 0)
+				a[3].type = IOT_EV_DEGRADE;
+			if (bad == 4 && k == 20 && c == 0)
+				a[0].ts_ns = a[-20].ts_ns - 1;
+			if (bad == 5 && k == 20 && c == 0)
+				a[0].ts_ns = a[-READER_REORDER].ts_ns - 1;
+			if (cnt)
+				trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, a, cnt * 64,
+						   NULL, 0);
+			seq[c] += cnt;
+		}
+		round_mark(&w, 1000 * (k + 1));
+	}
+	end(&w);
+	trace_writer_close(&w);
+}
+
+static void segments_same(void **state)
+{
+	static struct iot_rec serial[SG_CPUS * SG_ROUNDS * 60];
+	struct trace_reader r, cur;
+	struct reader_plan pl;
+	const struct iot_rec *rec;
+	uint64_t n = 0, m = 0, gaps, summaries, seg_recs[] = {1, 100, 700};
+	char err[256];
+
+	write_segmentable(0);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	while (trace_reader_next(&r, &rec) == 1)
+		serial[n++] = *rec;
+	gaps = r.nr_gaps;
+	summaries = r.nr_summaries;
+	assert_int_equal(gaps, 3);
+	for (unsigned int s = 0; s < 3; s++) {
+		assert_int_equal(trace_reader_plan(&r, seg_recs[s], 3, &pl), 1);
+		assert_true(pl.nr_segs > 1);
+		m = 0;
+		for (size_t k = 0; k < pl.nr_segs; k++) {
+			assert_int_equal(trace_reader_segment(&r, &pl, k, &cur), 0);
+			while (trace_reader_next(&cur, &rec) == 1) {
+				assert_true(m < n);
+				/* the same record, in the same place */
+				assert_memory_equal(rec, &serial[m], sizeof(*rec));
+				m++;
+			}
+			trace_reader_segment_done(&r, &pl, k, &cur);
+		}
+		assert_int_equal(m, n);
+		assert_int_equal(pl.gaps, gaps);
+		assert_int_equal(pl.summaries, summaries);
+		reader_plan_release(&pl);
+	}
+	trace_reader_release(&r);
+	for (int bad = 1; bad <= 5; bad++) { /* each read by the merge alone */
+		write_segmentable(bad);
+		assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+		assert_int_equal(trace_reader_plan(&r, 100, 2, &pl), 0);
+		trace_reader_release(&r);
+	}
+}
+
 /* An interrupt between reservation and timestamp: slot 1 holds an older
  * time than slot 0 would suggest; a skipped sequence number is a gap. */
 static void inversion_and_gap(void **state)
@@ -964,6 +1070,7 @@ int main(void)
 	    cmocka_unit_test(merge_order),
 	    cmocka_unit_test(merge_many_streams),
 	    cmocka_unit_test(inversion_and_gap),
+	    cmocka_unit_test(segments_same),
 	    cmocka_unit_test(speculative_sorted),
 	    cmocka_unit_test(truncated),
 	    cmocka_unit_test(packed_round_trip),
