@@ -1476,7 +1476,8 @@ static void *look_some(void *arg)
 	struct plan_look *pl = arg;
 	const struct trace_reader *r = pl->r;
 	unsigned int me = __atomic_fetch_add(&pl->nr_at, 1, __ATOMIC_RELAXED);
-	size_t k;
+	struct iot_rec *buf = NULL; /* a packed chunk's records */
+	size_t k, cap = 0;
 
 	for (;;) {
 		/* the chunks are taken in file order: below the least one a
@@ -1498,9 +1499,22 @@ static void *look_some(void *arg)
 		}
 		if (!has_recs(ch->type) || !n)
 			continue;
-		if (r->size > READER_POPULATE_MAX && in_map(r, ch))
-			populate(ch->recs, ch->size);
-		look_at(ch->recs, n, &pl->looks[k]);
+		if (ch->packed_bytes) { /* unpacked as the merge reaches it */
+			size_t used;
+
+			if (GROW(buf, n, cap) ||
+			    iot_unpack_some(r->map + ch->offset +
+						sizeof(struct iot_packed),
+					    ch->packed_bytes, buf, n, &used) != n) {
+				pl->looks[k].ok = false; /* read in order, then */
+				continue;
+			}
+			look_at(buf, n, &pl->looks[k]);
+		} else {
+			if (r->size > READER_POPULATE_MAX && in_map(r, ch))
+				populate(ch->recs, ch->size);
+			look_at(ch->recs, n, &pl->looks[k]);
+		}
 		if (r->size > READER_POPULATE_MAX && k % 64 == 0 &&
 		    !__atomic_exchange_n(&pl->releasing, true, __ATOMIC_ACQUIRE)) {
 			size_t low = k;
@@ -1516,6 +1530,7 @@ static void *look_some(void *arg)
 			__atomic_store_n(&pl->releasing, false, __ATOMIC_RELEASE);
 		}
 	}
+	free(buf);
 	return NULL;
 }
 
@@ -1595,9 +1610,9 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		return 0;
 	for (size_t k = 0; k < r->nr_chunks; k++)
 		if (has_recs(r->chunks[k].type) && r->chunks[k].size &&
-		    (!r->chunks[k].recs || r->chunks[k].packed_bytes ||
+		    ((!r->chunks[k].recs && !r->chunks[k].packed_bytes) ||
 		     r->chunks[k].cpu >= r->nr_streams))
-			return 0; /* unpacked as the merge reaches it */
+			return 0;
 	look.looks = calloc(r->nr_chunks, sizeof(*look.looks));
 	pl->stream_gaps = calloc(r->nr_streams, sizeof(*pl->stream_gaps));
 	pl->cuts = malloc(2 * sizeof(*pl->cuts));
@@ -1711,8 +1726,19 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 		const struct iot_rec *p = ch->recs;
 		uint64_t n = ch->size / IOT_REC_SIZE;
 
-		if (r->size > READER_POPULATE_MAX && in_map(r, ch))
+		if (ch->packed_bytes) { /* unpacked for this segment alone */
+			struct iot_rec *u = trace_reader_unpack(r, ch);
+
+			if (!u || GROW(cur->live, cur->nr_live + 1, cur->cap_live)) {
+				free(u);
+				return -ENOMEM;
+			}
+			cur->live[cur->nr_live++] =
+			    (struct reader_unpacked){u, n, ch->cpu};
+			p = u;
+		} else if (r->size > READER_POPULATE_MAX && in_map(r, ch)) {
 			populate(p, ch->size);
+		}
 		/* the runs of its records in the stretch (in time order but for
 		 * neighbours: one run, or a few at its ends) */
 		for (uint64_t a = 0; a < n;) {
@@ -1742,6 +1768,8 @@ void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan 
 	free(cur->next_seq);
 	free(cur->stream_gaps);
 	free(cur->degrades);
+	free_live(cur);
+	free(cur->live);
 	memset(cur, 0, sizeof(*cur));
 	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++)
 		__atomic_sub_fetch(&pl->users[pl->seg_chunks[i]], 1, __ATOMIC_ACQ_REL);

@@ -220,8 +220,9 @@ struct reader_plan {
 };
 /* Looks at every record on `threads` threads: 1 with *pl made, segments
  * of about seg_recs records; 0 when the trace is not in one order by time
- * (or holds packed chunks unpacked as the merge reaches them, a
- * speculative trace, a back-pressure mark), or is one segment; -ENOMEM. */
+ * (or is speculative, or holds a back-pressure mark), or is one segment;
+ * -ENOMEM. A packed chunk not kept unpacked is unpacked to be looked at,
+ * and again by each segment that reads it. */
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl);
 /* A cursor over segment seg: trace_reader_next on it gives that stretch's

@@ -127,7 +127,10 @@ big() { # DIR THREADS NAME [IOTRAIL]
 		IOTRAIL_DEBUG=1 "${4:-$IOTRAIL}" report --threads "$2" -i t.iot -a "$ANALYZERS" -f json \
 			>"$3.json" 2>"$3.err")
 }
-big "$TMP/a" 1 one && big "$TMP/b" 1 one && big "$TMP/b" 6 six && big "$TMP/b" 6 tsan "$TSAN"
+# (read by one thread in order: a trace read in segments unpacks them in
+# each segment's worker, below)
+big "$TMP/a" 1 one && big "$TMP/b" 1 one && IOTRAIL_ONE_READER=1 big "$TMP/b" 6 six &&
+	IOTRAIL_ONE_READER=1 big "$TMP/b" 6 tsan "$TSAN" && big "$TMP/b" 6 tsanseg "$TSAN"
 n=$(sed -n 's/.*debug: \([0-9]*\) packed chunks unpacked ahead of the merge on \([0-9]*\) threads/\1 chunks on \2 threads/p' "$TMP/b/six.err")
 if cmp -s "$TMP/a/one.txt" "$TMP/b/one.txt" && cmp -s "$TMP/a/one.txt" "$TMP/b/six.txt" &&
 	cmp -s "$TMP/a/one.json" "$TMP/b/one.json" && cmp -s "$TMP/a/one.json" "$TMP/b/six.json" &&
@@ -139,6 +142,10 @@ fi
 cmp -s "$TMP/a/one.json" "$TMP/b/tsan.json" && ! grep -q ThreadSanitizer "$TMP/b/tsan.err" &&
 	ok "packed chunks unpacked ahead under ThreadSanitizer: no race, the same JSON" ||
 	not_ok "unpacked ahead, ThreadSanitizer" "$(grep -A8 -m1 ThreadSanitizer "$TMP/b/tsan.err" | head -c 800)"
+cmp -s "$TMP/a/one.json" "$TMP/b/tsanseg.json" && ! grep -q ThreadSanitizer "$TMP/b/tsanseg.err" &&
+	grep -q "read in segments" "$TMP/b/tsanseg.err" &&
+	ok "the packed trace read in segments under ThreadSanitizer: no race, the same JSON" ||
+	not_ok "read in segments, ThreadSanitizer" "$(grep "join on" "$TMP/b/tsanseg.err") $(grep -A8 -m1 ThreadSanitizer "$TMP/b/tsanseg.err" | head -c 800)"
 rm -rf "$TMP/a" "$TMP/b"
 
 # --- record --pack ----------------------------------------------------------------------
@@ -192,6 +199,20 @@ done
 cmp -s "$TMP/bigp.json" "$TMP/bigp1.json" &&
 	ok "the large packed trace: report --threads 1 gives the same JSON as the default" ||
 	not_ok "large trace --threads 1" "$(diff "$TMP/bigp.json" "$TMP/bigp1.json" | head -c 300)"
+# read in segments, its chunks past the 64 MB unpacked by each segment that
+# reads them; and with one reader, which unpacks them ahead of the merge
+for v in seg one; do
+	one=
+	[ $v = one ] && one=1
+	IOTRAIL_ONE_READER=$one IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 6 -i "$TMP/bigp.iot" -f json \
+		2>"$TMP/bigp.$v.err" | sed "s/bigp.iot//" >"$TMP/bigp.$v.json"
+done
+if cmp -s "$TMP/bigp1.json" "$TMP/bigp.seg.json" && cmp -s "$TMP/bigp1.json" "$TMP/bigp.one.json" &&
+	grep -q "read in segments" "$TMP/bigp.seg.err" && ! grep -q "read in segments" "$TMP/bigp.one.err"; then
+	ok "the large packed trace: read in segments on 6 threads, and by one reader, the same JSON"
+else
+	not_ok "the large packed trace on threads" "$(grep "join on" "$TMP"/bigp.*.err) $(diff "$TMP/bigp1.json" "$TMP/bigp.seg.json" | head -c 300)"
+fi
 # beside the plain trace's report (its file let go behind the merge): the
 # 64 MB kept, the packed file mapped (84 MB), a round's chunks; not 352 MB
 plain=$(cat "$TMP/big.rss") packed=$(cat "$TMP/bigp.rss")
