@@ -550,9 +550,11 @@ int join_par_run(const struct join_par_config *cfg,
 		goto out;
 	}
 	replaying = !pthread_create(&rth, NULL, replayer, &p);
+	if (replaying) /* named for perf and top */
+		pthread_setname_np(rth, "iotrail-replay");
 	while (replaying && started < w &&
 	       !pthread_create(&th[started], NULL, worker, &p))
-		started++;
+		pthread_setname_np(th[started++], "iotrail-join");
 	if (!replaying || !started) {
 		fail(&p, -EAGAIN);
 	} else if (cfg->fill) {
