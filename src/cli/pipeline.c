@@ -12,6 +12,7 @@
 #include "../join/parallel.h"
 #include "../trace/ahead.h"
 #include "../trace/syscalls.h"
+#include "../util/clock.h"
 #include "../util/grow.h"
 
 /* a trace from an architecture iotrail does not know: no number matches */
@@ -415,6 +416,7 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 	struct join_par_result res;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int look = workers + 2;
+	uint64_t plan_ns;
 	int err, planned;
 
 	/* the segments read on the workers where the trace allows it, the
@@ -424,10 +426,12 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 		look = (unsigned int)cpus;
 	/* IOTRAIL_ONE_READER=1 (for benchmarks and tests): every record
 	 * read by one thread, in order, as for a trace that cannot be cut */
+	plan_ns = now_ns(CLOCK_MONOTONIC);
 	planned = getenv("IOTRAIL_ONE_READER") && *getenv("IOTRAIL_ONE_READER") == '1'
 		      ? 0
 		      : trace_reader_plan(&p->rd, seg ? seg : JOIN_PAR_SEGMENT, look,
 					  &src.plan);
+	plan_ns = now_ns(CLOCK_MONOTONIC) - plan_ns;
 	if (planned == 1 && !(src.execs = calloc(src.plan.nr_segs, sizeof(*src.execs)))) {
 		reader_plan_release(&src.plan);
 		planned = -ENOMEM;
@@ -453,11 +457,12 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 	if (getenv("IOTRAIL_DEBUG"))
 		fprintf(
 		    stderr,
-		    "iotrail: join on %u threads%s: %llu segments, %llu taken up where "
+		    "iotrail: join on %u threads%s (planned in %.3f s): %llu segments, "
+		    "%llu taken up where "
 		    "the states met, %llu joined again whole, %llu records joined "
 		    "twice; CPU s: reading %.3f, replay %.3f, workers %.3f (the "
 		    "busiest %.3f)\n",
-		    workers, planned == 1 ? ", read in segments" : "",
+		    workers, planned == 1 ? ", read in segments" : "", plan_ns / 1e9,
 		    (unsigned long long)res.segments, (unsigned long long)res.stitched,
 		    (unsigned long long)res.rejoined, (unsigned long long)res.overlap,
 		    res.cpu_read_ns / 1e9, res.cpu_replay_ns / 1e9,

@@ -88,7 +88,7 @@ for t in events uring marks summary aggregate ring speculate repaired synthetic 
 			"$IOTRAIL" report --threads $th -i t.iot -a "$ANALYZERS" --window auto --out-dir t$n/csv >/dev/null 2>&1 &&
 			IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads $th -i t.iot -a flows --slowest all -f json >t$n/flows.json 2>"$TMP/flows.$n.err")
 	done
-	segs=$(sed -n 's/.*join on [0-9]* threads\(, read in segments\)\{0,1\}: \([0-9]*\) segments, \([0-9]*\) taken up.*/\2 segments\1, \3 stitched/p' "$TMP/flows.s.err")
+	segs=$(sed -n 's/.*join on [0-9]* threads\(, read in segments\)\{0,1\}[^:]*: \([0-9]*\) segments, \([0-9]*\) taken up.*/\2 segments\1, \3 stitched/p' "$TMP/flows.s.err")
 	# (o) read in order whatever the trace
 	grep -q "read in segments" "$TMP/flows.o.err" && segs="$segs; IOTRAIL_ONE_READER not obeyed"
 	if diff -r -x script.txt -x err.txt -x flows.json "$TMP/a/out" "$TMP/a/t1" >"$TMP/diff1" &&
