@@ -1315,7 +1315,8 @@ uint64_t trace_reader_duration_ns(const struct trace_reader *r)
  * that hold that stretch), on any thread, and the stretches put end to end
  * are the trace's merge. trace_reader_plan checks that on threads, counts
  * what the merge would have counted (gaps, summaries), and cuts the time
- * into segments. */
+ * into segments (at the first time of a chunk, once a segment's records
+ * are in: the chunks come in about time order). */
 
 #define W READER_REORDER
 
@@ -1648,6 +1649,16 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 			if (!c->ok || c->min_ts < high ||
 			    !stream_take(&seen[s], c, ch->size / IOT_REC_SIZE))
 				goto out; /* not in one order by time */
+			/* any time cuts the merge: here, where a segment's
+			 * records are in, before this chunk's first */
+			if (in_seg >= seg_recs && c->min_ts > pl->cuts[pl->nr_segs - 1]) {
+				if (GROW(pl->cuts, pl->nr_segs + 2, pl->cap_cuts)) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				pl->cuts[pl->nr_segs++] = c->min_ts;
+				in_seg = 0;
+			}
 			if (next_seq[s] != UINT64_MAX && c->first_seq > next_seq[s])
 				pl->stream_gaps[s] += c->first_seq - next_seq[s];
 			pl->stream_gaps[s] += c->gaps;
@@ -1660,14 +1671,6 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 			prev = look.looks[k].min_ts; /* its mark */
 			if (limit > high)
 				high = limit;
-			if (in_seg >= seg_recs && high > pl->cuts[pl->nr_segs - 1]) {
-				if (GROW(pl->cuts, pl->nr_segs + 2, pl->cap_cuts)) {
-					ret = -ENOMEM;
-					goto out;
-				}
-				pl->cuts[pl->nr_segs++] = high;
-				in_seg = 0;
-			}
 		}
 	}
 	pl->cuts[pl->nr_segs] = UINT64_MAX;

@@ -3,10 +3,13 @@
  * libFuzzer harness: one input is a trace file. It goes where a trace from
  * another machine goes: the reader, the join, every analyzer (overlay and
  * patterns with a small layout), and every renderer (text in each view, CSV,
- * JSON, HTML), output to /dev/null. Built by `make fuzz-bins`.
+ * JSON, HTML), output to /dev/null. And where the reader plans to read it
+ * in segments, the segments' records end to end must be the merge's, byte
+ * for byte (it traps if not). Built by `make fuzz-bins`.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -21,6 +24,41 @@ static uint64_t meta[] = {50};
 static struct frag_file file = {
     .path = "/E/f00", .ino = 12, .ext = ext, .nr_ext = 2, .meta = meta, .nr_meta = 1};
 static struct frag_scan layout = {.files = &file, .nr_files = 1, .block_size = 4096};
+
+#define MAX_RECS 100000
+
+/* trace_reader_plan's promise: its segments read by cursors give the
+ * records of trace_reader_next, in its order, and its counts */
+static void segments_same(const char *path)
+{
+	static struct iot_rec merged[MAX_RECS];
+	struct trace_reader r, cur;
+	struct reader_plan pl;
+	const struct iot_rec *rec;
+	size_t n = 0, m = 0;
+	char err[256];
+
+	if (trace_reader_open(&r, path, err, sizeof(err)))
+		return;
+	while (trace_reader_next(&r, &rec) == 1 && n < MAX_RECS)
+		merged[n++] = *rec;
+	if (n < MAX_RECS && trace_reader_plan(&r, 7, 2, &pl) == 1) {
+		for (size_t k = 0; k < pl.nr_segs; k++) {
+			if (trace_reader_segment(&r, &pl, k, &cur))
+				abort(); /* out of memory on a 64 KB input */
+			while (trace_reader_next(&cur, &rec) == 1) {
+				if (m >= n || memcmp(rec, &merged[m], sizeof(*rec)))
+					__builtin_trap();
+				m++;
+			}
+			trace_reader_segment_done(&r, &pl, k, &cur);
+		}
+		if (m != n || pl.gaps != r.nr_gaps || pl.summaries != r.nr_summaries)
+			__builtin_trap();
+		reader_plan_release(&pl);
+	}
+	trace_reader_release(&r);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -65,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			pipeline_release(&pl);
 		}
+		segments_same(path);
 	}
 	close(fd);
 	return 0;
