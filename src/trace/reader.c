@@ -1315,8 +1315,7 @@ uint64_t trace_reader_duration_ns(const struct trace_reader *r)
  * that hold that stretch), on any thread, and the stretches put end to end
  * are the trace's merge. trace_reader_plan checks that on threads, counts
  * what the merge would have counted (gaps, summaries), and cuts the time
- * into segments (at the first time of a chunk, once a segment's records
- * are in: the chunks come in about time order). */
+ * into segments (cut_time). */
 
 #define W READER_REORDER
 
@@ -1535,6 +1534,78 @@ static void *look_some(void *arg)
 	return NULL;
 }
 
+/* Any times cut the merge of a trace the plan takes: the cuts are where
+ * about seg_recs records lie between, each chunk's records counted as
+ * spread evenly over its span of time (its least to its greatest). */
+struct cut_ev {
+	uint64_t t;
+	double slope; /* records per ns from t on, added */
+	double step;  /* records at t */
+};
+
+static int cmp_cut_ev(const void *a, const void *b)
+{
+	const struct cut_ev *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int cut_time(const struct trace_reader *r, struct reader_plan *pl,
+		    const struct chunk_look *looks, uint64_t seg_recs)
+{
+	struct cut_ev *ev = malloc((2 * r->nr_chunks + 1) * sizeof(*ev));
+	size_t n = 0;
+	double slope = 0, f = 0, want = (double)seg_recs;
+	uint64_t at = 0;
+
+	if (!ev)
+		return -ENOMEM;
+	for (size_t k = 0; k < r->nr_chunks; k++) {
+		const struct chunk_look *c = &looks[k];
+		double recs = (double)(r->chunks[k].size / IOT_REC_SIZE);
+
+		if (!has_recs(r->chunks[k].type) || !recs)
+			continue;
+		if (c->max_ts == c->min_ts) {
+			ev[n++] = (struct cut_ev){c->min_ts, 0, recs};
+			continue;
+		}
+		double s = recs / (double)(c->max_ts - c->min_ts);
+
+		ev[n++] = (struct cut_ev){c->min_ts, s, 0};
+		ev[n++] = (struct cut_ev){c->max_ts, -s, 0};
+	}
+	qsort(ev, n, sizeof(*ev), cmp_cut_ev);
+	pl->cuts[0] = 0;
+	pl->nr_segs = 1;
+	for (size_t i = 0; i < n; i++) {
+		/* records up to ev[i].t: f + slope * (ev[i].t - at) */
+		double upto = f + slope * (double)(ev[i].t - at);
+
+		while (want <= upto) {
+			uint64_t t =
+			    slope > 0 ? at + (uint64_t)((want - f) / slope) : ev[i].t;
+
+			if (t > pl->cuts[pl->nr_segs - 1] && t < UINT64_MAX) {
+				if (GROW(pl->cuts, pl->nr_segs + 2, pl->cap_cuts)) {
+					free(ev);
+					return -ENOMEM;
+				}
+				pl->cuts[pl->nr_segs++] = t;
+			}
+			want += (double)seg_recs;
+		}
+		f = upto + ev[i].step;
+		slope += ev[i].slope;
+		if (slope < 0) /* rounding */
+			slope = 0;
+		at = ev[i].t;
+	}
+	pl->cuts[pl->nr_segs] = UINT64_MAX;
+	free(ev);
+	return 0;
+}
+
 /* the segment whose stretch holds time t */
 static size_t seg_of(const struct reader_plan *pl, uint64_t t)
 {
@@ -1600,7 +1671,7 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	struct plan_look look = {.r = r};
 	pthread_t th[64];
 	unsigned int started = 0;
-	uint64_t limit = 0, prev = 0, high = 0, in_seg = 0;
+	uint64_t limit = 0, prev = 0, high = 0;
 	uint64_t *next_seq = NULL;
 	struct stream_look *seen = NULL;
 	int ret = 0;
@@ -1635,10 +1706,7 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	for (unsigned int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	release_below(r, &look.released, r->nr_chunks);
-	/* the merge's walk over the chunks, as trace_reader_next makes it;
-	 * a cut where a round's limit is reached with a segment's records */
-	pl->cuts[0] = 0;
-	pl->nr_segs = 1;
+	/* the merge's walk over the chunks, as trace_reader_next makes it */
 	for (size_t k = 0; k < r->nr_chunks; k++) {
 		const struct reader_chunk *ch = &r->chunks[k];
 
@@ -1649,22 +1717,13 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 			if (!c->ok || c->min_ts < high ||
 			    !stream_take(&seen[s], c, ch->size / IOT_REC_SIZE))
 				goto out; /* not in one order by time */
-			/* any time cuts the merge: here, where a segment's
-			 * records are in, before this chunk's first */
-			if (in_seg >= seg_recs && c->min_ts > pl->cuts[pl->nr_segs - 1]) {
-				if (GROW(pl->cuts, pl->nr_segs + 2, pl->cap_cuts)) {
-					ret = -ENOMEM;
-					goto out;
-				}
-				pl->cuts[pl->nr_segs++] = c->min_ts;
-				in_seg = 0;
-			}
+
 			if (next_seq[s] != UINT64_MAX && c->first_seq > next_seq[s])
 				pl->stream_gaps[s] += c->first_seq - next_seq[s];
 			pl->stream_gaps[s] += c->gaps;
 			pl->summaries += c->summaries;
 			next_seq[s] = c->last_seq + 1;
-			in_seg += ch->size / IOT_REC_SIZE;
+
 		} else if (ch->type == IOT_CHUNK_ROUND &&
 			   ch->size >= sizeof(struct iot_round)) {
 			limit = prev;
@@ -1673,7 +1732,9 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 				high = limit;
 		}
 	}
-	pl->cuts[pl->nr_segs] = UINT64_MAX;
+	ret = cut_time(r, pl, look.looks, seg_recs);
+	if (ret)
+		goto out;
 	for (uint32_t s = 0; s < r->nr_streams; s++)
 		pl->gaps += pl->stream_gaps[s];
 	if (pl->nr_segs < 2)
