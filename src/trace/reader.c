@@ -270,26 +270,33 @@ static void *check_some(void *arg)
 	return NULL;
 }
 
-/* The deferred chunks checked on r->check_threads threads (this one
- * among them; fewer if the system gives fewer). 0, or 1 when one is
- * damaged. */
-static int check_deferred(struct trace_reader *r)
+/* fn(arg) on n threads, this one among them (at most 64; fewer if the
+ * system gives fewer: the others take their share) */
+static void on_threads(void *(*fn)(void *), void *arg, unsigned int n)
 {
-	struct deferred_check dc = {.r = r};
-	unsigned int n = r->check_threads;
 	pthread_t th[64];
 	unsigned int started = 0;
 
 	if (n > 64)
 		n = 64;
-	if (n > r->nr_deferred)
-		n = (unsigned int)r->nr_deferred;
 	for (; started + 1 < n; started++)
-		if (pthread_create(&th[started], NULL, check_some, &dc))
-			break; /* the others take its share */
-	check_some(&dc);
+		if (pthread_create(&th[started], NULL, fn, arg))
+			break;
+	fn(arg);
 	for (unsigned int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+}
+
+/* The deferred chunks checked on r->check_threads threads. 0, or 1 when
+ * one is damaged. */
+static int check_deferred(struct trace_reader *r)
+{
+	struct deferred_check dc = {.r = r};
+	unsigned int n = r->check_threads;
+
+	if (n > r->nr_deferred)
+		n = (unsigned int)r->nr_deferred;
+	on_threads(check_some, &dc, n);
 	return dc.bad ? 1 : 0;
 }
 
@@ -1669,8 +1676,6 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl)
 {
 	struct plan_look look = {.r = r};
-	pthread_t th[64];
-	unsigned int started = 0;
 	uint64_t limit = 0, prev = 0, high = 0;
 	uint64_t *next_seq = NULL;
 	struct stream_look *seen = NULL;
@@ -1695,16 +1700,9 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		goto out;
 	}
 	memset(next_seq, 0xff, r->nr_streams * sizeof(*next_seq));
-	if (threads > LOOK_THREADS)
-		threads = LOOK_THREADS;
 	for (unsigned int t = 0; t < LOOK_THREADS; t++)
 		look.at[t] = SIZE_MAX;
-	for (; started + 1 < threads; started++)
-		if (pthread_create(&th[started], NULL, look_some, &look))
-			break; /* the others take its share */
-	look_some(&look);
-	for (unsigned int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	on_threads(look_some, &look, threads < LOOK_THREADS ? threads : LOOK_THREADS);
 	release_below(r, &look.released, r->nr_chunks);
 	/* the merge's walk over the chunks, as trace_reader_next makes it */
 	for (size_t k = 0; k < r->nr_chunks; k++) {
