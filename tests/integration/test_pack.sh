@@ -130,7 +130,8 @@ big() { # DIR THREADS NAME [IOTRAIL]
 # (read by one thread in order: a trace read in segments unpacks them in
 # each segment's worker, below)
 big "$TMP/a" 1 one && big "$TMP/b" 1 one && IOTRAIL_ONE_READER=1 big "$TMP/b" 6 six &&
-	IOTRAIL_ONE_READER=1 big "$TMP/b" 6 tsan "$TSAN" && big "$TMP/b" 6 tsanseg "$TSAN"
+	IOTRAIL_ONE_READER=1 big "$TMP/b" 6 tsan "$TSAN" &&
+	IOTRAIL_SEGMENT=20000 big "$TMP/b" 6 tsanseg "$TSAN"
 n=$(sed -n 's/.*debug: \([0-9]*\) packed chunks unpacked ahead of the merge on \([0-9]*\) threads/\1 chunks on \2 threads/p' "$TMP/b/six.err")
 if cmp -s "$TMP/a/one.txt" "$TMP/b/one.txt" && cmp -s "$TMP/a/one.txt" "$TMP/b/six.txt" &&
 	cmp -s "$TMP/a/one.json" "$TMP/b/one.json" && cmp -s "$TMP/a/one.json" "$TMP/b/six.json" &&
