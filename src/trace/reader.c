@@ -583,6 +583,35 @@ static int index_chunks(struct trace_reader *r)
 
 /* trace_reader_open_threads; 1 when a chunk checked after the walk is
  * damaged (nothing kept: the caller opens again on one thread) */
+/* The merge's state for r->nr_streams streams, empty: 0 or -ENOMEM (what
+ * was had is freed by free_merge) */
+static int alloc_merge(struct trace_reader *r)
+{
+	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
+	r->key = calloc(r->nr_streams, sizeof(*r->key));
+	/* the tree, then build_tree's winners of every node */
+	r->tree = calloc(3 * (size_t)r->nr_streams, sizeof(*r->tree));
+	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
+	r->stream_gaps = calloc(r->nr_streams, sizeof(*r->stream_gaps));
+	if (!r->cpus || !r->key || !r->tree || !r->next_seq || !r->stream_gaps)
+		return -ENOMEM;
+	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
+	return 0;
+}
+
+static void free_merge(struct trace_reader *r)
+{
+	if (r->cpus)
+		for (uint32_t i = 0; i < r->nr_streams; i++)
+			free(r->cpus[i].spans);
+	free(r->cpus);
+	free(r->key);
+	free(r->tree);
+	free(r->next_seq);
+	free(r->stream_gaps);
+	free(r->degrades);
+}
+
 static int open_indexed(struct trace_reader *r, const char *path, unsigned int threads,
 			char *errbuf, size_t errlen)
 {
@@ -679,18 +708,11 @@ static int open_indexed(struct trace_reader *r, const char *path, unsigned int t
 		madvise((void *)r->map, r->size, MADV_DONTNEED);
 	/* the CPUs, then the markers, then the repair's estimates */
 	r->nr_streams = r->hdr.nr_cpus + 2;
-	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
-	r->key = calloc(r->nr_streams, sizeof(*r->key));
-	/* the tree, then build_tree's winners of every node */
-	r->tree = calloc(3 * (size_t)r->nr_streams, sizeof(*r->tree));
-	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
-	r->stream_gaps = calloc(r->nr_streams, sizeof(*r->stream_gaps));
-	if (!r->cpus || !r->key || !r->tree || !r->next_seq || !r->stream_gaps) {
+	if (alloc_merge(r)) {
 		err = -ENOMEM;
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto cleanup;
 	}
-	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	close(fd);
 	return 0;
 cleanup:
@@ -1238,19 +1260,11 @@ void trace_reader_release(struct trace_reader *r)
 		ahead_stop(r->ahead);
 	if (r->map)
 		munmap((void *)r->map, r->size);
-	if (r->cpus)
-		for (uint32_t i = 0; i < r->nr_streams; i++)
-			free(r->cpus[i].spans);
+	free_merge(r);
 	free_live(r);
 	free(r->live);
 	free(r->deferred);
-	free(r->cpus);
-	free(r->key);
-	free(r->tree);
-	free(r->next_seq);
-	free(r->stream_gaps);
 	free(r->drop_stretches);
-	free(r->degrades);
 	free(r->drop_totals);
 	free(r->chunks);
 	free(r->agg_list);
@@ -1317,11 +1331,11 @@ uint64_t trace_reader_duration_ns(const struct trace_reader *r)
  * every record of its stream READER_REORDER or more before it: what the
  * window sorts), is merged into one order that is the records sorted by
  * (time, stream), each stream's in its own order: nothing in the merge
- * above depends on the rounds then. The records of any stretch of time are then read by a
- * merge of their own (a cursor: the same code, over the parts of the chunks
- * that hold that stretch), on any thread, and the stretches put end to end
- * are the trace's merge. trace_reader_plan checks that on threads, counts
- * what the merge would have counted (gaps, summaries), and cuts the time
+ * above depends on the rounds then. The records of any stretch of time
+ * are then read by a merge of their own (a cursor: the same code, over the
+ * parts of the chunks that hold that stretch), on any thread, and the
+ * stretches put end to end are the trace's merge. trace_reader_plan checks that on
+ * threads, counts what the merge would have counted (gaps, summaries), and cuts the time
  * into segments (cut_time). */
 
 #define W READER_REORDER
@@ -1715,13 +1729,11 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 			if (!c->ok || c->min_ts < high ||
 			    !stream_take(&seen[s], c, ch->size / IOT_REC_SIZE))
 				goto out; /* not in one order by time */
-
 			if (next_seq[s] != UINT64_MAX && c->first_seq > next_seq[s])
 				pl->stream_gaps[s] += c->first_seq - next_seq[s];
 			pl->stream_gaps[s] += c->gaps;
 			pl->summaries += c->summaries;
 			next_seq[s] = c->last_seq + 1;
-
 		} else if (ch->type == IOT_CHUNK_ROUND &&
 			   ch->size >= sizeof(struct iot_round)) {
 			limit = prev;
@@ -1766,11 +1778,6 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 
 	/* the tables and chunks are the reader's, the merge the cursor's */
 	*cur = *r;
-	cur->cpus = calloc(r->nr_streams, sizeof(*cur->cpus));
-	cur->key = calloc(r->nr_streams, sizeof(*cur->key));
-	cur->tree = calloc(3 * (size_t)r->nr_streams, sizeof(*cur->tree));
-	cur->next_seq = malloc(r->nr_streams * sizeof(*cur->next_seq));
-	cur->stream_gaps = calloc(r->nr_streams, sizeof(*cur->stream_gaps));
 	cur->degrades = NULL;
 	cur->nr_degrades = cur->cap_degrades = 0;
 	cur->live = NULL;
@@ -1780,9 +1787,8 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 	cur->tree_ok = false;
 	cur->next_chunk = r->nr_chunks; /* nothing more to read: */
 	cur->limit_ns = UINT64_MAX;	/* every record it holds may go */
-	if (!cur->cpus || !cur->key || !cur->tree || !cur->next_seq || !cur->stream_gaps)
+	if (alloc_merge(cur))
 		return -ENOMEM;
-	memset(cur->next_seq, 0xff, r->nr_streams * sizeof(*cur->next_seq));
 	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++) {
 		const struct reader_chunk *ch = &r->chunks[pl->seg_chunks[i]];
 		const struct iot_rec *p = ch->recs;
@@ -1821,15 +1827,7 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan *pl,
 			       size_t seg, struct trace_reader *cur)
 {
-	if (cur->cpus)
-		for (uint32_t i = 0; i < cur->nr_streams; i++)
-			free(cur->cpus[i].spans);
-	free(cur->cpus);
-	free(cur->key);
-	free(cur->tree);
-	free(cur->next_seq);
-	free(cur->stream_gaps);
-	free(cur->degrades);
+	free_merge(cur);
 	free_live(cur);
 	free(cur->live);
 	memset(cur, 0, sizeof(*cur));
