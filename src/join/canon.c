@@ -208,9 +208,9 @@ static int put_bio_ref(struct join_canon *c, const struct join *j, uint32_t b,
 			body;                                                            \
 		}                                                                        \
 		for (size_t i_ = 0; i_ <= (m)->mask; i_++)                               \
-			if ((m)->keys[i_]) {                                             \
-				uint64_t k = (m)->keys[i_];                              \
-				uint32_t v = (m)->vals[i_];                              \
+			if ((m)->slots[i_].key) {                                        \
+				uint64_t k = (m)->slots[i_].key;                         \
+				uint32_t v = (m)->slots[i_].val;                         \
 				body;                                                    \
 			}                                                                \
 	} while (0)
@@ -484,24 +484,6 @@ int join_seed_feed(struct join_seed *s, const struct iot_rec *r, bool bi_elided)
 	return 0;
 }
 
-static int copy_map(struct u64map *to, const struct u64map *from)
-{
-	struct u64map m = *from;
-
-	m.keys = malloc((from->mask + 1) * sizeof(*m.keys));
-	m.vals = malloc((from->mask + 1) * sizeof(*m.vals));
-	if (!m.keys || !m.vals) {
-		free(m.keys);
-		free(m.vals);
-		return -ENOMEM;
-	}
-	memcpy(m.keys, from->keys, (from->mask + 1) * sizeof(*m.keys));
-	memcpy(m.vals, from->vals, (from->mask + 1) * sizeof(*m.vals));
-	u64map_release(to);
-	*to = m;
-	return 0;
-}
-
 /* The facts of from into a seed's or a join's fields, which are the same
  * (what they held is freed) */
 static int copy_facts(struct join_plain **plain, size_t *nr_plain, struct u64map *fault,
@@ -519,9 +501,9 @@ static int copy_facts(struct join_plain **plain, size_t *nr_plain, struct u64map
 	free(*plain);
 	*plain = p;
 	*nr_plain = from->nr_plain;
-	return copy_map(fault, &from->fault) ||
-		       copy_map(fault_index, &from->fault_index) ||
-		       copy_map(tgid, &from->tgid)
+	return u64map_copy(fault, &from->fault) ||
+		       u64map_copy(fault_index, &from->fault_index) ||
+		       u64map_copy(tgid, &from->tgid)
 		   ? -ENOMEM
 		   : 0;
 }
@@ -537,7 +519,8 @@ static int merge_map(struct u64map *to, const struct u64map *later)
 	if (later->has_zero && u64map_put(to, 0, later->zero_val))
 		return -ENOMEM;
 	for (size_t i = 0; i <= later->mask; i++)
-		if (later->keys[i] && u64map_put(to, later->keys[i], later->vals[i]))
+		if (later->slots[i].key &&
+		    u64map_put(to, later->slots[i].key, later->slots[i].val))
 			return -ENOMEM;
 	return 0;
 }

@@ -1133,9 +1133,9 @@ int join_init(struct join *j, const struct join_sink *sink,
 	j->dev_ctx = dev_ctx;
 	j->free_bio = j->free_req = j->free_sys = j->free_uring = j->held = NONE;
 	if (u64map_init(&j->bio_by_ptr, 4096) || u64map_init(&j->bio_by_start, 4096) ||
-	    u64map_init(&j->rq_by_ptr, 4096) || u64map_init(&j->req_by_end, 4096) ||
-	    u64map_init(&j->req_by_start, 4096) || u64map_init(&j->sys_by_tid, 1024) ||
-	    u64map_init(&j->dirtier, 4096) || u64map_init(&j->tgid, 256) ||
+	    u64map_init(&j->rq_by_ptr, 64) || u64map_init(&j->req_by_end, 64) ||
+	    u64map_init(&j->req_by_start, 64) || u64map_init(&j->sys_by_tid, 1024) ||
+	    u64map_init(&j->dirtier, 64) || u64map_init(&j->tgid, 256) ||
 	    u64map_init(&j->fault, 64) || u64map_init(&j->fault_index, 64) ||
 	    u64map_init(&j->uring_by_ptr, 256) || u64map_init(&j->uring_by_tid, 64)) {
 		join_release(j);

@@ -13,10 +13,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A key and its value share a slot, so a probe touches one cache line (the
+ * tables of in-flight requests outgrow the caches on a busy trace). */
+struct u64slot {
+	uint64_t key; /* 0: empty */
+	uint32_t val;
+};
 
 struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
+	struct u64slot *slots;
 	size_t mask; /* capacity - 1, capacity a power of two */
 	size_t n;
 	bool has_zero; /* key 0 is present, with value zero_val */
@@ -45,22 +52,33 @@ static inline int u64map_init(struct u64map *m, size_t cap)
 
 	while (c < cap)
 		c <<= 1;
-	m->keys = calloc(c, sizeof(*m->keys));
-	m->vals = calloc(c, sizeof(*m->vals));
+	m->slots = calloc(c, sizeof(*m->slots));
 	m->mask = c - 1;
 	m->n = 0;
 	m->has_zero = false;
-	return m->keys && m->vals ? 0 : -ENOMEM;
+	return m->slots ? 0 : -ENOMEM;
 }
 
 static inline void u64map_release(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	m->keys = NULL;
-	m->vals = NULL;
+	free(m->slots);
+	m->slots = NULL;
 	m->n = 0;
 	m->has_zero = false;
+}
+
+/* to becomes a copy of from (what to held is freed). 0 or -ENOMEM. */
+static inline int u64map_copy(struct u64map *to, const struct u64map *from)
+{
+	struct u64map m = *from;
+
+	m.slots = malloc((from->mask + 1) * sizeof(*m.slots));
+	if (!m.slots)
+		return -ENOMEM;
+	memcpy(m.slots, from->slots, (from->mask + 1) * sizeof(*m.slots));
+	u64map_release(to);
+	*to = m;
+	return 0;
 }
 
 /* Returns a pointer to the value of k, or NULL. */
@@ -69,9 +87,9 @@ static inline uint32_t *u64map_get(const struct u64map *m, uint64_t k)
 	if (__builtin_expect(!k, 0))
 		return m->has_zero ? (uint32_t *)&m->zero_val : NULL;
 	for (size_t i = u64map_hash(k) & m->mask;; i = (i + 1) & m->mask) {
-		if (m->keys[i] == k)
-			return &m->vals[i];
-		if (!m->keys[i])
+		if (m->slots[i].key == k)
+			return &m->slots[i].val;
+		if (!m->slots[i].key)
 			return NULL;
 	}
 }
@@ -85,14 +103,13 @@ static inline int u64map_grow(struct u64map *m)
 	n.has_zero = m->has_zero;
 	n.zero_val = m->zero_val;
 	for (size_t i = 0; i <= m->mask; i++) {
-		if (!m->keys[i])
+		if (!m->slots[i].key)
 			continue;
-		size_t j = u64map_hash(m->keys[i]) & n.mask;
+		size_t j = u64map_hash(m->slots[i].key) & n.mask;
 
-		while (n.keys[j])
+		while (n.slots[j].key)
 			j = (j + 1) & n.mask;
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
+		n.slots[j] = m->slots[i];
 		n.n++;
 	}
 	n.n += n.has_zero;
@@ -114,14 +131,14 @@ static inline int u64map_put(struct u64map *m, uint64_t k, uint32_t v)
 	}
 	if ((m->n + 1) * 4 > (m->mask + 1) * 3 && u64map_grow(m))
 		return -ENOMEM;
-	for (i = u64map_hash(k) & m->mask; m->keys[i]; i = (i + 1) & m->mask) {
-		if (m->keys[i] == k) {
-			m->vals[i] = v;
+	for (i = u64map_hash(k) & m->mask; m->slots[i].key; i = (i + 1) & m->mask) {
+		if (m->slots[i].key == k) {
+			m->slots[i].val = v;
 			return 0;
 		}
 	}
-	m->keys[i] = k;
-	m->vals[i] = v;
+	m->slots[i].key = k;
+	m->slots[i].val = v;
 	m->n++;
 	return 0;
 }
@@ -136,8 +153,8 @@ static inline void u64map_del(struct u64map *m, uint64_t k)
 		m->has_zero = false;
 		return;
 	}
-	while (m->keys[i] != k) {
-		if (!m->keys[i])
+	while (m->slots[i].key != k) {
+		if (!m->slots[i].key)
 			return;
 		i = (i + 1) & m->mask;
 	}
@@ -145,17 +162,16 @@ static inline void u64map_del(struct u64map *m, uint64_t k)
 		size_t h;
 
 		j = (j + 1) & m->mask;
-		if (!m->keys[j])
+		if (!m->slots[j].key)
 			break;
-		h = u64map_hash(m->keys[j]) & m->mask;
+		h = u64map_hash(m->slots[j].key) & m->mask;
 		/* move j back to i unless its home lies cyclically in (i, j] */
 		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
+			m->slots[i] = m->slots[j];
 			i = j;
 		}
 	}
-	m->keys[i] = 0;
+	m->slots[i].key = 0;
 	m->n--;
 }
 

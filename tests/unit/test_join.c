@@ -1153,11 +1153,12 @@ static void same_map(const struct u64map *a, const struct u64map *b)
 	assert_int_equal(a->n, b->n);
 	assert_int_equal(a->has_zero, b->has_zero);
 	for (size_t i = 0; i <= a->mask; i++) {
-		const uint32_t *v = a->keys[i] ? u64map_get(b, a->keys[i]) : NULL;
+		uint64_t k = a->slots[i].key;
+		const uint32_t *v = k ? u64map_get(b, k) : NULL;
 
-		if (a->keys[i]) {
+		if (k) {
 			assert_non_null(v);
-			assert_int_equal(*v, a->vals[i]);
+			assert_int_equal(*v, a->slots[i].val);
 		}
 	}
 }
