@@ -593,8 +593,6 @@ static int index_chunks(struct trace_reader *r, int fd)
 	return 0;
 }
 
-/* trace_reader_open_threads; 1 when a chunk checked after the walk is
- * damaged (nothing kept: the caller opens again on one thread) */
 /* The merge's state for r->nr_streams streams, empty: 0 or -ENOMEM (what
  * was had is freed by free_merge) */
 static int alloc_merge(struct trace_reader *r)
@@ -624,6 +622,8 @@ static void free_merge(struct trace_reader *r)
 	free(r->degrades);
 }
 
+/* trace_reader_open_threads; 1 when a chunk checked after the walk is
+ * damaged (nothing kept: the caller opens again on one thread) */
 static int open_indexed(struct trace_reader *r, const char *path, unsigned int threads,
 			char *errbuf, size_t errlen)
 {
