@@ -32,7 +32,9 @@ void pipeline_set_threads(int n);
 /* Opens input, completes env with the trace's facts (start and end, the
  * system call numbers of its architecture, the device table's callbacks),
  * runs the analyzers of set over every record and AGG chunk, and finishes
- * them. 0, or the exit status after saying why on stderr (1). */
+ * them. 0, or the exit status after saying why on stderr (1). A packed
+ * chunk found damaged on the way starts it all again, the trace checked
+ * at the open: p is released and opened again. */
 int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 		 struct analysis_env *env);
 /* The first half of pipeline_run: opens input and fills env's facts

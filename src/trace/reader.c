@@ -193,6 +193,16 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 		r->unpacked_kept += h.nr_recs * IOT_REC_SIZE;
 	} else {
 		recs = NULL; /* checked here, unpacked when the merge reaches it */
+		if (r->unchecked && !cut && h.nr_recs) {
+			/* or not checked: indexed as the header says, the
+			 * bytes checked as they are unpacked */
+			rc->type = IOT_CHUNK_EVENTS;
+			rc->recs = NULL;
+			rc->packed_bytes = bytes;
+			rc->size = h.nr_recs * IOT_REC_SIZE;
+			r->nr_records += h.nr_recs;
+			return add_chunk(r, rc, cap);
+		}
 		if (r->check_threads > 1 && !cut) {
 			/* or checked after the walk, in parallel
 			 * (check_deferred): indexed as the header says */
@@ -625,7 +635,7 @@ static void free_merge(struct trace_reader *r)
 /* trace_reader_open_threads; 1 when a chunk checked after the walk is
  * damaged (nothing kept: the caller opens again on one thread) */
 static int open_indexed(struct trace_reader *r, const char *path, unsigned int threads,
-			char *errbuf, size_t errlen)
+			bool unchecked, char *errbuf, size_t errlen)
 {
 	struct stat st;
 	void *map = MAP_FAILED;
@@ -633,6 +643,7 @@ static int open_indexed(struct trace_reader *r, const char *path, unsigned int t
 
 	memset(r, 0, sizeof(*r));
 	r->check_threads = threads;
+	r->unchecked = unchecked;
 	r->path = strdup(path);
 	if (!r->path)
 		return -ENOMEM;
@@ -737,15 +748,21 @@ cleanup:
 int trace_reader_open_threads(struct trace_reader *r, const char *path,
 			      unsigned int threads, char *errbuf, size_t errlen)
 {
-	int err = open_indexed(r, path, threads, errbuf, errlen);
+	int err = open_indexed(r, path, threads, false, errbuf, errlen);
 
-	return err > 0 ? open_indexed(r, path, 1, errbuf, errlen) : err;
+	return err > 0 ? open_indexed(r, path, 1, false, errbuf, errlen) : err;
+}
+
+int trace_reader_open_unchecked(struct trace_reader *r, const char *path,
+				unsigned int threads, char *errbuf, size_t errlen)
+{
+	return open_indexed(r, path, threads, true, errbuf, errlen);
 }
 
 int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		      size_t errlen)
 {
-	return open_indexed(r, path, 1, errbuf, errlen);
+	return open_indexed(r, path, 1, false, errbuf, errlen);
 }
 
 struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
@@ -755,9 +772,13 @@ struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
 	struct iot_rec *recs = malloc((n ?: 1) * sizeof(*recs));
 	size_t used;
 
-	if (recs && iot_unpack_some(r->map + ch->offset + sizeof(struct iot_packed),
-				    ch->packed_bytes, recs, n, &used) != n) {
-		free(recs); /* the file changed under us */
+	const uint8_t *in = r->map + ch->offset + sizeof(struct iot_packed);
+
+	if (recs && (iot_unpack_some(in, ch->packed_bytes, recs, n, &used) != n ||
+		     /* checked at the open (every chunk of no record
+			too): used is packed_bytes */
+		     (r->unchecked && n && !padding_ok(in, used, ch->packed_bytes)))) {
+		free(recs); /* damage, or the file changed under us */
 		recs = NULL;
 	}
 	return recs;

@@ -117,6 +117,9 @@ struct trace_reader {
 	unsigned int check_threads;
 	size_t *deferred;
 	size_t nr_deferred, cap_deferred;
+	/* trace_reader_open_unchecked: those chunks are not checked at all
+	 * (packed_bytes: the whole payload, padding included) */
+	bool unchecked;
 
 	uint64_t nr_records;   /* records present in the file */
 	uint64_t last_mark_ns; /* the latest ROUND mark: near the end of a cut-short
@@ -166,6 +169,14 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
  * does, which says where). */
 int trace_reader_open_threads(struct trace_reader *r, const char *path,
 			      unsigned int threads, char *errbuf, size_t errlen);
+/* The same, but those chunks are not checked: each is decoded once, when
+ * it is read, not also at the open. The reader is the same when none is
+ * damaged. A damaged one fails the read that reaches it (an error < 0, as
+ * out of memory does), with nothing said: the caller, who must not have
+ * shown anything yet, opens the file again with trace_reader_open_threads
+ * and reads the records before the damage, which it then names. */
+int trace_reader_open_unchecked(struct trace_reader *r, const char *path,
+				unsigned int threads, char *errbuf, size_t errlen);
 /* The next record in time order: 1 with *rec set, 0 at the end. *rec
  * stays valid until the reader is released, but for a record of a packed
  * chunk past the first READER_UNPACKED_KEEP bytes of unpacked records:
@@ -244,7 +255,8 @@ void reader_plan_release(struct reader_plan *pl);
 const struct reader_chunk *trace_reader_chunk_at(const struct trace_reader *r, size_t *k,
 						 uint64_t offset);
 /* Such a chunk's records (its size / IOT_REC_SIZE, found whole at the
- * open), unpacked into memory the caller frees, or NULL. */
+ * open, or, opened unchecked, as its header says), unpacked into memory
+ * the caller frees, or NULL (out of memory, damage). */
 struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
 				    const struct reader_chunk *ch);
 void trace_reader_release(struct trace_reader *r);

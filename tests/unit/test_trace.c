@@ -848,6 +848,153 @@ static void packed_checked_on_threads(void **state)
 	trace_reader_release(&r4);
 }
 
+/* The records until the end (0) or an error (< 0, in *err), in order */
+static uint64_t count_until(struct trace_reader *r, int *err)
+{
+	const struct iot_rec *rec;
+	uint64_t n = 0;
+
+	while ((*err = trace_reader_next(r, &rec)) == 1) {
+		assert_int_equal(rec->ts_ns, 1000 + n);
+		n++;
+	}
+	return n;
+}
+
+/* The offset of the k-th packed chunk's header in data (0: none) */
+static uint64_t nth_packed(const uint8_t *data, long size, uint64_t k)
+{
+	uint64_t n = 0;
+
+	for (uint64_t off = sizeof(struct iot_file_header);
+	     off + sizeof(struct iot_chunk) <= (uint64_t)size;) {
+		struct iot_chunk ch;
+
+		memcpy(&ch, data + off, sizeof(ch));
+		if (ch.type == IOT_CHUNK_EVENTS_PACKED && ++n == k)
+			return off;
+		off += sizeof(ch) + ch.size;
+	}
+	return 0;
+}
+
+static uint8_t *slurp(long *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *data;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*size = ftell(f);
+	data = malloc((size_t)*size);
+	assert_non_null(data);
+	fseek(f, 0, SEEK_SET);
+	assert_int_equal(fread(data, 1, (size_t)*size, f), (size_t)*size);
+	fclose(f);
+	return data;
+}
+
+static void poke(uint64_t off, uint8_t byte)
+{
+	FILE *f = fopen(path, "r+b");
+
+	assert_non_null(f);
+	fseek(f, (long)off, SEEK_SET);
+	fputc(byte, f);
+	fclose(f);
+}
+
+/* Opened unchecked (trace_reader_open_unchecked), the packed chunks past
+ * READER_UNPACKED_KEEP are indexed as their headers say, none checked:
+ * whole, the same index and records as checked; damaged (a field mask, or
+ * a padding byte not zero), the open says nothing and the read that
+ * reaches the chunk fails, after the records before it. */
+static void packed_unchecked(void **state)
+{
+	const uint64_t per_chunk = PAST_KEEP_CHUNK, rounds = PAST_KEEP_ROUNDS;
+	struct trace_reader r1, ru;
+	char err[256];
+	uint64_t n1, late = 0, pad = 0;
+	uint8_t *data;
+	long size;
+	int rc;
+
+	write_past_keep();
+	assert_int_equal(trace_reader_open(&r1, path, err, sizeof(err)), 0);
+	for (unsigned int threads = 1; threads <= 4; threads += 3) {
+		size_t unchecked = 0;
+
+		assert_int_equal(
+		    trace_reader_open_unchecked(&ru, path, threads, err, sizeof(err)), 0);
+		assert_true(ru.unchecked);
+		assert_int_equal(ru.nr_deferred, 0);
+		assert_string_equal(ru.warning, "");
+		assert_int_equal(ru.nr_records, r1.nr_records);
+		assert_int_equal(ru.nr_chunks, r1.nr_chunks);
+		/* past the kept ones: the whole payload, padding included */
+		for (size_t k = 0; k < ru.nr_chunks; k++)
+			if (ru.chunks[k].packed_bytes) {
+				struct iot_chunk ch;
+
+				memcpy(&ch, ru.map + ru.chunks[k].offset - sizeof(ch),
+				       sizeof(ch));
+				assert_int_equal(ru.chunks[k].packed_bytes,
+						 ch.size - sizeof(struct iot_packed));
+				unchecked++;
+			}
+		assert_true(unchecked > 0);
+		assert_int_equal(count_until(&ru, &rc), 2 * rounds * per_chunk);
+		assert_int_equal(rc, 0);
+		trace_reader_release(&ru);
+	}
+	trace_reader_release(&r1);
+
+	/* the first late chunk with padding after its records */
+	data = slurp(&size);
+	for (uint64_t k = 2 * rounds - 8; k < 2 * rounds && !pad; k++) {
+		uint64_t off = nth_packed(data, size, k), bytes;
+		struct iot_chunk ch;
+		size_t used;
+
+		assert_true(off > 0);
+		memcpy(&ch, data + off, sizeof(ch));
+		bytes = ch.size - sizeof(struct iot_packed);
+		assert_int_equal(
+		    iot_unpack_some(data + off + sizeof(ch) + sizeof(struct iot_packed),
+				    bytes, NULL, per_chunk, &used),
+		    per_chunk);
+		if (used < bytes)
+			pad = off + sizeof(ch) + ch.size - 1;
+	}
+	late = nth_packed(data, size, 2 * rounds - 5);
+	free(data);
+	assert_true(pad > 0);
+
+	for (int damage = 0; damage < 2; damage++) {
+		write_past_keep();
+		if (damage == 0) /* record 0's mask: a bit no field has */
+			poke(late + sizeof(struct iot_chunk) + sizeof(struct iot_packed) +
+				 1,
+			     0x10);
+		else
+			poke(pad, 0x01);
+		assert_int_equal(trace_reader_open(&r1, path, err, sizeof(err)), 0);
+		assert_non_null(strstr(r1.warning, "packed events chunk damaged"));
+		n1 = count_all(&r1);
+		trace_reader_release(&r1);
+
+		assert_int_equal(
+		    trace_reader_open_unchecked(&ru, path, 1, err, sizeof(err)), 0);
+		assert_string_equal(ru.warning, "");
+		assert_int_equal(ru.nr_records, 2 * rounds * per_chunk);
+		/* what it read before failing: no more than the checked
+		 * reader's, every record of the chunks the merge passed */
+		assert_true(count_until(&ru, &rc) <= n1);
+		assert_true(rc < 0);
+		trace_reader_release(&ru);
+	}
+}
+
 static void not_a_trace(void **state)
 {
 	struct trace_reader r;
@@ -1085,6 +1232,7 @@ int main(void)
 	    cmocka_unit_test(degrade_stretches),
 	    cmocka_unit_test(threads_write_chunks),
 	    cmocka_unit_test(packed_checked_on_threads),
+	    cmocka_unit_test(packed_unchecked),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
