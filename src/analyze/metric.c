@@ -19,7 +19,7 @@ void metric_init(struct metric *m, const char *scope, const char *name, const ch
 	m->keep_time = keep_time;
 }
 
-int metric_add(struct metric *m, uint64_t t, uint64_t v)
+int metric_add_slow(struct metric *m, uint64_t t, uint64_t v)
 {
 	if (!m->keep_time && v <= UINT32_MAX) {
 		if (GROW(m->v32, m->n32 + 1, m->cap32))
