@@ -3,6 +3,7 @@
 #include "pack.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* the fields, in the order their mask bits and bytes come */
@@ -164,6 +165,36 @@ static inline __attribute__((always_inline)) int get_leb(const uint8_t **pp,
 	return -EINVAL;
 }
 
+/* get_leb where at least 10 bytes are left: no bound to check */
+static inline __attribute__((always_inline)) int get_leb_far(const uint8_t **pp,
+							     uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	uint64_t x, b = *p++;
+
+	if (b < 0x80) { /* most numbers: one byte */
+		*v = b;
+		*pp = p;
+		return 0;
+	}
+	x = b & 0x7f;
+	for (int shift = 7; shift < 63; shift += 7) {
+		b = *p++;
+		x |= (b & 0x7f) << shift;
+		if (b < 0x80) {
+			*v = x;
+			*pp = p;
+			return 0;
+		}
+	}
+	b = *p++;
+	if (b > 1)
+		return -EINVAL; /* more than 64 bits */
+	*v = x | b << 63;
+	*pp = p;
+	return 0;
+}
+
 size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_t n,
 		       size_t *used)
 {
@@ -178,6 +209,11 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 	for (i = 0; i < n; i++) {
 		unsigned int mask, m;
 		struct iot_rec *r;
+		/* the longest record iot_pack writes is IOT_PACK_MAX, but a
+		 * number may take ten bytes in any field (zero bytes with the
+		 * high bit set before its last): with room for twelve of
+		 * those, no field's bytes need a bound (nearly every record) */
+		bool far = end - p >= 2 + 10 * NR_PF;
 
 		at = p; /* where this record starts: the state past a fault
 			   does not matter, nothing after it is decoded */
@@ -192,7 +228,7 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 			int k = __builtin_ctz(m);
 			uint64_t z;
 
-			if (get_leb(&p, end, &z))
+			if (far ? get_leb_far(&p, &z) : get_leb(&p, end, &z))
 				goto stop;
 			v64[k] += unzig(z);
 		}
@@ -200,7 +236,8 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 			int k = __builtin_ctz(m);
 			uint64_t x;
 
-			if (get_leb(&p, end, &x) || x > max32[k])
+			if ((far ? get_leb_far(&p, &x) : get_leb(&p, end, &x)) ||
+			    x > max32[k])
 				goto stop;
 			v32[k] = x;
 		}

@@ -84,6 +84,18 @@ static void worst(void **state)
 	assert_true(iot_pack(&r[1], 1, buf) <= IOT_PACK_MAX);
 }
 
+/* The first record of the n bytes at b with room after them (zeros): the
+ * decoder's path that checks no bound within a record. 1 or 0 (bad). */
+static size_t far(const uint8_t *b, size_t n, struct iot_rec *out)
+{
+	uint8_t room[2 + 10 * 12 + 64] = {0};
+	size_t used;
+
+	assert_true(n <= sizeof(room));
+	memcpy(room, b, n);
+	return iot_unpack_some(room, sizeof(room), out, 1, &used);
+}
+
 static void bad(void **state)
 {
 	struct iot_rec r[4], back[4];
@@ -115,14 +127,47 @@ static void bad(void **state)
 	memset(buf + 2, 0x80, 10);
 	buf[12] = 0;
 	assert_int_equal(iot_unpack(buf, 13, back, 1, &at), -EINVAL);
+	assert_int_equal(far(buf, 13, back), 0);
 	/* 64 bits and more in the tenth byte */
 	memset(buf + 2, 0xff, 9);
 	buf[11] = 2;
 	assert_int_equal(iot_unpack(buf, 12, back, 1, &at), -EINVAL);
+	assert_int_equal(far(buf, 12, back), 0);
 	/* the longest number there is: 64 bits, the tenth byte 1 */
 	buf[11] = 1;
 	assert_int_equal(iot_unpack(buf, 12, back, 1, &at), 0);
 	assert_int_equal(back[0].ts_ns, 1ull << 63); /* zigzag of 2^64 - 1 */
+	memset(back, 0, sizeof(back[0]));
+	assert_int_equal(far(buf, 12, back), 1);
+	assert_int_equal(back[0].ts_ns, 1ull << 63);
+	/* every field in ten bytes (zeros written long): 122 bytes, past
+	 * the longest record packed, and still the record of zeros */
+	{
+		uint8_t z[2 + 10 * 12];
+
+		z[0] = 0xff;
+		z[1] = 0x0f;
+		for (int f = 0; f < 12; f++) {
+			memset(z + 2 + 10 * f, 0x80, 9);
+			z[2 + 10 * f + 9] = 0;
+		}
+		assert_int_equal(iot_unpack(z, sizeof(z), back, 1, &at), 0);
+		assert_int_equal(back[0].ts_ns, 0);
+		assert_int_equal(back[0].seq, 0);
+		assert_int_equal(back[0].flags, 0);
+		assert_int_equal(far(z, sizeof(z), back), 1);
+		assert_int_equal(back[0].tid, 0);
+		/* cut anywhere: refused, no byte past the cut read (in a
+		 * buffer of just those bytes, for AddressSanitizer) */
+		for (size_t cut = 0; cut < sizeof(z); cut++) {
+			uint8_t *c = malloc(cut ?: 1);
+
+			assert_non_null(c);
+			memcpy(c, z, cut);
+			assert_int_equal(iot_unpack(c, cut, back, 1, &at), -EINVAL);
+			free(c);
+		}
+	}
 	/* a type past 16 bits */
 	buf[0] = 0;
 	buf[1] = 1u << (9 - 8); /* PF_TYPE */
@@ -130,8 +175,11 @@ static void bad(void **state)
 	buf[3] = 0x80;
 	buf[4] = 0x04; /* 65536 */
 	assert_int_equal(iot_unpack(buf, 5, back, 1, &at), -EINVAL);
+	assert_int_equal(far(buf, 5, back), 0);
 	buf[4] = 0x03; /* 49152: fits */
 	assert_int_equal(iot_unpack(buf, 5, back, 1, &at), 0);
+	assert_int_equal(back[0].type, 49152);
+	assert_int_equal(far(buf, 5, back), 1);
 	assert_int_equal(back[0].type, 49152);
 }
 
