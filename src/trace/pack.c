@@ -207,8 +207,9 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 
 	v64[PF_SEQ] = UINT64_MAX;
 	for (i = 0; i < n; i++) {
-		unsigned int mask, m;
+		unsigned int mask;
 		struct iot_rec *r;
+		uint64_t z;
 		/* the longest record iot_pack writes is IOT_PACK_MAX, but a
 		 * number may take ten bytes in any field (zero bytes with the
 		 * high bit set before its last): with room for twelve of
@@ -224,23 +225,38 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 			break; /* a bit no field has */
 		p += 2;
 		v64[PF_SEQ]++;
-		for (m = mask & ((1u << NR_PF64) - 1); m; m &= m - 1) {
-			int k = __builtin_ctz(m);
-			uint64_t z;
-
-			if (far ? get_leb_far(&p, &z) : get_leb(&p, end, &z))
-				goto stop;
-			v64[k] += unzig(z);
-		}
-		for (m = mask >> NR_PF64; m; m &= m - 1) {
-			int k = __builtin_ctz(m);
-			uint64_t x;
-
-			if ((far ? get_leb_far(&p, &x) : get_leb(&p, end, &x)) ||
-			    x > max32[k])
-				goto stop;
-			v32[k] = x;
-		}
+		/* field by field, unrolled: each value stays in a register,
+		 * and each test is the mask's own bit (a loop over the set
+		 * bits mispredicted its end nearly every record); a fault
+		 * breaks out of the loop, this record unread (at) */
+#define GET(z) (far ? get_leb_far(&p, &(z)) : get_leb(&p, end, &(z)))
+#define FIELD64(k)                                                                       \
+	if (mask & (1u << (k))) {                                                        \
+		if (GET(z))                                                              \
+			break;                                                           \
+		v64[k] += unzig(z);                                                      \
+	}
+#define FIELD32(k)                                                                       \
+	if (mask & (1u << (k))) {                                                        \
+		if (GET(z) || z > max32[(k)-NR_PF64])                                    \
+			break;                                                           \
+		v32[(k)-NR_PF64] = z;                                                    \
+	}
+		FIELD64(PF_TS)
+		FIELD64(PF_SEQ)
+		FIELD64(PF_ID)
+		FIELD64(PF_ID2)
+		FIELD64(PF_SECTOR)
+		FIELD32(PF_NR)
+		FIELD32(PF_DEV)
+		FIELD32(PF_PID)
+		FIELD32(PF_TID)
+		FIELD32(PF_TYPE)
+		FIELD32(PF_CPU)
+		FIELD32(PF_FLAGS)
+#undef FIELD32
+#undef FIELD64
+#undef GET
 		if (!out)
 			continue; /* checked, not kept */
 		r = &out[i];
@@ -256,9 +272,6 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 		r->type = (uint16_t)v32[PF_TYPE - NR_PF64];
 		r->cpu = (uint16_t)v32[PF_CPU - NR_PF64];
 		r->flags = (uint32_t)v32[PF_FLAGS - NR_PF64];
-		continue;
-	stop:
-		break;
 	}
 	*used = (size_t)((i < n ? at : p) - in);
 	return i;
