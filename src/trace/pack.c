@@ -118,54 +118,9 @@ size_t iot_pack(const struct iot_rec *r, size_t n, uint8_t *out)
 	return iot_pack_more(&st, r, n, out);
 }
 
-/* One LEB128 number at *p, before end: 0, or -EINVAL. Inlined: it is the
- * reader's inner loop on a packed trace. With ten bytes left (the longest
- * number) the bytes are read without a bound check each. */
-static inline __attribute__((always_inline)) int get_leb(const uint8_t **pp,
-							 const uint8_t *end, uint64_t *v)
-{
-	const uint8_t *p = *pp;
-	uint64_t x = 0, b;
-
-	if (p < end && *p < 0x80) { /* most numbers: one byte */
-		*v = *p;
-		*pp = p + 1;
-		return 0;
-	}
-	if (end - p >= 10) {
-		for (int shift = 0; shift < 63; shift += 7) {
-			b = *p++;
-			x |= (b & 0x7f) << shift;
-			if (b < 0x80) {
-				*v = x;
-				*pp = p;
-				return 0;
-			}
-		}
-		b = *p++;
-		if (b > 1)
-			return -EINVAL; /* more than 64 bits */
-		*v = x | b << 63;
-		*pp = p;
-		return 0;
-	}
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (p >= end)
-			return -EINVAL;
-		b = *p++;
-		if (shift == 63 && b > 1)
-			return -EINVAL; /* more than 64 bits */
-		x |= (b & 0x7f) << shift;
-		if (b < 0x80) {
-			*v = x;
-			*pp = p;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* get_leb where at least 10 bytes are left: no bound to check */
+/* One LEB128 number at *pp, with at least ten bytes (the longest number)
+ * left: no bound to check. 0, or -EINVAL. Inlined: it is the reader's
+ * inner loop on a packed trace. */
 static inline __attribute__((always_inline)) int get_leb_far(const uint8_t **pp,
 							     uint64_t *v)
 {
@@ -193,6 +148,32 @@ static inline __attribute__((always_inline)) int get_leb_far(const uint8_t **pp,
 	*v = x | b << 63;
 	*pp = p;
 	return 0;
+}
+
+/* The same, before end: each byte checked against it when fewer than ten
+ * are left. */
+static inline __attribute__((always_inline)) int get_leb(const uint8_t **pp,
+							 const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	uint64_t x = 0, b;
+
+	if (end - p >= 10)
+		return get_leb_far(pp, v);
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (p >= end)
+			return -EINVAL;
+		b = *p++;
+		if (shift == 63 && b > 1)
+			return -EINVAL; /* more than 64 bits */
+		x |= (b & 0x7f) << shift;
+		if (b < 0x80) {
+			*v = x;
+			*pp = p;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_t n,
