@@ -770,9 +770,8 @@ struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
 {
 	uint64_t n = ch->size / IOT_REC_SIZE;
 	struct iot_rec *recs = malloc((n ?: 1) * sizeof(*recs));
-	size_t used;
-
 	const uint8_t *in = r->map + ch->offset + sizeof(struct iot_packed);
+	size_t used;
 
 	if (recs && (iot_unpack_some(in, ch->packed_bytes, recs, n, &used) != n ||
 		     /* checked at the open (every chunk of no record
