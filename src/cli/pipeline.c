@@ -279,8 +279,9 @@ static void *prefetch_run(void *arg)
 }
 
 /* One record into the join; 1 to stop (record said so), -1 out of memory. */
-static int feed_one(struct pipeline *p, const struct iot_rec *rec,
-		    int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
+static inline __attribute__((always_inline)) int
+feed_one(struct pipeline *p, const struct iot_rec *rec,
+	 int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
 {
 	if (rec->type == IOT_EV_EXEC)
 		trace_reader_exec(&p->rd, rec);
