@@ -241,7 +241,7 @@ struct prefetch {
 static void *prefetch_run(void *arg)
 {
 	struct prefetch *pf = arg;
-	const struct iot_rec *rec;
+	const struct iot_rec *recs[64];
 	int err = 1;
 
 	for (;;) {
@@ -260,8 +260,17 @@ static void *prefetch_run(void *arg)
 		if (stop)
 			break;
 		b = pf->recs + k * PF_BATCH;
-		while (n < PF_BATCH && (err = trace_reader_next(pf->rd, &rec)) == 1)
-			b[n++] = *rec;
+		while (n < PF_BATCH) { /* err: 1 while records come */
+			unsigned int want = PF_BATCH - n < 64 ? PF_BATCH - n : 64;
+			int got = trace_reader_next_batch(pf->rd, recs, want);
+
+			if (got <= 0) {
+				err = got;
+				break;
+			}
+			for (int i = 0; i < got; i++)
+				b[n++] = *recs[i];
+		}
 		pthread_mutex_lock(&pf->mu);
 		pf->n[k] = n;
 		if (n)
@@ -505,7 +514,6 @@ int pipeline_open(struct pipeline *p, const char *input, struct analysis_env *en
 int pipeline_join(struct pipeline *p, const char *input, const struct join_sink *sink,
 		  int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
 {
-	const struct iot_rec *rec;
 	unsigned int workers;
 	uint64_t seg;
 	int err = -2;
@@ -528,9 +536,17 @@ int pipeline_join(struct pipeline *p, const char *input, const struct join_sink 
 	if (err == -2 && pipeline_threads != 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
 		err = feed_prefetched(p, record, ctx);
 	if (err == -2) {
-		while ((err = trace_reader_next(&p->rd, &rec)) == 1)
-			if ((err = feed_one(p, rec, record, ctx)))
+		const struct iot_rec *recs[64];
+
+		while ((err = trace_reader_next_batch(&p->rd, recs, 64)) > 0) {
+			int n = err;
+
+			for (int k = 0; k < n; k++)
+				if ((err = feed_one(p, recs[k], record, ctx)))
+					break;
+			if (err)
 				break;
+		}
 	}
 	if (err == 1)
 		return 1;

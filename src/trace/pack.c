@@ -190,7 +190,7 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 	for (i = 0; i < n; i++) {
 		unsigned int mask;
 		struct iot_rec *r;
-		uint64_t z;
+		uint64_t z = 0; /* set by every GET that succeeds */
 		/* the longest record iot_pack writes is IOT_PACK_MAX, but a
 		 * number may take ten bytes in any field (zero bytes with the
 		 * high bit set before its last): with room for twelve of

@@ -1115,6 +1115,20 @@ static inline void replay(struct trace_reader *r, uint32_t s)
 	r->tree[0] = w;
 }
 
+/* The winner's first record (stream i's, before the limit) taken */
+static inline __attribute__((always_inline)) const struct iot_rec *
+take_head(struct trace_reader *r, uint32_t i)
+{
+	struct reader_cpu *c = &r->cpus[i];
+	const struct iot_rec *x = c->win[c->win_start];
+
+	c->win_start = (c->win_start + 1) % READER_REORDER;
+	c->win_count--;
+	refill(r, c, i);
+	replay(r, i);
+	return x;
+}
+
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 {
 	if (r->has_spec) {
@@ -1131,13 +1145,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 		uint32_t i = r->tree[0];
 
 		if (r->key[i] < r->limit_ns) {
-			struct reader_cpu *c = &r->cpus[i];
-
-			*rec = c->win[c->win_start];
-			c->win_start = (c->win_start + 1) % READER_REORDER;
-			c->win_count--;
-			refill(r, c, i);
-			replay(r, i);
+			*rec = take_head(r, i);
 			return 1;
 		}
 		if (r->next_chunk >= r->nr_chunks) {
@@ -1184,6 +1192,24 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 			}
 		}
 	}
+}
+
+int trace_reader_next_batch(struct trace_reader *r, const struct iot_rec **recs,
+			    unsigned int max)
+{
+	unsigned int n = 0;
+	uint32_t i;
+	int err;
+
+	/* the records before the limit, in the windows already: no call
+	 * and no round to read per record */
+	if (!r->has_spec && r->tree_ok)
+		while (n < max && r->key[i = r->tree[0]] < r->limit_ns)
+			recs[n++] = take_head(r, i);
+	if (n || !max)
+		return (int)n;
+	err = trace_reader_next(r, &recs[0]);
+	return err == 1 ? 1 : err;
 }
 
 void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,

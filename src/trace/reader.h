@@ -182,6 +182,12 @@ int trace_reader_open_unchecked(struct trace_reader *r, const char *path,
  * chunk past the first READER_UNPACKED_KEEP bytes of unpacked records:
  * until the next call. */
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec);
+/* The next records, up to max of them, into recs: how many, 0 at the end,
+ * or < 0. Each stays valid as trace_reader_next's do, those of a packed
+ * chunk until the next call. The same records as trace_reader_next's, a
+ * call for many (the one-thread report's loop). */
+int trace_reader_next_batch(struct trace_reader *r, const struct iot_rec **recs,
+			    unsigned int max);
 /* Back to the first record. */
 void trace_reader_rewind(struct trace_reader *r);
 /* The META value of key, copied into out ("" when absent). */

@@ -995,6 +995,66 @@ static void packed_unchecked(void **state)
 	}
 }
 
+/* trace_reader_next_batch gives trace_reader_next's records, batch by
+ * batch, on a trace of inversions, gaps and summaries, and on a packed one
+ * past READER_UNPACKED_KEEP (each batch's records still whole at the end
+ * of the batch); and its counts. */
+static void batches_same(void **state)
+{
+	static struct iot_rec serial[SG_CPUS * SG_ROUNDS * 60];
+	const unsigned int sizes[] = {1, 7, 64};
+
+	for (int t = 0; t < 2; t++) {
+		struct trace_reader r;
+		const struct iot_rec *rec, *recs[64];
+		uint64_t n = 0, gaps, summaries, first = 0;
+		char err[256];
+
+		if (t == 0)
+			write_segmentable(0);
+		else
+			write_past_keep();
+		assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+		/* the packed trace: its records by time, checked, not kept */
+		while (trace_reader_next(&r, &rec) == 1) {
+			if (t == 0)
+				serial[n] = *rec;
+			else
+				assert_int_equal(rec->ts_ns, 1000 + n);
+			n++;
+		}
+		gaps = r.nr_gaps;
+		summaries = r.nr_summaries;
+		trace_reader_release(&r);
+		for (unsigned int s = 0; s < 3; s++) {
+			uint64_t m = 0;
+			int got;
+
+			assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)),
+					 0);
+			while ((got = trace_reader_next_batch(&r, recs, sizes[s])) > 0) {
+				assert_true((unsigned int)got <= sizes[s]);
+				first += got > 1;
+				for (int k = 0; k < got; k++, m++) {
+					assert_true(m < n);
+					if (t == 0)
+						assert_memory_equal(recs[k], &serial[m],
+								    sizeof(*recs[k]));
+					else
+						assert_int_equal(recs[k]->ts_ns,
+								 1000 + m);
+				}
+			}
+			assert_int_equal(got, 0);
+			assert_int_equal(m, n);
+			assert_int_equal(r.nr_gaps, gaps);
+			assert_int_equal(r.nr_summaries, summaries);
+			trace_reader_release(&r);
+		}
+		assert_true(first > 0); /* batches of more than one */
+	}
+}
+
 static void not_a_trace(void **state)
 {
 	struct trace_reader r;
@@ -1233,6 +1293,7 @@ int main(void)
 	    cmocka_unit_test(threads_write_chunks),
 	    cmocka_unit_test(packed_checked_on_threads),
 	    cmocka_unit_test(packed_unchecked),
+	    cmocka_unit_test(batches_same),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
