@@ -1132,7 +1132,7 @@ int join_init(struct join *j, const struct join_sink *sink,
 	j->is_bio_based = is_bio_based;
 	j->dev_ctx = dev_ctx;
 	j->free_bio = j->free_req = j->free_sys = j->free_uring = j->held = NONE;
-	if (u64map_init(&j->bio_by_ptr, 4096) || u64map_init(&j->bio_by_start, 4096) ||
+	if (u64map_init(&j->bio_by_ptr, 64) || u64map_init(&j->bio_by_start, 64) ||
 	    u64map_init(&j->rq_by_ptr, 64) || u64map_init(&j->req_by_end, 64) ||
 	    u64map_init(&j->req_by_start, 64) || u64map_init(&j->sys_by_tid, 1024) ||
 	    u64map_init(&j->dirtier, 64) || u64map_init(&j->tgid, 256) ||
