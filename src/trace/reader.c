@@ -193,25 +193,22 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 		r->unpacked_kept += h.nr_recs * IOT_REC_SIZE;
 	} else {
 		recs = NULL; /* checked here, unpacked when the merge reaches it */
-		if (r->unchecked && !cut && h.nr_recs) {
-			/* or not checked: indexed as the header says, the
-			 * bytes checked as they are unpacked */
+		/* or indexed as the header says: not checked at all (its
+		 * bytes checked as they are unpacked), or checked after the
+		 * walk, in parallel (check_deferred) */
+		bool unchecked = r->unchecked && h.nr_recs;
+
+		if (!cut && (unchecked || r->check_threads > 1)) {
+			if (!unchecked) {
+				if (GROW(r->deferred, r->nr_deferred + 1,
+					 r->cap_deferred))
+					return -ENOMEM;
+				r->deferred[r->nr_deferred++] = r->nr_chunks;
+			}
 			rc->type = IOT_CHUNK_EVENTS;
 			rc->recs = NULL;
-			rc->packed_bytes = bytes;
-			rc->size = h.nr_recs * IOT_REC_SIZE;
-			r->nr_records += h.nr_recs;
-			return add_chunk(r, rc, cap);
-		}
-		if (r->check_threads > 1 && !cut) {
-			/* or checked after the walk, in parallel
-			 * (check_deferred): indexed as the header says */
-			if (GROW(r->deferred, r->nr_deferred + 1, r->cap_deferred))
-				return -ENOMEM;
-			r->deferred[r->nr_deferred++] = r->nr_chunks;
-			rc->type = IOT_CHUNK_EVENTS;
-			rc->recs = NULL;
-			rc->packed_bytes = bytes ?: 1; /* set to the exact bytes then */
+			/* deferred: set to the exact bytes then */
+			rc->packed_bytes = unchecked ? bytes : bytes ?: 1;
 			rc->size = h.nr_recs * IOT_REC_SIZE;
 			r->nr_records += h.nr_recs;
 			return add_chunk(r, rc, cap);
@@ -1199,7 +1196,6 @@ int trace_reader_next_batch(struct trace_reader *r, const struct iot_rec **recs,
 {
 	unsigned int n = 0;
 	uint32_t i;
-	int err;
 
 	/* the records before the limit, in the windows already: no call
 	 * and no round to read per record */
@@ -1208,8 +1204,7 @@ int trace_reader_next_batch(struct trace_reader *r, const struct iot_rec **recs,
 			recs[n++] = take_head(r, i);
 	if (n || !max)
 		return (int)n;
-	err = trace_reader_next(r, &recs[0]);
-	return err == 1 ? 1 : err;
+	return trace_reader_next(r, &recs[0]); /* 1, 0 or < 0 */
 }
 
 void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
@@ -1392,9 +1387,9 @@ uint64_t trace_reader_duration_ns(const struct trace_reader *r)
  * above depends on the rounds then. The records of any stretch of time
  * are then read by a merge of their own (a cursor: the same code, over the
  * parts of the chunks that hold that stretch), on any thread, and the
- * stretches put end to end are the trace's merge. trace_reader_plan checks that on
- * threads, counts what the merge would have counted (gaps, summaries), and cuts the time
- * into segments (cut_time). */
+ * stretches put end to end are the trace's merge. trace_reader_plan
+ * checks that on threads, counts what the merge would have counted (gaps,
+ * summaries), and cuts the time into segments (cut_time). */
 
 #define W READER_REORDER
 
