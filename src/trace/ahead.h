@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Packed chunks unpacked ahead of the merge, on threads (reader.c). The
- * merge reads chunks in file order; past READER_UNPACKED_KEEP it unpacks
+ * merge reads chunks in file order; it unpacks
  * each packed chunk as it reaches it, which on one thread was a third of a
  * packed trace's report. With threads to spare, workers unpack the next
  * few packed chunks while the merge works on the current ones, and the

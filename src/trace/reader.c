@@ -151,21 +151,23 @@ static bool padding_ok(const uint8_t *payload, size_t used, size_t bytes)
 
 /*
  * An EVENTS_PACKED chunk of `have` bytes at off (its header's offset),
- * indexed as the EVENTS chunk it stands for. Every record is checked here,
- * so damage is found (and said) when the file is opened, as for every
- * other chunk; the first READER_UNPACKED_KEEP bytes of records are kept
- * unpacked, later chunks only checked (packed_bytes: the merge unpacks
- * them). A chunk the file cut short gives the whole records before the
- * cut. 0 to read on, 1 to stop at damage (said in r->warning), or -ENOMEM.
+ * indexed as the EVENTS chunk it stands for; the merge unpacks it when it
+ * reaches it (packed_bytes) and frees it behind it, so a packed trace's
+ * records never all sit in memory. Every record is checked here, so damage
+ * is found (and said) when the file is opened, as for every other chunk,
+ * unless the check is deferred (threads) or left to the unpacking
+ * (unchecked). A chunk the file cut short gives the whole records before
+ * the cut. 0 to read on, 1 to stop at damage (said in r->warning), or
+ * -ENOMEM.
  */
 static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk *rc,
 		      uint64_t have, bool cut, size_t *cap)
 {
 	const uint8_t *in = r->map + rc->offset;
 	struct iot_packed h = {0};
-	struct iot_rec *recs;
 	size_t got, used = 0;
 	uint64_t bytes;
+	bool unchecked;
 	int err;
 
 	if (have >= sizeof(h))
@@ -184,37 +186,25 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 	}
 	if (h.nr_recs > bytes / 2)
 		h.nr_recs = bytes / 2; /* cut: at most what the bytes hold */
-	if (r->unpacked_kept + h.nr_recs * IOT_REC_SIZE <= READER_UNPACKED_KEEP) {
-		/* kept: unpacked once */
-		if (GROW(r->copies, r->nr_copies + 1, r->cap_copies) ||
-		    !(recs = malloc((h.nr_recs ?: 1) * sizeof(*recs))))
-			return -ENOMEM;
-		r->copies[r->nr_copies++] = recs;
-		r->unpacked_kept += h.nr_recs * IOT_REC_SIZE;
-	} else {
-		recs = NULL; /* checked here, unpacked when the merge reaches it */
-		/* or indexed as the header says: not checked at all (its
-		 * bytes checked as they are unpacked), or checked after the
-		 * walk, in parallel (check_deferred) */
-		bool unchecked = r->unchecked && h.nr_recs;
-
-		if (!cut && (unchecked || r->check_threads > 1)) {
-			if (!unchecked) {
-				if (GROW(r->deferred, r->nr_deferred + 1,
-					 r->cap_deferred))
-					return -ENOMEM;
-				r->deferred[r->nr_deferred++] = r->nr_chunks;
-			}
-			rc->type = IOT_CHUNK_EVENTS;
-			rc->recs = NULL;
-			/* deferred: set to the exact bytes then */
-			rc->packed_bytes = unchecked ? bytes : bytes ?: 1;
-			rc->size = h.nr_recs * IOT_REC_SIZE;
-			r->nr_records += h.nr_recs;
-			return add_chunk(r, rc, cap);
+	/* indexed as the header says: not checked at all (its bytes checked
+	 * as they are unpacked), or checked after the walk, in parallel
+	 * (check_deferred) */
+	unchecked = r->unchecked && h.nr_recs;
+	if (!cut && (unchecked || r->check_threads > 1)) {
+		if (!unchecked) {
+			if (GROW(r->deferred, r->nr_deferred + 1, r->cap_deferred))
+				return -ENOMEM;
+			r->deferred[r->nr_deferred++] = r->nr_chunks;
 		}
+		rc->type = IOT_CHUNK_EVENTS;
+		rc->recs = NULL;
+		/* deferred: set to the exact bytes then */
+		rc->packed_bytes = unchecked ? bytes : bytes ?: 1;
+		rc->size = h.nr_recs * IOT_REC_SIZE;
+		r->nr_records += h.nr_recs;
+		return add_chunk(r, rc, cap);
 	}
-	got = iot_unpack_some(in + sizeof(h), bytes, recs, h.nr_recs, &used);
+	got = iot_unpack_some(in + sizeof(h), bytes, NULL, h.nr_recs, &used);
 	if (!cut && (got < h.nr_recs || !padding_ok(in + sizeof(h), used, bytes))) {
 		snprintf(
 		    r->warning, sizeof(r->warning),
@@ -226,8 +216,8 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 		cut = true; /* what decoded is kept; nothing after it */
 	}
 	rc->type = IOT_CHUNK_EVENTS;
-	rc->recs = recs;
-	rc->packed_bytes = recs ? 0 : used;
+	rc->recs = NULL;
+	rc->packed_bytes = used;
 	rc->size = got * IOT_REC_SIZE;
 	r->nr_records += got;
 	err = add_chunk(r, rc, cap);

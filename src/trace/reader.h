@@ -21,11 +21,7 @@
  * let go behind the merge in steps of READER_RELEASE_STEP bytes */
 #define READER_POPULATE_MAX (256ull << 20)
 #define READER_RELEASE_STEP (32ull << 20)
-/* packed records unpacked once, at the open, and kept: up to this many
- * bytes of them (a million records); the chunks after are unpacked again
- * when the merge reaches them, and freed behind it */
-#define READER_UNPACKED_KEEP (64ull << 20)
-/* those, with trace_reader_open_threads' threads of 4 or more: unpacked
+/* packed chunks, with trace_reader_open_threads' threads of 4 or more: unpacked
  * ahead of the merge on threads - 2 workers, at most this many (ahead.h) */
 #define READER_AHEAD_MAX_WORKERS 4u
 
@@ -102,18 +98,15 @@ struct trace_reader {
 	struct iot_spec_info spec; /* --speculate */
 	bool has_spec;
 
-	/* packed records unpacked at the open and kept (bytes): up to
-	 * READER_UNPACKED_KEEP; the chunks after are unpacked by the merge as
-	 * it reaches them and freed behind it, so memory stays bounded */
-	uint64_t unpacked_kept;
+	/* packed chunks are unpacked by the merge as it reaches them and
+	 * freed behind it, so memory stays bounded */
 	struct reader_unpacked *live; /* unpacked by the merge, still in use */
 	size_t nr_live, cap_live;
 	/* their unpacking ahead of the merge, begun at the first of them */
 	struct reader_ahead *ahead;
 	bool ahead_tried;
-	/* trace_reader_open_threads: the chunks past READER_UNPACKED_KEEP are
-	 * indexed as their headers say and checked after the walk, on this
-	 * many threads (chunks[deferred[k]]) */
+	/* trace_reader_open_threads: the packed chunks are indexed as their headers say
+	 * and checked after the walk, on this many threads (chunks[deferred[k]]) */
 	unsigned int check_threads;
 	size_t *deferred;
 	size_t nr_deferred, cap_deferred;
@@ -163,9 +156,8 @@ struct trace_reader {
 /* Opens and indexes path. 0, or -errno with a message in errbuf. */
 int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		      size_t errlen);
-/* The same, the packed chunks past the first READER_UNPACKED_KEEP bytes
- * checked on `threads` threads; the reader is the same, warning included
- * (damage found there: the file is indexed again as trace_reader_open
+/* The same, the packed chunks checked on `threads` threads; the reader is the same,
+ * warning included (damage found there: the file is indexed again as trace_reader_open
  * does, which says where). */
 int trace_reader_open_threads(struct trace_reader *r, const char *path,
 			      unsigned int threads, char *errbuf, size_t errlen);
@@ -179,8 +171,7 @@ int trace_reader_open_unchecked(struct trace_reader *r, const char *path,
 				unsigned int threads, char *errbuf, size_t errlen);
 /* The next record in time order: 1 with *rec set, 0 at the end. *rec
  * stays valid until the reader is released, but for a record of a packed
- * chunk past the first READER_UNPACKED_KEEP bytes of unpacked records:
- * until the next call. */
+ * chunk: until the next call. */
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec);
 /* The next records, up to max of them, into recs: how many, 0 at the end,
  * or < 0. Each stays valid as trace_reader_next's do, those of a packed
@@ -238,7 +229,7 @@ struct reader_plan {
 /* Looks at every record on `threads` threads: 1 with *pl made, segments
  * of about seg_recs records; 0 when the trace is not in one order by time
  * (or is speculative, or holds a back-pressure mark), or is one segment;
- * -ENOMEM. A packed chunk not kept unpacked is unpacked to be looked at,
+ * -ENOMEM. A packed chunk is unpacked to be looked at,
  * and again by each segment that reads it. */
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl);
@@ -257,7 +248,7 @@ void reader_plan_release(struct reader_plan *pl);
 /* The records chunk (EVENTS, EVENTS_PACKED as unpacked, MARKS, REPAIR)
  * or ROUND whose payload is at offset, looked for from chunk *k on (walk
  * the file in order with the same *k), or NULL when the reader kept none
- * there (damage). A packed chunk past READER_UNPACKED_KEEP has recs NULL. */
+ * there (damage). A packed chunk has recs NULL. */
 const struct reader_chunk *trace_reader_chunk_at(const struct trace_reader *r, size_t *k,
 						 uint64_t offset);
 /* Such a chunk's records (its size / IOT_REC_SIZE, found whole at the

@@ -602,21 +602,21 @@ static void packed_damage(void **state)
 
 /* rounds of a chunk of per_chunk packed records for each of two CPUs, in
  * path: record x of CPU c has the time 1000 + 2x + c */
-#define PAST_KEEP_CHUNK	 8192
-#define PAST_KEEP_ROUNDS (READER_UNPACKED_KEEP / 64 / PAST_KEEP_CHUNK + 8)
-static void write_past_keep(void)
+#define PACKED_CHUNK  8192
+#define PACKED_ROUNDS 24
+static void write_many_packed(void)
 {
-	static struct iot_rec c[PAST_KEEP_CHUNK];
+	static struct iot_rec c[PACKED_CHUNK];
 	struct iot_file_header h;
 	struct trace_writer w;
 
 	header(&h, 2);
 	h.version_minor = IOT_VERSION_MINOR;
 	assert_int_equal(trace_writer_open(&w, path, &h), 0);
-	for (uint64_t k = 0; k < PAST_KEEP_ROUNDS; k++) {
+	for (uint64_t k = 0; k < PACKED_ROUNDS; k++) {
 		for (uint32_t cpu = 0; cpu < 2; cpu++) {
-			for (uint64_t i = 0; i < PAST_KEEP_CHUNK; i++) {
-				uint64_t x = k * PAST_KEEP_CHUNK + i;
+			for (uint64_t i = 0; i < PACKED_CHUNK; i++) {
+				uint64_t x = k * PACKED_CHUNK + i;
 
 				c[i] = mkrec(IOT_EV_BIO_QUEUE, 1000 + 2 * x + cpu, x, 0,
 					     x * 8, 8);
@@ -624,26 +624,25 @@ static void write_past_keep(void)
 				c[i].cpu = (uint16_t)cpu;
 			}
 			assert_int_equal(
-			    trace_writer_packed(&w, cpu, c, PAST_KEEP_CHUNK, NULL, 0), 0);
+			    trace_writer_packed(&w, cpu, c, PACKED_CHUNK, NULL, 0), 0);
 		}
-		round_mark(&w, 1000 + 2 * (k + 1) * PAST_KEEP_CHUNK);
+		round_mark(&w, 1000 + 2 * (k + 1) * PACKED_CHUNK);
 	}
 	end(&w);
 	assert_int_equal(trace_writer_close(&w), 0);
 }
 
-/* More packed records than the reader keeps unpacked: those past
- * READER_UNPACKED_KEEP are unpacked as the merge reaches them and freed
+/* Many packed chunks: each is unpacked as the merge reaches it and freed
  * behind it; every record comes back, in order, and again after a rewind. */
-static void packed_beyond_keep(void **state)
+static void packed_many_chunks(void **state)
 {
-	const uint64_t per_chunk = PAST_KEEP_CHUNK, rounds = PAST_KEEP_ROUNDS;
+	const uint64_t per_chunk = PACKED_CHUNK, rounds = PACKED_ROUNDS;
 	struct trace_reader r;
 	const struct iot_rec *rec;
 	char err[256];
 	uint64_t n = 0, last = 0, most_live = 0;
 
-	write_past_keep();
+	write_many_packed();
 
 	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
 	assert_string_equal(r.warning, "");
@@ -764,7 +763,7 @@ static void threads_write_chunks(void **state)
 	trace_reader_release(&r);
 }
 
-/* The packed chunks past READER_UNPACKED_KEEP checked on threads after the
+/* The packed chunks checked on threads after the
  * walk (trace_reader_open_threads): the same index and records as the
  * walk's own check, and, with a chunk damaged there, the same warning and
  * the records before it. */
@@ -782,7 +781,7 @@ static uint64_t count_all(struct trace_reader *r)
 
 static void packed_checked_on_threads(void **state)
 {
-	const uint64_t per_chunk = PAST_KEEP_CHUNK, rounds = PAST_KEEP_ROUNDS;
+	const uint64_t per_chunk = PACKED_CHUNK, rounds = PACKED_ROUNDS;
 	struct trace_reader r1, r4;
 	char err[256], warn[256];
 	uint64_t n1, off, late = 0, nr_packed = 0;
@@ -790,7 +789,7 @@ static void packed_checked_on_threads(void **state)
 	FILE *f;
 	long size;
 
-	write_past_keep();
+	write_many_packed();
 
 	/* whole: the same */
 	assert_int_equal(trace_reader_open(&r1, path, err, sizeof(err)), 0);
@@ -904,14 +903,14 @@ static void poke(uint64_t off, uint8_t byte)
 	fclose(f);
 }
 
-/* Opened unchecked (trace_reader_open_unchecked), the packed chunks past
- * READER_UNPACKED_KEEP are indexed as their headers say, none checked:
+/* Opened unchecked (trace_reader_open_unchecked), the packed chunks are
+ * indexed as their headers say, none checked:
  * whole, the same index and records as checked; damaged (a field mask, or
  * a padding byte not zero), the open says nothing and the read that
  * reaches the chunk fails, after the records before it. */
 static void packed_unchecked(void **state)
 {
-	const uint64_t per_chunk = PAST_KEEP_CHUNK, rounds = PAST_KEEP_ROUNDS;
+	const uint64_t per_chunk = PACKED_CHUNK, rounds = PACKED_ROUNDS;
 	struct trace_reader r1, ru;
 	char err[256];
 	uint64_t n1, late = 0, pad = 0;
@@ -919,7 +918,7 @@ static void packed_unchecked(void **state)
 	long size;
 	int rc;
 
-	write_past_keep();
+	write_many_packed();
 	assert_int_equal(trace_reader_open(&r1, path, err, sizeof(err)), 0);
 	for (unsigned int threads = 1; threads <= 4; threads += 3) {
 		size_t unchecked = 0;
@@ -931,7 +930,7 @@ static void packed_unchecked(void **state)
 		assert_string_equal(ru.warning, "");
 		assert_int_equal(ru.nr_records, r1.nr_records);
 		assert_int_equal(ru.nr_chunks, r1.nr_chunks);
-		/* past the kept ones: the whole payload, padding included */
+		/* every one: the whole payload, padding included */
 		for (size_t k = 0; k < ru.nr_chunks; k++)
 			if (ru.chunks[k].packed_bytes) {
 				struct iot_chunk ch;
@@ -942,7 +941,7 @@ static void packed_unchecked(void **state)
 						 ch.size - sizeof(struct iot_packed));
 				unchecked++;
 			}
-		assert_true(unchecked > 0);
+		assert_int_equal(unchecked, 2 * rounds);
 		assert_int_equal(count_until(&ru, &rc), 2 * rounds * per_chunk);
 		assert_int_equal(rc, 0);
 		trace_reader_release(&ru);
@@ -971,7 +970,7 @@ static void packed_unchecked(void **state)
 	assert_true(pad > 0);
 
 	for (int damage = 0; damage < 2; damage++) {
-		write_past_keep();
+		write_many_packed();
 		if (damage == 0) /* record 0's mask: a bit no field has */
 			poke(late + sizeof(struct iot_chunk) + sizeof(struct iot_packed) +
 				 1,
@@ -997,7 +996,7 @@ static void packed_unchecked(void **state)
 
 /* trace_reader_next_batch gives trace_reader_next's records, batch by
  * batch, on a trace of inversions, gaps and summaries, and on a packed one
- * past READER_UNPACKED_KEEP (each batch's records still whole at the end
+ * (each batch's records still whole at the end
  * of the batch); and its counts. */
 static void batches_same(void **state)
 {
@@ -1013,7 +1012,7 @@ static void batches_same(void **state)
 		if (t == 0)
 			write_segmentable(0);
 		else
-			write_past_keep();
+			write_many_packed();
 		assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
 		/* the packed trace: its records by time, checked, not kept */
 		while (trace_reader_next(&r, &rec) == 1) {
@@ -1282,7 +1281,7 @@ int main(void)
 	    cmocka_unit_test(truncated),
 	    cmocka_unit_test(packed_round_trip),
 	    cmocka_unit_test(packed_damage),
-	    cmocka_unit_test(packed_beyond_keep),
+	    cmocka_unit_test(packed_many_chunks),
 	    cmocka_unit_test(not_a_trace),
 	    cmocka_unit_test(newer_major_refused),
 	    cmocka_unit_test(unknown_chunk_skipped_and_meta),
