@@ -350,15 +350,26 @@ static int index_chunks(struct trace_reader *r, int fd)
 			uint64_t have = r->size - rc.offset;
 
 			if (c.type == IOT_CHUNK_EVENTS_PACKED) {
+				uint64_t upto = rc.offset;
+				size_t before = r->nr_chunks;
+
+				err = add_packed(r, off, &rc, have, true, &cap);
+				if (err < 0 || r->nr_chunks == before)
+					return err < 0 ? err
+						       : 0; /* malformed: said there */
+				/* its whole records end where decoding stopped */
+				if (rc.packed_bytes)
+					upto +=
+					    sizeof(struct iot_packed) + rc.packed_bytes;
 				snprintf(
 				    r->warning, sizeof(r->warning),
 				    "%s: offset %llu: chunk of %llu bytes cut short at "
-				    "%llu; read its whole records",
+				    "%llu; read up to offset %llu",
 				    r->path, (unsigned long long)off,
 				    (unsigned long long)c.size,
-				    (unsigned long long)r->size);
-				err = add_packed(r, off, &rc, have, true, &cap);
-				return err < 0 ? err : 0;
+				    (unsigned long long)r->size,
+				    (unsigned long long)upto);
+				return 0;
 			}
 
 			if ((c.type == IOT_CHUNK_EVENTS && c.cpu < r->hdr.nr_cpus) ||

@@ -564,6 +564,9 @@ static void packed_damage(void **state)
 	snprintf(want, sizeof(want), "offset %ld: chunk of", off[2]);
 	assert_non_null(strstr(warn, want));
 	assert_non_null(strstr(warn, "cut short"));
+	/* and how far it read: none of that chunk's records is whole */
+	snprintf(want, sizeof(want), "read up to offset %ld", off[2] + 16);
+	assert_non_null(strstr(warn, want));
 
 	/* the second record of the fourth chunk (cpu 0) with a mask bit no
 	 * field has: the records before it, and where */
