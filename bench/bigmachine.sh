@@ -11,7 +11,9 @@
 #   bench/bigmachine.sh [REPS] [SECONDS] [THREADS]
 # Environment: PORTABLE=DIR (default .portable) or IOTRAIL=CMD and
 # IOLOAD=CMD; VARIANTS="untraced events ..." (untraced first: the base of
-# the ratios; events is `record` as it is by default, b64m `record -b 64m`,
+# the ratios; events is `record` as it is by default (packed records),
+# whole `record --no-pack`, wholeN `record --no-pack --threads N`,
+# b64m `record -b 64m`,
 # b16m `record -b 16m`, fixed `record -x switchmax=50hz` (the drain
 # period held at 50 Hz), eventsN `record --threads N`, swN `record
 # --switchrate Nhz`, pack `record --pack`
@@ -41,7 +43,7 @@ if [ -z "${IOLOAD:-}" ]; then
 		BUILT_IOLOAD=$IOLOAD
 	fi
 fi
-VARIANTS=${VARIANTS:-untraced events pack pack1 b64m summary aggregate}
+VARIANTS=${VARIANTS:-untraced events whole pack1 b64m summary aggregate}
 W=$(mktemp -d "${OUT:-/dev/shm}/iotrail-big.XXXXXX") || exit 1
 cleanup() {
 	rm -rf "$W" "${BUILT_IOLOAD:-}"
@@ -75,6 +77,8 @@ run() {
 	fixed) opt=(-x switchmax=50hz) ;;
 	events[0-9]*) opt=(--threads "${v#events}") ;;
 	sw[0-9]*) opt=(--switchrate "${v#sw}hz") ;;
+	whole) opt=(--no-pack) ;;
+	whole[0-9]*) opt=(--no-pack --threads "${v#whole}") ;;
 	pack) opt=(--pack) ;;
 	pack[0-9]*) opt=(--pack --threads "${v#pack}") ;;
 	summary) opt=(--summary) ;;

@@ -10,7 +10,8 @@
 # Environment: IOTRAIL_OLD=PATH adds the variant iotrail-old (another build,
 # e.g. before a change, recorded the same way); VARIANTS="untraced iotrail
 # ..." picks variants (untraced first: the ratios' base: iotrail-serve is
-# `iotrail serve` scraped every second; iotrail-pack is `record --pack`;
+# `iotrail serve` scraped every second; iotrail-pack is `record --pack` (the default);
+# iotrail-whole is `record --no-pack`;
 # iotrail-drop is `record --backpressure drop`; iotrail-aggregate-sys is
 # `record --aggregate --syscalls`; iotrail-old-summary and
 # iotrail-old-aggregate run IOTRAIL_OLD's cheap modes); ENGINE=io_uring
@@ -71,6 +72,7 @@ run() { # VARIANT DEV -> IOPS
 	iotrail-drop) $IOTRAIL record --backpressure drop -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.drop ;;
 	iotrail-old-summary) $IOTRAIL_OLD record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
 	iotrail-old-aggregate) $IOTRAIL_OLD record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
+	iotrail-whole) $IOTRAIL record --no-pack -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.whole ;;
 	iotrail-pack) $IOTRAIL record --pack -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.pack ;;
 	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.summary ;;
 	iotrail-aggregate) $IOTRAIL record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;

@@ -17,7 +17,8 @@ static void record_usage(FILE *f)
 	    "usage: iotrail record [-o FILE] [-d DEV]... [-p PID]... [--duration TIME]\n"
 	    "                      [-b SIZE] [--switchrate RATE] [--summary] "
 	    "[--accounting]\n"
-	    "                      [--pack] [--uring] [--flow NAME[,NAME]] [--flow-file "
+	    "                      [--no-pack] [--uring] [--flow NAME[,NAME]] "
+	    "[--flow-file "
 	    "FILE]\n"
 	    "                      [-- COMMAND ...]\n"
 	    "\n"
@@ -31,8 +32,9 @@ static void record_usage(FILE *f)
 	    "                        more often, up to switchmax, while a buffer\n"
 	    "                        is over 1/8 full at a drain)\n"
 	    "      --summary         one record per request with all stage times\n"
-	    "      --pack            records packed against the one before (about 14\n"
-	    "                        bytes instead of 64; format 1.10, docs/FORMAT.md)\n"
+	    "      --no-pack         whole 64-byte records (format 1.9), not packed\n"
+	    "                        against the one before (about 14 bytes a record,\n"
+	    "                        format 1.10, docs/FORMAT.md: the default)\n"
 	    "      --accounting      also block_io_start/block_io_done (I/O accounting)\n"
 	    "  user markers (iotrail/marker.h) of COMMAND and its children are merged\n"
 	    "  into the trace; for other processes set IOTRAIL_MARKERS "
@@ -67,8 +69,8 @@ static void record_usage(FILE *f)
 	    "      --nice N          the recorder's priority (default -10; the command\n"
 	    "                        keeps its own): a late recorder drops records\n"
 	    "      --threads N       threads that drain the buffers, each its share of\n"
-	    "                        the CPUs (default with --pack one per 4 CPUs,\n"
-	    "                        at most 8; else 1)\n"
+	    "                        the CPUs (default one per 4 CPUs, at most 8;\n"
+	    "                        1 with --no-pack)\n"
 	    "      --aggregate       log2 histograms per device, op and stage kept in\n"
 	    "                        the kernel; no per-event records\n"
 	    "      --syscalls        --aggregate: and per I/O system call (hooks every\n"
@@ -228,6 +230,7 @@ int cmd_record(int argc, char **argv)
 	    {"switchrate", required_argument, NULL, 'S'},
 	    {"summary", no_argument, NULL, 's'},
 	    {"pack", no_argument, NULL, 'K'},
+	    {"no-pack", no_argument, NULL, 'Q'},
 	    {"accounting", no_argument, NULL, 'A'},
 	    {"uring", no_argument, NULL, 'U'},
 	    {"bufpolicy", required_argument, NULL, 'P'},
@@ -253,6 +256,7 @@ int cmd_record(int argc, char **argv)
 	    .nice = RECORD_DEFAULT_NICE,
 	    .specsize = RECORD_DEFAULT_SPECSIZE,
 	    .nspec = RECORD_DEFAULT_NSPEC,
+	    .pack = true,
 	};
 	const char *devs[64], *flow_names = NULL, *flow_file = NULL;
 	struct flowdef flows[IOT_FLOW_MAX];
@@ -367,8 +371,11 @@ int cmd_record(int argc, char **argv)
 		case 's':
 			o.summary = true;
 			break;
-		case 'K':
+		case 'K': /* the default since packed chunks read as fast */
 			o.pack = true;
+			break;
+		case 'Q':
+			o.pack = false;
 			break;
 		case 'A':
 			o.accounting = true;
@@ -394,6 +401,8 @@ int cmd_record(int argc, char **argv)
 		o.argv = argv + optind;
 	if (o.aggregate && o.summary)
 		return usage_error("--aggregate and --summary: choose one");
+	if (o.aggregate)
+		o.pack = false; /* no records to pack: the file stays 1.9 */
 	if (o.interval_ns && !o.aggregate)
 		return usage_error("--interval: only with --aggregate");
 	if (o.agg_syscalls && !o.aggregate)

@@ -4,8 +4,9 @@
 # --speculate, repaired, imported from blktrace, synthetic) packed by
 # `iotrail pack` reports byte for byte as the original, in text, JSON, the
 # CSVs and script's events; unpacked it is the original file again; `record
-# --pack` writes 1.10 files of about 14 bytes a record that report as their
-# unpacked copy; damaged and wrong input is named.
+# --pack` (the default) writes 1.10 files of about 14 bytes a record that
+# report as their unpacked copy, `record --no-pack` and `record --aggregate`
+# 1.9 files; damaged and wrong input is named.
 . "$(dirname "$0")/lib.sh"
 require_root
 L=$(make_loop 128M)
@@ -20,20 +21,20 @@ printf '#!/bin/bash\nname=$1 engine=$2\nshift 2\nexec fio --filename=%s --direct
 chmod +x "$TMP/fio_job"
 fio_job() { "$TMP/fio_job" "$@"; }
 
-# --- the traces --------------------------------------------------------------------
+# --- the traces (whole records: --no-pack; --aggregate has none to pack) -----------
 rec() { # NAME RECORD-OPTIONS... -- COMMAND...
 	local name=$1
 	shift
 	"$IOTRAIL" record -o "$TMP/$name.iot" -d "$L" "${@/#fio_job/$TMP/fio_job}" 2>"$TMP/err" ||
 		not_ok "record $name" "$(tail -2 "$TMP/err")"
 }
-rec events -- fio_job e libaio --rw=randrw --iodepth=8
-rec uring --uring -- fio_job u io_uring --rw=randread --iodepth=16
-rec marks -- "$TOOLS/marked" "$L" 200
-rec summary --summary -- fio_job s psync --rw=randread
+rec events --no-pack -- fio_job e libaio --rw=randrw --iodepth=8
+rec uring --no-pack --uring -- fio_job u io_uring --rw=randread --iodepth=16
+rec marks --no-pack -- "$TOOLS/marked" "$L" 200
+rec summary --no-pack --summary -- fio_job s psync --rw=randread
 rec aggregate --aggregate -- fio_job a psync --rw=randwrite
-rec ring --bufpolicy ring -b 256k -- fio_job r psync --rw=read
-rec speculate --speculate 50us -- fio_job p libaio --rw=randread --iodepth=4
+rec ring --no-pack --bufpolicy ring -b 256k -- fio_job r psync --rw=read
+rec speculate --no-pack --speculate 50us -- fio_job p libaio --rw=randread --iodepth=4
 "$IOTRAIL" repair -i "$TMP/events.iot" -o "$TMP/repaired.iot" 2>"$TMP/err" ||
 	not_ok "repair" "$(tail -2 "$TMP/err")"
 "$TOOLS/mktrace" "$TMP/synthetic.iot" 20000 4 2>"$TMP/err" ||
@@ -149,16 +150,16 @@ cmp -s "$TMP/a/one.json" "$TMP/b/tsanseg.json" && ! grep -q ThreadSanitizer "$TM
 	not_ok "read in segments, ThreadSanitizer" "$(grep "join on" "$TMP/b/tsanseg.err") $(grep -A8 -m1 ThreadSanitizer "$TMP/b/tsanseg.err" | head -c 800)"
 rm -rf "$TMP/a" "$TMP/b"
 
-# --- record --pack ----------------------------------------------------------------------
-rec packed --pack -- fio_job k libaio --rw=randrw --iodepth=8
+# --- record packs by default ---------------------------------------------------------------
+rec packed -- fio_job k libaio --rw=randrw --iodepth=8
 rm -rf "$TMP/a" "$TMP/b" && mkdir -p "$TMP/a" "$TMP/b"
 cp "$TMP/packed.iot" "$TMP/a/t.iot"
 "$IOTRAIL" pack --unpack -i "$TMP/a/t.iot" -o "$TMP/b/t.iot" 2>"$TMP/err" ||
 	not_ok "record --pack: unpack" "$(tail -2 "$TMP/err")"
 report_all "$TMP/a" && report_all "$TMP/b"
-python3 - "$TMP/a/t.iot" "$TMP/b/t.iot" "$TMP/a/out/report.json" <<'PY' >"$TMP/out" 2>&1 &&
+python3 - "$TMP/a/t.iot" "$TMP/b/t.iot" "$TMP/a/out/report.json" "$TMP/events.iot" "$TMP/aggregate.iot" <<'PY' >"$TMP/out" 2>&1 &&
 import json, os, struct, sys
-packed, plain, rep = sys.argv[1:4]
+packed, plain, rep, nopack, agg = sys.argv[1:6]
 def minor(p):
     return struct.unpack_from("<H", open(p, "rb").read(16), 14)[0]
 def chunks(p):
@@ -173,16 +174,20 @@ j = json.load(open(rep))
 events = j["events"]
 cp, cu = chunks(packed), chunks(plain)
 assert minor(packed) == 10 and minor(plain) == 9, (minor(packed), minor(plain))
+# --no-pack: whole records; --aggregate: none to pack, so no newer format
+for p in nopack, agg:
+    assert minor(p) == 9 and 16 not in chunks(p), (p, minor(p), chunks(p))
+assert chunks(nopack).get(1, 0) > 0, chunks(nopack)
 assert 1 not in cp and cp.get(16, 0) > 0, cp          # only packed records
 assert 16 not in cu and cu.get(1, 0) > 0, cu
 recs = cu[1] // 64
 per = cp[16] / recs
 assert recs > 5000 and per < 24, (recs, per)
-print("%d records in %.1f bytes each (64 unpacked), file 1.10, its unpacked copy 1.9" % (recs, per))
+print("%d records in %.1f bytes each (64 unpacked), file 1.10, its unpacked copy 1.9; --no-pack and --aggregate 1.9" % (recs, per))
 PY
 	diff -r "$TMP/a/out" "$TMP/b/out" >"$TMP/diff" &&
-	ok "record --pack: $(cat "$TMP/out"); the same reports" ||
-	not_ok "record --pack" "$(tail -3 "$TMP/out") $(head -c 400 "$TMP/diff")"
+	ok "record (packed by default): $(cat "$TMP/out"); the same reports" ||
+	not_ok "record, packed by default" "$(tail -3 "$TMP/out") $(head -c 400 "$TMP/diff")"
 
 # --- a large packed trace ---------------------------------------------------------------
 # 5.5M records, 352 MB unpacked: each chunk is unpacked as the merge reaches

@@ -13,13 +13,14 @@ ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,m
 
 # --- two real traces: synchronous reads and writes at depth 1 without an I/O
 # scheduler (no I: a request is tied to its bio at G and D), async at 8 with
-# mq-deadline -------------------------------------------------------------------
+# mq-deadline; whole records (--no-pack), which tests/tools/dropc.py and the
+# checks below read ------------------------------------------------------------
 echo none >"/sys/block/${L#/dev/}/queue/scheduler"
-"$IOTRAIL" record -o "$TMP/sync.iot" -d "$L" -- fio --filename="$L" --direct=1 \
+"$IOTRAIL" record --no-pack -o "$TMP/sync.iot" -d "$L" -- fio --filename="$L" --direct=1 \
 	--size=64M --name=s --rw=randrw --bs=4k --ioengine=psync --io_size=32M \
 	--output=/dev/null 2>"$TMP/err" || not_ok "record sync" "$(cat "$TMP/err")"
 echo mq-deadline >"/sys/block/${L#/dev/}/queue/scheduler"
-"$IOTRAIL" record -o "$TMP/async.iot" -d "$L" -- fio --filename="$L" --direct=1 \
+"$IOTRAIL" record --no-pack -o "$TMP/async.iot" -d "$L" -- fio --filename="$L" --direct=1 \
 	--size=64M --name=a --rw=randread --bs=4k --ioengine=libaio --iodepth=8 \
 	--io_size=32M --output=/dev/null 2>"$TMP/err" || not_ok "record async" "$(cat "$TMP/err")"
 

@@ -15,15 +15,16 @@ FIO="fio --name=spec --filename=$LOOP --rw=randread --bs=4k --direct=1 --ioengin
 
 # One run: the full trace first, attached before the speculative one and
 # detached after it (it sees every request the speculative recorder could),
-# then the comparison below. It gets one retry (lib.sh's retry_once): this
+# then the comparison below (whole records, --no-pack: tests/tools/
+# requests.py reads them). It gets one retry (lib.sh's retry_once): this
 # kernel now and then keeps one completion from one of the two recorders'
 # programs (docs/ARCHITECTURE.md), and one that falls on a slow request
 # reads as a miss; a real fault fails both attempts.
 spec_run() {
-	"$IOTRAIL" record -d "$D" -o "$TMP/full.iot" 2>"$TMP/full.err" &
+	"$IOTRAIL" record --no-pack -d "$D" -o "$TMP/full.iot" 2>"$TMP/full.err" &
 	FULL=$!
 	sleep 2
-	"$IOTRAIL" record -d "$D" --speculate 50us -o "$TMP/spec.iot" -- $FIO 2>"$TMP/spec.err"
+	"$IOTRAIL" record --no-pack -d "$D" --speculate 50us -o "$TMP/spec.iot" -- $FIO 2>"$TMP/spec.err"
 	echo $? >"$TMP/spec.rc"
 	sleep 0.2
 	kill -INT $FULL
