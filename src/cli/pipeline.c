@@ -100,8 +100,8 @@ static int threads_wanted(void)
 	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }
 
-/* pipeline_open, the packed chunks checked at
- * the open or not (pipeline_run) */
+/* pipeline_open, the packed chunks checked at the open or not
+ * (pipeline_run) */
 static int open_input(struct pipeline *p, const char *input, struct analysis_env *env,
 		      bool unchecked)
 {
@@ -602,10 +602,10 @@ static int run_once(struct pipeline *p, const char *input, uint64_t set,
 }
 
 /* Nothing is shown before the join's end, so the packed chunks need not
- * be checked at the open (a second decode
- * of each on one core: 0.2 of a packed trace's report): the reader meets
- * damage as it unpacks them, and the trace is then read again, checked,
- * which says where the damage is and reads what comes before it.
+ * be checked at the open (a second decode of each on one core: 0.2 of a
+ * packed trace's report): the reader meets damage as it unpacks them,
+ * and the trace is then read again, checked, which says where the damage
+ * is and reads what comes before it.
  * IOTRAIL_CHECKED=1 (tests, benchmarks) checks them at the open. */
 int pipeline_run(struct pipeline *p, const char *input, uint64_t set,
 		 struct analysis_env *env)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Packed chunks unpacked ahead of the merge, on threads (reader.c). The
- * merge reads chunks in file order; it unpacks
- * each packed chunk as it reaches it, which on one thread was a third of a
- * packed trace's report. With threads to spare, workers unpack the next
- * few packed chunks while the merge works on the current ones, and the
- * merge takes each chunk's records as it reaches it (or unpacks it itself
- * when no worker has begun it). The records are the same bytes either way.
+ * merge reads chunks in file order and unpacks each packed chunk as it
+ * reaches it, which on one thread was a third of a packed trace's report.
+ * With threads to spare, workers unpack the next few packed chunks while
+ * the merge works on the current ones, and the merge takes each chunk's
+ * records as it reaches it (or unpacks it itself when no worker has begun
+ * it). The records are the same bytes either way.
  */
 #ifndef IOTRAIL_TRACE_AHEAD_H
 #define IOTRAIL_TRACE_AHEAD_H
