@@ -57,6 +57,23 @@
 	pool_take((void *)&(arr), sizeof(*(arr)), offsetof(__typeof__(*(arr)), link),    \
 		  &(nr), &(cap), &(freelist), (out))
 
+/* A slot zeroed with 16-byte stores. A memset (or a loop the compiler
+ * turns into one) of a slot's 136 or 208 bytes became `rep stos`, whose
+ * start-up was half of bio_new's time on one core; the empty asm keeps
+ * the loop a loop. */
+typedef uint64_t zero16 __attribute__((vector_size(16), aligned(1), may_alias));
+static inline __attribute__((always_inline)) void zero_slot(char *p, size_t n)
+{
+	size_t k = 0;
+
+	for (; k + 16 <= n; k += 16) {
+		*(zero16 *)(p + k) = (zero16){0, 0};
+		__asm__("" : : "r"(p));
+	}
+	for (; k < n; k++)
+		p[k] = 0;
+}
+
 static inline __attribute__((always_inline)) int
 pool_take(void *arrp, size_t elem, size_t link_off, uint32_t *nr, size_t *cap,
 	  uint32_t *freelist, uint32_t *out)
@@ -73,7 +90,7 @@ pool_take(void *arrp, size_t elem, size_t link_off, uint32_t *nr, size_t *cap,
 		i = (*nr)++;
 	}
 	memcpy(&arr, arrp, sizeof(arr));
-	memset(arr + (size_t)i * elem, 0, elem);
+	zero_slot(arr + (size_t)i * elem, elem);
 	*out = i;
 	return 0;
 }
@@ -905,9 +922,10 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 	uint32_t *v = u64map_get(&j->sys_by_tid, r->tid), si;
 	struct join_sys_st *ss;
 
-	if (v) { /* its exit was lost */
+	if (v) { /* its exit was lost: the slot is this call's now */
 		j->st.lost_syscall_exits++;
 		si = *v;
+		memset(&j->sys[si].s, 0, sizeof(j->sys[si].s));
 	} else {
 		if (POOL_TAKE(j->sys, j->nr_sys, j->cap_sys, j->free_sys, next_free,
 			      &si) ||
@@ -915,7 +933,6 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 			return -ENOMEM;
 	}
 	ss = &j->sys[si];
-	memset(&ss->s, 0, sizeof(ss->s));
 	/* POOL_TAKE zeroed the slot, gen included: one counter for all, so
 	 * a bio of a call that ended never names the slot's next call */
 	ss->gen = ++j->sys_gen;
