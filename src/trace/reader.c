@@ -198,8 +198,9 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 		}
 		rc->type = IOT_CHUNK_EVENTS;
 		rc->recs = NULL;
-		/* deferred: set to the exact bytes then */
-		rc->packed_bytes = unchecked ? bytes : bytes ?: 1;
+		/* unchecked: the whole payload (records take bytes); deferred:
+		 * set to the exact bytes then (nonzero: not yet unpacked) */
+		rc->packed_bytes = bytes ?: 1;
 		rc->size = h.nr_recs * IOT_REC_SIZE;
 		r->nr_records += h.nr_recs;
 		return add_chunk(r, rc, cap);
@@ -354,9 +355,10 @@ static int index_chunks(struct trace_reader *r, int fd)
 				size_t before = r->nr_chunks;
 
 				err = add_packed(r, off, &rc, have, true, &cap);
-				if (err < 0 || r->nr_chunks == before)
-					return err < 0 ? err
-						       : 0; /* malformed: said there */
+				if (err < 0)
+					return err;
+				if (r->nr_chunks == before)
+					return 0; /* malformed: said there */
 				/* its whole records end where decoding stopped */
 				if (rc.packed_bytes)
 					upto +=

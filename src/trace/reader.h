@@ -21,8 +21,9 @@
  * let go behind the merge in steps of READER_RELEASE_STEP bytes */
 #define READER_POPULATE_MAX (256ull << 20)
 #define READER_RELEASE_STEP (32ull << 20)
-/* packed chunks, with trace_reader_open_threads' threads of 4 or more: unpacked
- * ahead of the merge on threads - 2 workers, at most this many (ahead.h) */
+/* packed chunks, with trace_reader_open_threads' threads of 4 or more:
+ * unpacked ahead of the merge on threads - 2 workers, at most this many
+ * (ahead.h) */
 #define READER_AHEAD_MAX_WORKERS 4u
 
 struct reader_chunk {
@@ -105,8 +106,9 @@ struct trace_reader {
 	/* their unpacking ahead of the merge, begun at the first of them */
 	struct reader_ahead *ahead;
 	bool ahead_tried;
-	/* trace_reader_open_threads: the packed chunks are indexed as their headers say
-	 * and checked after the walk, on this many threads (chunks[deferred[k]]) */
+	/* trace_reader_open_threads: the packed chunks are indexed as their
+	 * headers say and checked after the walk, on this many threads
+	 * (chunks[deferred[k]]) */
 	unsigned int check_threads;
 	size_t *deferred;
 	size_t nr_deferred, cap_deferred;
@@ -156,9 +158,9 @@ struct trace_reader {
 /* Opens and indexes path. 0, or -errno with a message in errbuf. */
 int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 		      size_t errlen);
-/* The same, the packed chunks checked on `threads` threads; the reader is the same,
- * warning included (damage found there: the file is indexed again as trace_reader_open
- * does, which says where). */
+/* The same, the packed chunks checked on `threads` threads; the reader is
+ * the same, warning included (damage found there: the file is indexed
+ * again as trace_reader_open does, which says where). */
 int trace_reader_open_threads(struct trace_reader *r, const char *path,
 			      unsigned int threads, char *errbuf, size_t errlen);
 /* The same, but those chunks are not checked: each is decoded once, when
@@ -229,8 +231,8 @@ struct reader_plan {
 /* Looks at every record on `threads` threads: 1 with *pl made, segments
  * of about seg_recs records; 0 when the trace is not in one order by time
  * (or is speculative, or holds a back-pressure mark), or is one segment;
- * -ENOMEM. A packed chunk is unpacked to be looked at,
- * and again by each segment that reads it. */
+ * -ENOMEM. A packed chunk is unpacked to be looked at, and again by
+ * each segment that reads it. */
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl);
 /* A cursor over segment seg: trace_reader_next on it gives that stretch's
