@@ -123,9 +123,10 @@ struct {
 
 /* What the bio's first page says: its file (host inode number, kind, the
  * page's index in it) or that it is anonymous (a caller's own buffer).
- * The tp_btf build reads with plain loads, casting the values that are
- * not typed pointers (a tail page's head, a mapping with flag bits) with
- * bpf_rdonly_cast(); the raw_tp build reads through probe reads. */
+ * The tp_btf build reads with plain loads: the values that are not typed
+ * pointers (the bio_vec's page, a tail page's head, a mapping with flag
+ * bits) as numbers (KNUM), cast back to their types with bpf_rdonly_cast();
+ * the raw_tp build reads through probe reads. */
 #ifdef IOT_TP_BTF
 #define AS_KTYPE(v, type)                                                                \
 	((type *)bpf_rdonly_cast((void *)(v), bpf_core_type_id_kernel(type)))
@@ -135,7 +136,7 @@ struct {
 
 static __always_inline __u32 page_host(unsigned long page, __u64 *ino, __u64 *index)
 {
-	unsigned long head = 0, mapping;
+	unsigned long head, mapping;
 	struct address_space *as;
 	struct folio *folio;
 	struct inode *host;
@@ -143,7 +144,7 @@ static __always_inline __u32 page_host(unsigned long page, __u64 *ino, __u64 *in
 	__u32 mode;
 
 	/* numbers with flag bits, not pointers: read as numbers */
-	bpf_probe_read_kernel(&head, sizeof(head), &((struct page *)page)->compound_head);
+	head = KNUM(&((struct page *)page)->compound_head);
 	if (head & 1) { /* a tail page: the folio is its head */
 		head--;
 		nth = (page - head) / bpf_core_type_size(struct page);
@@ -151,7 +152,8 @@ static __always_inline __u32 page_host(unsigned long page, __u64 *ino, __u64 *in
 	} else {
 		folio = AS_KTYPE(page, struct folio);
 	}
-	if (bpf_probe_read_kernel(&mapping, sizeof(mapping), &folio->mapping) || !mapping)
+	mapping = KNUM(&folio->mapping);
+	if (!mapping)
 		return IOT_HOST_NONE;
 	if (mapping & IOT_PAGE_MAPPING_ANON)
 		return IOT_HOST_ANON;
@@ -265,7 +267,7 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 		unsigned long page = 0; /* a number: the folio is found from it */
 
 		if (bv)
-			bpf_probe_read_kernel(&page, sizeof(page), &bv->bv_page);
+			page = KNUM(&bv->bv_page);
 		if (page)
 			kind = page_host(page, &ino, &index);
 	}

@@ -357,7 +357,7 @@ static __always_inline __u32 flow_bio_queue(struct bio *bio)
 		unsigned long page = 0;
 
 		if (bv)
-			bpf_probe_read_kernel(&page, sizeof(page), &bv->bv_page);
+			page = KNUM(&bv->bv_page);
 		if (page)
 			kind = page_host(page, &ino, &index);
 	}

@@ -25,10 +25,27 @@
 #define TP(name)	SEC("tp_btf/" #name)
 #define KREAD1(p, a)	((p)->a)
 #define KREAD2(p, a, b) ((p)->a->b)
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+/* The unsigned long at kernel address p as a number, for a value that is
+ * no typed pointer (a field with flag bits, a slot of a pointer array) or
+ * one to do arithmetic on: a plain load through memory of no type (cast to
+ * type 0; a fault reads 0), where bpf_probe_read_kernel() is a helper call.
+ * The three of a bio's Q were a third of its program's time. A kernel
+ * whose bpf_rdonly_cast() refuses type 0 refuses this build: the raw_tp
+ * one loads. */
+#define KNUM(p) (*(const unsigned long *)bpf_rdonly_cast((const void *)(p), 0))
 #else
 #define TP(name)	SEC("raw_tp/" #name)
 #define KREAD1(p, a)	BPF_CORE_READ(p, a)
 #define KREAD2(p, a, b) BPF_CORE_READ(p, a, b)
+static __always_inline unsigned long knum(const void *p)
+{
+	unsigned long v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), p);
+	return v;
+}
+#define KNUM(p)		knum((const void *)(p))
 #endif
 
 /* a disk's dev_t in the kernel's encoding (major << 20 | minor) */

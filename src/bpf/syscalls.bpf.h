@@ -126,11 +126,10 @@ static __always_inline bool task_wanted(void)
 }
 
 /* The file behind fd, with its position, inode number and device. The
- * tp_btf build walks task->files with plain loads and casts the file slot
- * read from the fd array with bpf_rdonly_cast() (Linux >= 6.2); the raw_tp
- * build reads everything through probe reads. */
+ * tp_btf build walks task->files with plain loads, reads the fd array's
+ * slot as a number (KNUM) and casts it to a file with bpf_rdonly_cast();
+ * the raw_tp build reads everything through probe reads. */
 #ifdef IOT_TP_BTF
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 #define SYSARG(regs, n) PT_REGS_PARM##n##_SYSCALL(regs)
 #else
 #define SYSARG(regs, n) PT_REGS_PARM##n##_CORE_SYSCALL(regs)
@@ -162,7 +161,8 @@ static __always_inline void fd_file(unsigned int fd, struct file_info *fi)
 	if (fd >= fdt->max_fds)
 		return;
 	fds = fdt->fd;
-	if (bpf_probe_read_kernel(&slot, sizeof(slot), &fds[fd]) || !slot)
+	slot = (struct file *)KNUM(&fds[fd]);
+	if (!slot)
 		return;
 	f = bpf_rdonly_cast(slot, bpf_core_type_id_kernel(struct file));
 	fi->pos = f->f_pos;
