@@ -251,8 +251,8 @@ static __always_inline __u32 bio_cause(struct bio *bio, __u32 opf, __u32 kind,
 }
 
 /* The record beside a bio's Q; dev: its disk, which the Q's filter let
- * through. */
-static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
+ * through; ts: the Q's time, or 0. */
+static __always_inline void emit_bio_info(struct bio *bio, __u32 dev, __u64 ts)
 {
 	__u32 opf = KREAD1(bio, bi_opf), kind = IOT_HOST_NONE, cause, reason = 0;
 	__u32 cgroup = 0;
@@ -287,9 +287,9 @@ static __always_inline void emit_bio_info(struct bio *bio, __u32 dev)
 			return; /* the same as the last: the join repeats it */
 	}
 	if (uring_req)
-		emit_rec(IOT_EV_URING_WORK, (__u64)bio, uring_req, 0, 0, dev, 0);
-	if (emit_rec(IOT_EV_BIO_INFO, (__u64)bio, ino, index, cgroup, dev,
-		     cause | reason << 8 | kind << 16) &&
+		emit_rec_at(IOT_EV_URING_WORK, (__u64)bio, uring_req, 0, 0, dev, 0, ts);
+	if (emit_rec_at(IOT_EV_BIO_INFO, (__u64)bio, ino, index, cgroup, dev,
+			cause | reason << 8 | kind << 16, ts) &&
 	    plain)
 		*plain = (struct bi_plain){tid1, cgroup, kind};
 }

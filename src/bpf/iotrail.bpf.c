@@ -60,10 +60,11 @@ int BPF_PROG(block_bio_queue, struct bio *bio)
 	}
 	{
 		__u32 dev = 0;
+		__u64 ts = 0;
 
-		emit_bio_dev(IOT_EV_BIO_QUEUE, bio, 0, IOT_FLAGS_FROM_OPF, &dev);
-		if (dev && !SPEC_ON)
-			emit_bio_info(bio, dev);
+		emit_bio_dev(IOT_EV_BIO_QUEUE, bio, 0, IOT_FLAGS_FROM_OPF, &dev, &ts);
+		if (dev && !SPEC_ON) /* at the Q's time (0: none written) */
+			emit_bio_info(bio, dev, ts);
 	}
 	return 0;
 }
