@@ -4,7 +4,11 @@
 # direct reads on a loop device. Excludes the tracepoint's own entry cost.
 #   bench/bpf_cost.sh [IOTRAIL] [SECONDS] [RECORD OPTIONS...]
 # ENGINE=io_uring or ENGINE=libaio (depth 16 per job) instead of psync;
-# DEV=zram0 on zram (bio-based: no request stages) instead of a loop device.
+# DEV=zram0 on zram (bio-based: no request stages) instead of a loop device;
+# BUFFERED=1 buffered reads of a 768 MB file on ext4 made on the device
+# instead of direct reads of the device (a bio then has a file behind its
+# pages, and its Q writes the BIO_INFO that says which; fio's I/Os then
+# count the reads the page cache served too).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 IOTRAIL=${1:-$PWD/build/iotrail}
@@ -14,6 +18,7 @@ W=$(mktemp -d /dev/shm/iotrail-bench.XXXXXX)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 cleanup() {
 	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
+	mountpoint -q "$W/m" && umount "$W/m"
 	for l in $(losetup -a | grep -F "$W/" | cut -d: -f1); do losetup -d "$l"; done
 	[ "${DEV:-}" = zram0 ] && echo 1 >/sys/block/zram0/reset
 	rm -rf "$W"
@@ -27,7 +32,18 @@ else
 	truncate -s 1G "$W/d.img"
 	L=$(losetup -f --show "$W/d.img")
 fi
-dd if=/dev/urandom of="$L" bs=1M count=256 oflag=direct status=none
+TARGET=$L DIRECT=1 SIZE=256M
+if [ "${BUFFERED:-0}" = 1 ]; then
+	mkfs.ext4 -q -F "$L"
+	mkdir "$W/m"
+	mount "$L" "$W/m"
+	TARGET=$W/m/f DIRECT=0 SIZE=768M
+	dd if=/dev/urandom of="$TARGET" bs=1M count=768 status=none
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+else
+	dd if=/dev/urandom of="$L" bs=1M count=256 oflag=direct status=none
+fi
 sysctl -qw kernel.bpf_stats_enabled=1
 ENGINE=${ENGINE:-psync}
 DEPTH=1
@@ -35,8 +51,8 @@ DEPTH=1
 cat >"$W/run.sh" <<R
 sleep 0.3
 bpftool prog show -j > $W/before.json
-fio --name=b --filename=$L --rw=randread --bs=4k --direct=1 --ioengine=$ENGINE --iodepth=$DEPTH --numjobs=2 \
-    --time_based --runtime=$SECS --size=256M --group_reporting --output-format=json --output=$W/f.json
+fio --name=b --filename=$TARGET --rw=randread --bs=4k --direct=$DIRECT --ioengine=$ENGINE --iodepth=$DEPTH --numjobs=2 \
+    --time_based --runtime=$SECS --size=$SIZE --group_reporting --output-format=json --output=$W/f.json
 bpftool prog show -j > $W/after.json
 R
 "$IOTRAIL" record -o "$W/t.iot" -d "${L#/dev/}" "$@" -- bash "$W/run.sh" 2>/dev/null
