@@ -565,11 +565,11 @@ int BPF_PROG(jbd2_end_commit, journal_t *journal, transaction_t *commit_transact
 }
 
 /* In the dirtier's context, once per folio going clean -> dirty. */
-SEC("raw_tp/writeback_dirty_folio")
+TP(writeback_dirty_folio)
 int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
 	struct inode *host;
-	unsigned long flags = 0;
+	unsigned long flags;
 	__u32 nr = 1;
 
 	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON || degrade_skip())
@@ -577,16 +577,17 @@ int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *m
 	/* --flow: pages dirtied in a flow's call (its writeback's dirtier) */
 	if (cfg_flow && !flow_task_mask())
 		return 0;
-	host = BPF_CORE_READ(mapping, host);
+	host = KREAD1(mapping, host);
 	if (!host)
 		return 0;
-	/* a large folio: its order is in the second page's flags */
-	bpf_probe_read_kernel(&flags, sizeof(flags), folio);
+	/* a large folio: its order is in the second page's flags (the first
+	 * word of either, read as a number where its type changed) */
+	flags = KNUM(folio);
 	if (bpf_core_field_exists(folio->_flags_1) &&
 	    (flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))))
-		nr = 1u << (BPF_CORE_READ(folio, _flags_1) & 0x1f);
-	emit_rec(IOT_EV_DIRTY, BPF_CORE_READ(host, i_ino), BPF_CORE_READ(folio, index), 0,
-		 nr, BPF_CORE_READ(host, i_sb, s_dev), 0);
+		nr = 1u << (KREAD1(folio, _flags_1) & 0x1f);
+	emit_rec(IOT_EV_DIRTY, KREAD1(host, i_ino), KREAD1(folio, index), 0, nr,
+		 KREAD2(host, i_sb, s_dev), 0);
 	return 0;
 }
 
@@ -611,27 +612,27 @@ int BPF_PROG(sched_waking, struct task_struct *p)
 /* A page fault of a traced task on a file's page that the page tables did
  * not have (filemap_fault): the bios the task queues next for that inode,
  * outside a system call, are the fault's (the join links them). */
-SEC("raw_tp/mm_filemap_fault")
+TP(mm_filemap_fault)
 int BPF_PROG(mm_filemap_fault, struct address_space *mapping, unsigned long index)
 {
 	struct inode *host;
 
 	if (!mapping || !task_wanted() || cfg_summary || SPEC_ON || degrade_skip())
 		return 0;
-	host = BPF_CORE_READ(mapping, host);
+	host = KREAD1(mapping, host);
 	if (!host)
 		return 0;
-	if (cfg_flow && !flow_fault(BPF_CORE_READ(host, i_sb, s_dev),
-				    BPF_CORE_READ(host, i_ino), index))
+	if (cfg_flow &&
+	    !flow_fault(KREAD2(host, i_sb, s_dev), KREAD1(host, i_ino), index))
 		return 0;
-	emit_rec(IOT_EV_FAULT, BPF_CORE_READ(host, i_ino), index, 0, 1,
-		 BPF_CORE_READ(host, i_sb, s_dev), 0);
+	emit_rec(IOT_EV_FAULT, KREAD1(host, i_ino), index, 0, 1,
+		 KREAD2(host, i_sb, s_dev), 0);
 	return 0;
 }
 
 /* Fault-around (filemap_map_pages): the pages of start..end already in the
  * page cache were mapped into the task, whether it touches them or not. */
-SEC("raw_tp/mm_filemap_map_pages")
+TP(mm_filemap_map_pages)
 int BPF_PROG(mm_filemap_map_pages, struct address_space *mapping, unsigned long start,
 	     unsigned long end)
 {
@@ -640,11 +641,11 @@ int BPF_PROG(mm_filemap_map_pages, struct address_space *mapping, unsigned long 
 	if (!mapping || end < start || !task_wanted() || cfg_summary || SPEC_ON ||
 	    cfg_flow || degrade_skip())
 		return 0;
-	host = BPF_CORE_READ(mapping, host);
+	host = KREAD1(mapping, host);
 	if (!host)
 		return 0;
-	emit_rec(IOT_EV_FAULT, BPF_CORE_READ(host, i_ino), start, 0, end - start + 1,
-		 BPF_CORE_READ(host, i_sb, s_dev), IOT_FAULT_AROUND);
+	emit_rec(IOT_EV_FAULT, KREAD1(host, i_ino), start, 0, end - start + 1,
+		 KREAD2(host, i_sb, s_dev), IOT_FAULT_AROUND);
 	return 0;
 }
 
