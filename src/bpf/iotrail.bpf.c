@@ -695,7 +695,7 @@ static __always_inline bool flow_uring_submit(struct io_kiocb *req, __u8 op, __u
 					      __u32 len)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), fop = 0, m;
-	struct file *f = BPF_CORE_READ(req, file);
+	struct file *f = KREAD1(req, file);
 	__u64 ino = 0;
 	__u32 dev = 0;
 
@@ -706,8 +706,8 @@ static __always_inline bool flow_uring_submit(struct io_kiocb *req, __u8 op, __u
 	else if (op == 3) /* FSYNC */
 		fop = IOT_FLOW_OP_SYNC;
 	if (f) {
-		ino = BPF_CORE_READ(f, f_inode, i_ino);
-		dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		ino = KREAD2(f, f_inode, i_ino);
+		dev = KREAD3(f, f_inode, i_sb, s_dev);
 	}
 	m = flow_match(IOT_FLOW_START_URING, fop, dev, ino, len, pos, task_blkcg());
 	if (!m) {
@@ -721,20 +721,20 @@ static __always_inline bool flow_uring_submit(struct io_kiocb *req, __u8 op, __u
 
 /* After the request's prep, in the submitting thread: the bios it queues
  * inline follow in the same thread (the join links them). */
-SEC("raw_tp/io_uring_submit_req")
+TP(io_uring_submit_req)
 int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 {
-	__u8 op = BPF_CORE_READ(req, opcode);
+	__u8 op = KREAD1(req, opcode);
 	__u64 pos = ~0ull;
 	__u32 len = 0, flags = op;
 
 	if (!uring_op_traced(op) || !task_wanted() || degrade_skip())
 		return 0;
 	if (IOT_URING_RW_OPS >> op & 1) {
-		struct io_rw *rw = (struct io_rw *)&req->cmd;
+		struct io_rw *rw = AS_KTYPE(&req->cmd, struct io_rw);
 
-		pos = BPF_CORE_READ(rw, kiocb.ki_pos);
-		len = BPF_CORE_READ(rw, len);
+		pos = KREAD1(rw, kiocb.ki_pos);
+		len = KREAD1(rw, len);
 	}
 	if (bpf_get_current_task_btf()->flags & IOT_PF_IO_WORKER)
 		flags |= IOT_URING_SQPOLL; /* io-wq workers do not submit */
@@ -747,31 +747,34 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 /* A completion is posted, in whatever task posts it (the ring owner's task
  * work, the SQPOLL thread, an io-wq worker, or an interrupt): the filter
  * asks about the ring owner's process. The request still holds its file. */
-SEC("raw_tp/io_uring_complete")
+TP(io_uring_complete)
 int BPF_PROG(io_uring_complete, struct io_ring_ctx *ring, void *req_,
 	     struct io_uring_cqe *cqe)
 {
-	struct io_kiocb *req = req_;
-	__u8 op = BPF_CORE_READ(req, opcode);
+	/* an untyped argument: typed here */
+	struct io_kiocb *req = AS_KTYPE(req_, struct io_kiocb);
+	__u8 op = KREAD1(req, opcode);
 	struct file *f;
 	__u64 ino = 0;
 	__u32 dev = 0;
 
-	if (!uring_op_traced(op) || !tgid_wanted(BPF_CORE_READ(req, tctx, task, tgid)) ||
+	if (!uring_op_traced(op) || !tgid_wanted(KREAD3(req, tctx, task, tgid)) ||
 	    degrade_skip())
 		return 0;
 	if (cfg_flow) {
-		if (!flow_of((__u64)req))
+		__u64 key = (__u64)req_;
+
+		if (!flow_of(key))
 			return 0;
-		bpf_map_delete_elem(&flow_objs, &req);
+		bpf_map_delete_elem(&flow_objs, &key);
 	}
-	f = BPF_CORE_READ(req, file);
+	f = KREAD1(req, file);
 	if (f) { /* a fixed file's too: the table's struct file */
-		ino = BPF_CORE_READ(f, f_inode, i_ino);
-		dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		ino = KREAD2(f, f_inode, i_ino);
+		dev = KREAD3(f, f_inode, i_sb, s_dev);
 	}
-	emit_rec(IOT_EV_URING_COMPLETE, (__u64)req, BPF_CORE_READ(cqe, user_data), ino,
-		 (__u32)BPF_CORE_READ(cqe, res), dev, op);
+	emit_rec(IOT_EV_URING_COMPLETE, (__u64)req_, KREAD1(cqe, user_data), ino,
+		 (__u32)KREAD1(cqe, res), dev, op);
 	return 0;
 }
 

@@ -22,9 +22,10 @@
  * KREADn(p, a, b...) reads p->a->b either way.
  */
 #ifdef IOT_TP_BTF
-#define TP(name)	SEC("tp_btf/" #name)
-#define KREAD1(p, a)	((p)->a)
-#define KREAD2(p, a, b) ((p)->a->b)
+#define TP(name)	   SEC("tp_btf/" #name)
+#define KREAD1(p, a)	   ((p)->a)
+#define KREAD2(p, a, b)	   ((p)->a->b)
+#define KREAD3(p, a, b, c) ((p)->a->b->c)
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 /* The unsigned long at kernel address p as a number, for a value that is
  * no typed pointer (a field with flag bits, a slot of a pointer array) or
@@ -35,9 +36,10 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
  * one loads. */
 #define KNUM(p) (*(const unsigned long *)bpf_rdonly_cast((const void *)(p), 0))
 #else
-#define TP(name)	SEC("raw_tp/" #name)
-#define KREAD1(p, a)	BPF_CORE_READ(p, a)
-#define KREAD2(p, a, b) BPF_CORE_READ(p, a, b)
+#define TP(name)	   SEC("raw_tp/" #name)
+#define KREAD1(p, a)	   BPF_CORE_READ(p, a)
+#define KREAD2(p, a, b)	   BPF_CORE_READ(p, a, b)
+#define KREAD3(p, a, b, c) BPF_CORE_READ(p, a, b, c)
 static __always_inline unsigned long knum(const void *p)
 {
 	unsigned long v = 0;
@@ -45,7 +47,7 @@ static __always_inline unsigned long knum(const void *p)
 	bpf_probe_read_kernel(&v, sizeof(v), p);
 	return v;
 }
-#define KNUM(p)		knum((const void *)(p))
+#define KNUM(p)		   knum((const void *)(p))
 #endif
 
 /* a disk's dev_t in the kernel's encoding (major << 20 | minor) */

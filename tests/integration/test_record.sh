@@ -27,7 +27,7 @@ expect_eq "zram: Q2C for every bio, no device stage" "$st" "(4000, 0)"
 # on the raw_tp build, about twice the cost per program)
 kinds=""
 MODES=("" "--backpressure drop" "--summary" "--aggregate" "--aggregate --syscalls" "--speculate 5ms"
-	"--bufpolicy ring --trigger 10ms" "--flow reads")
+	"--bufpolicy ring --trigger 10ms" "--flow reads" "--uring")
 for mode in "${MODES[@]}"; do
 	# shellcheck disable=SC2086
 	"$IOTRAIL" record $mode -o "$TMP/m.iot" -d zram0 -- \
