@@ -90,6 +90,26 @@ print("charged", got, "of", want)
 PY
 	not_ok "who: writeback to the dirtier" "$(head -c 600 "$TMP/w.json") want pid $wpid $wbytes"
 
+# a bio's BIO_INFO is written beside its Q, at the Q's time (one clock read)
+"$IOTRAIL" script -i "$TMP/w.iot" >"$TMP/w.txt"
+python3 - "$TMP/w.txt" <<'PY' && ok "script: each BIO_INFO has its Q's time (same CPU, same bio)" ||
+import re, sys
+q, n = {}, 0
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*(\S+)\s+(\d+)\s.*?\s(Q|BI)\s.*?\sid=(0x[0-9a-f]+)", line)
+    if not m:
+        continue
+    t, cpu, act, bio = m.groups()
+    if act == "Q":
+        q[(cpu, bio)] = t
+    else:
+        assert q.get((cpu, bio)) == t, (line, q.get((cpu, bio)))
+        n += 1
+assert n >= 16, n
+print(n, "BIO_INFO at their Q's time")
+PY
+	not_ok "script: BIO_INFO at its Q's time" "$(grep -m3 ' BI ' "$TMP/w.txt")"
+
 "$IOTRAIL" report -i "$TMP/w.iot" -a who --by file -f csv >"$TMP/wf.csv"
 python3 - "$TMP/wf.csv" "$(stat -c %i "$MNT/dirty")" "$wbytes" "$MNT/dirty" <<'PY' && ok "who --by file: the written file's inode holds its bytes, under its path (no --layout)" ||
 import csv, sys
