@@ -86,6 +86,33 @@ int dev_metrics_finish(struct analysis *a, struct an_output *o)
 	return 0;
 }
 
+int dev_metrics_merge(struct analysis *a, struct dev_metrics *dm,
+		      const struct dev_metrics *src, const size_t *devmap)
+{
+	for (size_t i = 0; i < src->nr; i++) {
+		const struct metric *s = &src->m[i];
+		struct metric *m;
+
+		if (!s->n && !s->agg_n)
+			continue; /* made for a device after it, never added to */
+		m = dev_metric(a, dm, &a->devs[devmap[i]], s->name, s->unit,
+			       s->keep_time);
+		if (!m)
+			return -ENOMEM;
+		if (!m->n && !m->agg_n) /* an analyzer may name it at its first value */
+			memcpy(m->scope, s->scope, sizeof(m->scope));
+		if (metric_append(m, s))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int dev_metrics_merge_hook(struct analysis *a, void *priv, const struct analysis *src,
+			   void *src_priv, const size_t *devmap)
+{
+	return dev_metrics_merge(a, priv, src_priv, devmap);
+}
+
 void dev_metrics_free(void *priv)
 {
 	dev_metrics_release(priv);
@@ -397,6 +424,90 @@ void analysis_add_agg(struct analysis *a, const struct iot_agg_entry *e)
 	d->requests[e->op] += count;
 	d->sectors[e->op] += e->sum / 512;
 	a->requests_total += count;
+}
+
+bool analysis_can_part(const struct analysis *a)
+{
+	for (size_t i = 0; i < a->nr_out; i++)
+		if (!a->out[i].an->merge)
+			return false;
+	return !a->fan;
+}
+
+int analysis_part_init(struct analysis *part, const struct analysis *a)
+{
+	uint64_t set = 0;
+
+	for (size_t i = 0; i < a->nr_out; i++)
+		set |= AN_BIT(analyzer_index(a->out[i].an->name));
+	return analysis_init(part, set, &a->env);
+}
+
+/* part's device d into a's device to: counts added, metrics appended */
+static int dev_merge(struct dev_result *to, const struct dev_result *d)
+{
+	for (int o = 0; o < NR_OPG; o++) {
+		to->requests[o] += d->requests[o];
+		to->sectors[o] += d->sectors[o];
+	}
+	to->flushes += d->flushes;
+	to->discards += d->discards;
+	to->discard_sectors += d->discard_sectors;
+	to->errors += d->errors;
+	to->flush_from_issue += d->flush_from_issue;
+	for (int s = 0; s < NR_STAGES; s++) {
+		for (int o = 0; o < NR_OPG; o++)
+			if (metric_append(&to->stage[s][o], &d->stage[s][o]))
+				return -ENOMEM;
+		if (metric_append(&to->stage_all[s], &d->stage_all[s]))
+			return -ENOMEM;
+	}
+	return metric_append(&to->flush, &d->flush);
+}
+
+int analysis_merge(struct analysis *a, struct analysis *part)
+{
+	size_t *devmap = calloc(part->nr_devs ? part->nr_devs : 1, sizeof(*devmap));
+	int err = devmap ? 0 : -ENOMEM;
+
+	/* a's devices in the order they were first seen: a part's new ones
+	 * come after those of the parts before, in the part's order */
+	for (size_t i = 0; i < part->nr_devs && !err; i++) {
+		struct dev_result *d = analysis_dev(a, part->devs[i].dev);
+
+		if (!d)
+			err = -ENOMEM;
+		else
+			devmap[i] = (size_t)(d - a->devs);
+		if (!err)
+			err = dev_merge(d, &part->devs[i]);
+	}
+	if (!err && part->nr_reqs) {
+		if (GROW(a->reqs, a->nr_reqs + part->nr_reqs, a->cap_reqs)) {
+			err = -ENOMEM;
+		} else {
+			memcpy(a->reqs + a->nr_reqs, part->reqs,
+			       part->nr_reqs * sizeof(*part->reqs));
+			a->nr_reqs += part->nr_reqs;
+		}
+	}
+	a->requests_total += part->requests_total;
+	a->bios_total += part->bios_total;
+	a->syscalls_total += part->syscalls_total;
+	a->commits_total += part->commits_total;
+	a->requests_estimated += part->requests_estimated;
+	a->requests_excluded += part->requests_excluded;
+	a->syscalls_estimated += part->syscalls_estimated;
+	a->syscalls_excluded += part->syscalls_excluded;
+	/* the same analyzers, in the same order (analysis_part_init) */
+	for (size_t i = 0; i < a->nr_out && i < part->nr_out && !err; i++)
+		err = a->out[i].an->merge(a, a->out[i].priv, part, part->out[i].priv,
+					  devmap);
+	analysis_note_err(a, part->err);
+	analysis_note_err(a, err);
+	free(devmap);
+	analysis_release(part);
+	return err;
 }
 
 int analysis_finish(struct analysis *a)

@@ -206,6 +206,15 @@ void an_hooks_dirty(struct analysis *a, const struct an_hooks *h,
 /* h gains the hooks of o's analyzer; 0 or -ENOMEM */
 int an_hooks_add(struct an_hooks *h, struct an_output *o);
 void an_hooks_release(struct an_hooks *h);
+/* Whether every chosen analyzer has a merge hook (analyzer.h), so that
+ * parts of the join's outputs can be analysed apart and merged. */
+bool analysis_can_part(const struct analysis *a);
+/* part: an empty analysis with a's analyzers and environment, for a
+ * stretch of the outputs (on any thread: a is only read). 0 or -errno. */
+int analysis_part_init(struct analysis *part, const struct analysis *a);
+/* What part holds (the stretch after what a has seen) added to a, as if a
+ * had seen it; part is then released. 0 or -ENOMEM (also in a->err). */
+int analysis_merge(struct analysis *a, struct analysis *part);
 /* After the last event: every analyzer's finish, every statistic. */
 int analysis_finish(struct analysis *a);
 void analysis_release(struct analysis *a);
@@ -262,10 +271,17 @@ static inline struct metric *dev_metric(struct analysis *a, struct dev_metrics *
 			    : dev_metric_slow(a, dm, d, name, unit, keep_time);
 }
 void dev_metrics_release(struct dev_metrics *dm);
+/* a merge hook's (analyzer.h) for a struct dev_metrics: src's values of
+ * each device appended to the same device's in dm. 0 or -ENOMEM. */
+int dev_metrics_merge(struct analysis *a, struct dev_metrics *dm,
+		      const struct dev_metrics *src, const size_t *devmap);
 /* finish and release of an analyzer whose state is one struct dev_metrics
  * (biotime, elvtime): every device's metric into o, in device order */
 int dev_metrics_finish(struct analysis *a, struct an_output *o);
 void dev_metrics_free(void *priv);
+/* their merge (dev_metrics_merge) */
+int dev_metrics_merge_hook(struct analysis *a, void *priv, const struct analysis *src,
+			   void *src_priv, const size_t *devmap);
 
 /* ---- for renderers ---- */
 /* The name of a device of the result, "?" if it has none. */

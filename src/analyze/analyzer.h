@@ -46,6 +46,15 @@ struct analyzer {
 	void (*uring)(struct analysis *a, void *priv, const struct join_uring *u);
 	/* an in-kernel histogram of an --aggregate recording */
 	void (*agg)(struct analysis *a, void *priv, const struct iot_agg_entry *e);
+	/* Optional: the analyzer on parts of the outputs (the join's
+	 * segments, each on a thread of its own: analysis_merge). src_priv
+	 * is its state after the outputs of a part, which come after every
+	 * output priv has seen; it adds them to priv, as if priv had seen
+	 * them, and leaves src_priv to be released. devmap[i] is the index
+	 * in a->devs of src's device i. 0 or -ENOMEM. An analyzer without
+	 * it sees every output in one thread. */
+	int (*merge)(struct analysis *a, void *priv, const struct analysis *src,
+		     void *src_priv, const size_t *devmap);
 	/* metrics and tables into o; 0 or -errno */
 	int (*finish)(struct analysis *a, struct an_output *o);
 	void (*release)(void *priv);

@@ -34,6 +34,7 @@ const struct analyzer an_biotime = {
     .metric_unit = "us",
     .bio = bio,
     .agg = agg,
+    .merge = dev_metrics_merge_hook,
     .finish = dev_metrics_finish,
     .release = dev_metrics_free,
 };

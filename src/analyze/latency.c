@@ -47,6 +47,13 @@ static void agg(struct analysis *a, void *priv, const struct iot_agg_entry *e)
 	metric_add_hist(&d->stage[e->metric][e->op], e->buckets, e->sum);
 }
 
+/* its metrics are the devices', which analysis_merge merges */
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	return 0;
+}
+
 static int finish(struct analysis *a, struct an_output *o)
 {
 	for (size_t i = 0; i < a->nr_devs; i++) {
@@ -77,5 +84,6 @@ const struct analyzer an_latency = {
     .request = request,
     .bio = bio,
     .agg = agg,
+    .merge = merge,
     .finish = finish,
 };

@@ -71,6 +71,11 @@ static inline int metric_add(struct metric *m, uint64_t t, uint64_t v)
 /* Adds every value of src (not their times) and its in-kernel buckets to
  * dst, a metric without kept times. 0 or -ENOMEM. */
 int metric_add_all(struct metric *dst, const struct metric *src);
+/* Appends src's values (with their times, if kept: both metrics then keep
+ * them), its sum and in-kernel buckets to dst, which then holds what it
+ * would had src's adds been made to it, in order. src is not finished.
+ * 0 or -ENOMEM. */
+int metric_append(struct metric *dst, const struct metric *src);
 /* The values of a finished metric without kept times are let go: its
  * statistics and histograms stay. */
 void metric_drop_values(struct metric *m);

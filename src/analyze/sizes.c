@@ -48,6 +48,17 @@ static void agg(struct analysis *a, void *priv, const struct iot_agg_entry *e)
 	metric_add_hist(m, kib, e->sum / 1024);
 }
 
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct sizes_priv *p = priv, *s = src_priv;
+	int err = 0;
+
+	for (int o = 0; o < NR_OPG && !err; o++)
+		err = dev_metrics_merge(a, &p->m[o], &s->m[o], devmap);
+	return err;
+}
+
 static int finish(struct analysis *a, struct an_output *o)
 {
 	struct sizes_priv *p = o->priv;
@@ -74,6 +85,7 @@ const struct analyzer an_sizes = {
     .metric_unit = "KiB",
     .request = request,
     .agg = agg,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

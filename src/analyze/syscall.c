@@ -56,6 +56,20 @@ static void agg(struct analysis *a, void *priv, const struct iot_agg_entry *e)
 		metric_add_hist(&p->m[e->metric - IOT_AGG_SYSCALL], e->buckets, e->sum);
 }
 
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct syscall_priv *p = priv, *s = src_priv;
+	int err = 0;
+
+	for (int k = 0; k < NR_SYSCALL_KINDS && !err; k++)
+		err = metric_append(&p->m[k], &s->m[k]);
+	for (int w = 0; w < 2 && !err; w++)
+		for (int f = 0; f < NR_RWF && !err; f++)
+			err = metric_append(&p->rwf[w][f], &s->rwf[w][f]);
+	return err;
+}
+
 static int finish(struct analysis *a, struct an_output *o)
 {
 	struct syscall_priv *p = o->priv;
@@ -88,6 +102,7 @@ const struct analyzer an_syscall = {
     .init = init,
     .syscall = syscall,
     .agg = agg,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

@@ -33,29 +33,36 @@ static int init(struct analysis *a, struct an_output *o)
 	return u64map_init(&p->by_pid, 64);
 }
 
+/* pid's row, made with tid its first thread; NULL out of memory */
+static struct task_row *row_of(struct tasks_priv *p, uint32_t pid, uint32_t tid)
+{
+	uint32_t *v = u64map_get(&p->by_pid, pid);
+	struct task_row *t;
+
+	if (v)
+		return &p->rows[*v];
+	if (GROW(p->rows, p->nr + 1, p->cap) ||
+	    u64map_put(&p->by_pid, pid, (uint32_t)p->nr))
+		return NULL;
+	t = &p->rows[p->nr++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	return t;
+}
+
 static void request(struct analysis *a, void *priv, struct dev_result *d,
 		    const struct join_request *r)
 {
 	struct tasks_priv *p = priv;
 	int op = opg_of(r->flags);
 	struct task_row *t;
-	uint32_t *v;
 
 	if (op < 0 || !r->tid) /* 0: not seen queued (or the idle task) */
 		return;
-	v = u64map_get(&p->by_pid, r->pid);
-	if (v) {
-		t = &p->rows[*v];
-	} else {
-		if (GROW(p->rows, p->nr + 1, p->cap) ||
-		    u64map_put(&p->by_pid, r->pid, (uint32_t)p->nr)) {
-			analysis_note_err(a, -ENOMEM);
-			return;
-		}
-		t = &p->rows[p->nr++];
-		memset(t, 0, sizeof(*t));
-		t->pid = r->pid;
-		t->tid = r->tid;
+	if (!(t = row_of(p, r->pid, r->tid))) {
+		analysis_note_err(a, -ENOMEM);
+		return;
 	}
 	t->requests[op]++;
 	t->bytes[op] += (uint64_t)r->nr_sectors * 512;
@@ -66,6 +73,31 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 		t->q2c_max_ns = q2c > t->q2c_max_ns ? q2c : t->q2c_max_ns;
 		t->nr_q2c++;
 	}
+}
+
+/* a later part's rows: a process new here keeps the thread it showed
+ * first there */
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	const struct tasks_priv *s = src_priv;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct task_row *r = &s->rows[i];
+		struct task_row *t = row_of(priv, r->pid, r->tid);
+
+		if (!t)
+			return -ENOMEM;
+		for (int op = 0; op < NR_OPG; op++) {
+			t->requests[op] += r->requests[op];
+			t->bytes[op] += r->bytes[op];
+		}
+		t->q2c_sum_ns += r->q2c_sum_ns;
+		t->q2c_max_ns =
+		    r->q2c_max_ns > t->q2c_max_ns ? r->q2c_max_ns : t->q2c_max_ns;
+		t->nr_q2c += r->nr_q2c;
+	}
+	return 0;
 }
 
 static int cmp_bytes(const void *x, const void *y)
@@ -140,6 +172,7 @@ const struct analyzer an_tasks = {
     .priv_size = sizeof(struct tasks_priv),
     .init = init,
     .request = request,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

@@ -97,6 +97,34 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 		w->d2c_sum_ns += r->c_ns - r->d_ns, w->nr_d2c++;
 }
 
+_Static_assert(sizeof(struct window) % sizeof(uint64_t) == 0, "window: counters only");
+
+/* a later part's windows: their counts and sums added */
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct windows_priv *p = priv;
+	const struct windows_priv *s = src_priv;
+	size_t old = p->cap;
+
+	if (s->nr > p->cap) {
+		if (GROW(p->win, s->nr, p->cap))
+			return -ENOMEM;
+		memset(p->win + old, 0, (p->cap - old) * sizeof(*p->win));
+	}
+	for (size_t k = 0; k < s->nr; k++) {
+		uint64_t *to = (uint64_t *)&p->win[k];
+		const uint64_t *from = (const uint64_t *)&s->win[k];
+
+		for (size_t i = 0; i < sizeof(struct window) / sizeof(uint64_t); i++)
+			to[i] += from[i];
+	}
+	if (s->nr > p->nr)
+		p->nr = s->nr;
+	p->out_of_range += s->out_of_range;
+	return 0;
+}
+
 #define AVG(key, head)                                                                   \
 	{                                                                                \
 		key, head, 10, CELL_F64, IN_ALL & ~IN_JSON, 1, 1e3, 1, NULL, NULL        \
@@ -175,6 +203,7 @@ const struct analyzer an_windows = {
     .priv_size = sizeof(struct windows_priv),
     .init = init,
     .request = request,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

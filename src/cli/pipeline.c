@@ -427,6 +427,42 @@ static void segment_in_order(void *ctx, uint64_t k)
 	*ex = (struct exec_list){0};
 }
 
+/* The analyzers on segments (p->parts): each segment's outputs into an
+ * analysis of their own on the worker that has them, merged into the
+ * report's in order on the replay thread (join_par_config.part_sink) */
+struct part_set {
+	struct analysis *an;   /* the report's */
+	struct analysis *part; /* join_par_slots() of them */
+	bool *live;	       /* part[k] made, not yet merged */
+};
+
+static int part_sink(void *ctx, unsigned int slot, struct join_sink *out)
+{
+	struct part_set *ps = ctx;
+	struct analysis *part = &ps->part[slot];
+
+	if (!ps->live[slot]) {
+		int err = analysis_part_init(part, ps->an);
+
+		if (err) {
+			analysis_release(part);
+			return err;
+		}
+		ps->live[slot] = true;
+	}
+	*out = analysis_sink(part);
+	return 0;
+}
+
+static void part_merge(void *ctx, unsigned int slot)
+{
+	struct part_set *ps = ctx;
+
+	if (ps->live[slot]) /* its errors are then the report's (a->err) */
+		analysis_merge(ps->an, &ps->part[slot]);
+	ps->live[slot] = false;
+}
+
 /* The join on threads: 0, or < 0 after which the sink saw part */
 static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 			 unsigned int workers, uint64_t seg)
@@ -441,11 +477,13 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 	    .syscall_nr = p->syscall_nr,
 	    .bi_elided = p->jn.bi_elided,
 	};
-	struct join_par_result res;
+	struct join_par_result res = {0};
+	struct part_set ps = {.an = &p->an};
+	unsigned int nr_parts = join_par_slots(workers);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int look = workers + 2;
 	uint64_t plan_ns;
-	int err, planned;
+	int err = 0, planned;
 
 	/* the segments read on the workers where the trace allows it, the
 	 * trace looked at on as many threads as CPUs at most (one that waits
@@ -476,7 +514,21 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 		cfg.in_order = segment_in_order;
 		cfg.src_ctx = &src;
 	}
-	err = join_par_run(&cfg, pull_records, p, &res);
+	if (p->parts) {
+		ps.part = calloc(nr_parts, sizeof(*ps.part));
+		ps.live = calloc(nr_parts, sizeof(*ps.live));
+		if (!ps.part || !ps.live)
+			err = -ENOMEM;
+		cfg.part_sink = part_sink;
+		cfg.part_merge = part_merge;
+		cfg.part_ctx = &ps;
+	}
+	err = err ? err : join_par_run(&cfg, pull_records, p, &res);
+	for (unsigned int k = 0; p->parts && ps.live && k < nr_parts; k++)
+		if (ps.live[k]) /* not merged: an error stopped the join */
+			analysis_release(&ps.part[k]);
+	free(ps.part);
+	free(ps.live);
 	if (planned == 1) {
 		if (!err)
 			trace_reader_plan_apply(&p->rd, &src.plan);
@@ -492,13 +544,14 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 		    "iotrail: join on %u threads%s (planned in %.3f s): %llu segments, "
 		    "%llu taken up where "
 		    "the states met, %llu joined again whole, %llu records joined "
-		    "twice; CPU s: reading %.3f, replay %.3f, workers %.3f (the "
-		    "busiest %.3f)\n",
+		    "twice; %llu analysed apart; CPU s: reading %.3f, replay %.3f, "
+		    "workers %.3f (the busiest %.3f)\n",
 		    workers, planned == 1 ? ", read in segments" : "", plan_ns / 1e9,
 		    (unsigned long long)res.segments, (unsigned long long)res.stitched,
 		    (unsigned long long)res.rejoined, (unsigned long long)res.overlap,
-		    res.cpu_read_ns / 1e9, res.cpu_replay_ns / 1e9,
-		    res.cpu_workers_ns / 1e9, res.cpu_worker_max_ns / 1e9);
+		    (unsigned long long)res.parts, res.cpu_read_ns / 1e9,
+		    res.cpu_replay_ns / 1e9, res.cpu_workers_ns / 1e9,
+		    res.cpu_worker_max_ns / 1e9);
 	return err;
 }
 
@@ -565,6 +618,7 @@ static int run_once(struct pipeline *p, const char *input, uint64_t set,
 		    struct analysis_env *env, bool unchecked)
 {
 	struct join_sink sink;
+	uint64_t seg;
 	int err;
 
 	err = open_input(p, input, env, unchecked);
@@ -577,9 +631,12 @@ static int run_once(struct pipeline *p, const char *input, uint64_t set,
 			p->an.errmsg[0] ? p->an.errmsg : "out of memory");
 		return err == -ENOMEM ? 1 : 2; /* else an option that does not fit */
 	}
-	/* the analyzers in threads of their own where cores are left over
-	 * from the reader's and the join's: the same output */
-	if (analysis_threads(p->an.nr_out) > 0 &&
+	/* the analyzers on the join's segments, where it runs on threads
+	 * and each of them can merge; else in threads of their own where
+	 * cores are left over from the reader's and the join's: the same
+	 * output */
+	p->parts = join_on_threads(&seg) && analysis_can_part(&p->an);
+	if (!p->parts && analysis_threads(p->an.nr_out) > 0 &&
 	    !analysis_fanout_start(&p->an, (unsigned int)analysis_threads(p->an.nr_out)))
 		p->fan_threads = analysis_threads(p->an.nr_out);
 	/* and their finish on every thread: the join is over by then */

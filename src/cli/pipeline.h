@@ -20,6 +20,9 @@ struct pipeline {
 	const uint32_t *syscall_nr;
 	int fan_threads; /* the analyzers' threads (analysis_fanout_start) */
 	int pull_err;	 /* the reader's error, for the parallel join */
+	bool parts;	 /* the join on threads analyses each segment apart
+			    into an of its own, merged in order (pipeline_run,
+			    where every analyzer merges: analysis_merge) */
 	bool opened, analyzing, joining;
 };
 

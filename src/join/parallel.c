@@ -25,7 +25,10 @@
  * when its writeback is seen, which the state decides; a trace with pages
  * dirtied and not yet written back meets only once they are.
  *
- * A third thread replays the logs, in segment order, into the sink.
+ * A third thread replays the logs, in segment order, into the sink. Or,
+ * with parts (cfg->part_sink), a worker runs each whole log through a
+ * part's sink, several at once, and the replay thread merges the parts in
+ * order: what the sink does then runs on every core too.
  *
  * Or the segments are read on the workers themselves (cfg->fill: a trace
  * whose stretches of time each have a merge of their own, reader.h), so
@@ -86,6 +89,7 @@ struct seg {
 	struct join_seed seed;	/* the facts as they stood at its start */
 	struct join_seed delta; /* cfg->fill: the facts its records write */
 	bool final;		/* its log is whole: to replay */
+	bool parted;		/* cfg->part_sink: its log ran through its part */
 };
 
 struct par {
@@ -99,6 +103,8 @@ struct par {
 	bool last_known;
 	uint64_t next_own;     /* the lowest segment no worker has taken */
 	uint64_t seeded;       /* cfg->fill: segments put in order */
+	uint64_t next_part;    /* the lowest segment no worker ran into a part
+				  (segments are made final in order) */
 	bool seq_busy;	       /* a worker puts one in order */
 	struct join_seed seed; /* the facts, as the reader has read on */
 	/* the chain: the trace's own join is segment chain's; it runs on into
@@ -114,6 +120,32 @@ struct par {
 static struct seg *slot(struct par *p, uint64_t s)
 {
 	return &p->segs[s % p->nr_slots];
+}
+
+unsigned int join_par_slots(unsigned int workers)
+{
+	/* the chain's, each worker's, the one being read, and some slack
+	 * for the replay */
+	return (workers ? workers : 1) + 4;
+}
+
+/* Whether a worker's work is done: the chain's end reached, and with
+ * parts, every segment run into its part */
+static bool all_done(const struct par *p)
+{
+	return p->chain_done && (!p->cfg->part_sink || p->next_part >= p->nr_segs);
+}
+
+/* A whole log through its part (cfg->part_sink) */
+static int run_part(struct par *p, struct seg *g)
+{
+	struct join_sink k;
+	int err =
+	    p->cfg->part_sink(p->cfg->part_ctx, (unsigned int)(g->idx % p->nr_slots), &k);
+
+	if (!err)
+		outlog_replay(&g->log, g->from, g->log.len, &k);
+	return err;
 }
 
 static void fail(struct par *p, int err)
@@ -327,10 +359,11 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		if (p->err || p->chain_done)
+		if (p->err || all_done(p))
 			break;
 		/* the chain first: everything after it waits on it */
-		if (!p->chain_busy && slot(p, p->chain)->state == SEG_JOINED &&
+		if (!p->chain_busy && !p->chain_done &&
+		    slot(p, p->chain)->state == SEG_JOINED &&
 		    ((p->last_known && p->target >= p->nr_segs) ||
 		     (p->target < p->filled &&
 		      slot(p, p->target)->state == SEG_JOINED))) {
@@ -354,6 +387,23 @@ static void *worker(void *arg)
 			g->state = SEG_READY;
 			p->seeded++;
 			p->seq_busy = false;
+			pthread_cond_broadcast(&p->cv);
+			continue;
+		}
+		/* then the parts: a segment's slot is free once merged */
+		if (p->cfg->part_sink && p->next_part < p->filled &&
+		    slot(p, p->next_part)->idx == p->next_part &&
+		    slot(p, p->next_part)->final) {
+			struct seg *g = slot(p, p->next_part++);
+			int err;
+
+			pthread_mutex_unlock(&p->mu);
+			err = run_part(p, g);
+			pthread_mutex_lock(&p->mu);
+			if (err && !p->err)
+				p->err = err;
+			g->parted = true;
+			p->res->parts++;
 			pthread_cond_broadcast(&p->cv);
 			continue;
 		}
@@ -410,6 +460,7 @@ static void seg_clear(struct seg *g)
 	memset(&g->base, 0, sizeof(g->base));
 	memset(&g->end, 0, sizeof(g->end));
 	g->final = false;
+	g->parted = false;
 	g->n = 0;
 }
 
@@ -437,13 +488,18 @@ static void *replayer(void *arg)
 		struct seg *g;
 
 		while (!p->err && !(p->last_known && p->replayed >= p->nr_segs) &&
-		       !(p->replayed < p->filled && slot(p, p->replayed)->final))
+		       !(p->replayed < p->filled && slot(p, p->replayed)->final &&
+			 (!p->cfg->part_sink || slot(p, p->replayed)->parted)))
 			pthread_cond_wait(&p->cv, &p->mu);
 		if (p->err || p->replayed >= p->nr_segs)
 			break;
 		g = slot(p, p->replayed);
 		pthread_mutex_unlock(&p->mu);
-		outlog_replay(&g->log, g->from, g->log.len, &p->cfg->sink);
+		if (p->cfg->part_sink)
+			p->cfg->part_merge(p->cfg->part_ctx,
+					   (unsigned int)(g->idx % p->nr_slots));
+		else
+			outlog_replay(&g->log, g->from, g->log.len, &p->cfg->sink);
 		add_stats(&p->res->st, &g->end, &g->base);
 		seg_clear(g);
 		pthread_mutex_lock(&p->mu);
@@ -523,9 +579,7 @@ int join_par_run(const struct join_par_config *cfg,
 
 	memset(res, 0, sizeof(*res));
 	p.seg_recs = cfg->seg_recs ? cfg->seg_recs : JOIN_PAR_SEGMENT;
-	/* the chain's, each worker's, the one being read, and some slack
-	 * for the replay */
-	p.nr_slots = w + 4;
+	p.nr_slots = join_par_slots(w);
 	p.nr_segs = UINT64_MAX;
 	if (cfg->fill) { /* known from the start */
 		p.nr_segs = cfg->nr_segs;

@@ -19,7 +19,8 @@
 struct join_par_config {
 	unsigned int workers;  /* joining threads, at least 1 */
 	uint64_t seg_recs;     /* records a segment, 0: JOIN_PAR_SEGMENT */
-	struct join_sink sink; /* called from one thread of its own, in order */
+	struct join_sink sink; /* called from one thread of its own, in order
+				  (unless part_sink) */
 	bool (*is_bio_based)(void *ctx, uint32_t dev);
 	void *dev_ctx;
 	const uint32_t *syscall_nr;
@@ -33,7 +34,21 @@ struct join_par_config {
 	int (*fill)(void *ctx, uint64_t k, struct iot_rec **recs, size_t *n, size_t *cap);
 	void (*in_order)(void *ctx, uint64_t k);
 	void *src_ctx;
+	/* Optional: each segment's outputs, once its log is whole, through a
+	 * sink of their own on a worker (part_sink gives part `slot`'s, slot
+	 * below join_par_slots(workers); several at once, each slot on one
+	 * thread at a time), and the parts then merged in segment order on
+	 * the replay thread (part_merge), instead of every output through
+	 * sink: what the sink does is then done on every core (the
+	 * analyzers on segments, analysis_merge). A slot is not used again
+	 * before its part is merged. part_sink: 0 or -errno. */
+	int (*part_sink)(void *ctx, unsigned int slot, struct join_sink *out);
+	void (*part_merge)(void *ctx, unsigned int slot);
+	void *part_ctx;
 };
+
+/* The parts (cfg->part_sink) a run on that many workers uses at most. */
+unsigned int join_par_slots(unsigned int workers);
 
 struct join_par_result {
 	struct join_stats st; /* as one join over the stream counts them */
@@ -41,6 +56,7 @@ struct join_par_result {
 	 * came from the start; of which joined again by that join (its
 	 * state never met theirs); and the records joined twice */
 	uint64_t segments, stitched, rejoined, overlap;
+	uint64_t parts; /* segments whose outputs went through a part */
 	/* CPU time (ns) of the reading thread, of the replay, and of the
 	 * workers (summed, and the busiest): where the time of a report on
 	 * many cores goes (IOTRAIL_DEBUG) */

@@ -14,6 +14,8 @@ D=${L#/dev/}
 TSAN=$ROOT/build/tsan/iotrail # make tsan
 [ -x "$TSAN" ] || not_ok "ThreadSanitizer build" "$TSAN missing (make tsan)"
 ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver,patterns
+# those that merge (analysis_merge): analysed on the join's segments
+MERGING=latency,syscall,biotime,elvtime,sizes,tasks,windows
 
 # fio_job NAME ENGINE [fio options...]: a script, for record to run
 printf '#!/bin/bash\nname=$1 engine=$2\nshift 2\nexec fio --filename=%s --direct=1 --size=64M --name="$name" --bs=4k --ioengine="$engine" --io_size=8M --output=/dev/null "$@"\n' \
@@ -107,6 +109,28 @@ for t in events uring marks summary aggregate ring speculate repaired synthetic 
 		cmp -s - "$TMP/tsan.json" && [ $rc = 0 ] && ! grep -q ThreadSanitizer "$TMP/tsan.err" &&
 		ok "$t: --threads 5 under ThreadSanitizer: no race, the same JSON" ||
 		not_ok "$t: ThreadSanitizer" "exit $rc; $(grep -A8 -m1 ThreadSanitizer "$TMP/tsan.err" | head -c 800)"
+	# the analyzers that merge (analyzer.h), on the join's segments:
+	# each segment analysed apart on a worker, merged in order (p); the
+	# same text (every request listed), JSON and series CSV as one thread,
+	# and no race
+	for n in 1 p; do
+		th=1 seg=
+		[ $n = p ] && th=5 seg=2000
+		(cd "$TMP/a" && mkdir -p m$n && export IOTRAIL_SEGMENT=$seg &&
+			IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads $th -i t.iot -a "$MERGING" --requests >m$n/report.txt 2>"$TMP/m$n.err" &&
+			"$IOTRAIL" report --threads $th -i t.iot -a "$MERGING" -f json >m$n/report.json 2>/dev/null &&
+			"$IOTRAIL" report --threads $th -i t.iot -a "$MERGING" -v series >m$n/series.csv 2>/dev/null)
+	done
+	(cd "$TMP/a" && IOTRAIL_SEGMENT=2000 "$TSAN" report --threads 5 -i t.iot -a "$MERGING" -f json \
+		>"$TMP/tsanm.json" 2>"$TMP/tsanm.err")
+	rc=$?
+	apart=$(sed -n 's/.*; \([0-9]*\) analysed apart;.*/\1/p' "$TMP/mp.err")
+	if [ "${apart:-0}" -gt 0 ] && [ -s "$TMP/a/m1/report.json" ] && diff -r "$TMP/a/m1" "$TMP/a/mp" >"$TMP/diffm" &&
+		cmp -s "$TMP/a/m1/report.json" "$TMP/tsanm.json" && [ $rc = 0 ] && ! grep -q ThreadSanitizer "$TMP/tsanm.err"; then
+		ok "$t: $MERGING on the join's $apart segments, merged: the same text, JSON and series as one thread; no race"
+	else
+		not_ok "$t: analysed on segments ($apart)" "tsan exit $rc; $(head -c 600 "$TMP/diffm") $(grep -A8 -m1 ThreadSanitizer "$TMP/tsanm.err" | head -c 600)"
+	fi
 	if diff -r "$TMP/a/out" "$TMP/b/out" >"$TMP/diff" && cmp -s "$TMP/a/t.iot" "$TMP/c/t.iot" &&
 		[ "$(minor "$TMP/b/t.iot")" = 10 ] && [ "$b" -le "$a" ]; then
 		ok "$t: packed ($a -> $b bytes, $events events, 1.$(minor "$TMP/a/t.iot") -> 1.10): the same text, JSON, CSVs and events; unpacked, the same file"

@@ -30,9 +30,12 @@ static bool bio_based(void *ctx, uint32_t dev)
 	return dev == ZRAM0;
 }
 
+static bool keep_time; /* start()'s env: the series view's */
+
 static void start(struct analysis *a, const char *names, uint64_t window_ns)
 {
 	struct analysis_env env = {
+	    .keep_time = keep_time,
 	    .t0_ns = 1000000000,
 	    .end_ns = 2000000000,
 	    .window_ns = window_ns,
@@ -139,7 +142,7 @@ static char *render(const struct analysis *a, const char *name)
 {
 	struct report_info ri = {
 	    .path = "t", .mode = "events", .t0_ns = 1000000000, .stop_reason = "command"};
-	struct render_opts ro = {.view = VIEW_STATS};
+	struct render_opts ro = {.view = keep_time ? VIEW_SERIES : VIEW_STATS};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -623,20 +626,29 @@ static void flows_stacked(void **state)
  * 3 fan-out threads (finishing in 3): the same JSON. The log's batches are
  * handed on many times; a bio handed to the sink after other outputs than
  * its request's (the join does not, the sink's contract allows it: here
- * one of the request before) takes a copy of its request into the log. */
-static char *fanout_json(unsigned int threads, size_t *nreq)
+ * one of the request before) takes a copy of its request into the log.
+ * Or (parts) its outputs cut into that many stretches, each into an
+ * analysis of its own (analysis_part_init), merged in order
+ * (analysis_merge): the analyzers on the join's segments. */
+static char *analysis_json(const char *names, unsigned int threads, unsigned int parts,
+			   size_t *nreq)
 {
-	struct analysis a;
+	struct analysis a, part;
 	struct join_sink sink;
 	char *json;
 	uint64_t x = 88172645463325252ull;
 
-	start(&a, "latency,syscall,biotime,elvtime,sizes,tasks,who,windows,marks", 0);
+	start(&a, names, 0);
 	if (threads)
 		assert_int_equal(analysis_fanout_start(&a, threads), 0);
 	a.threads = threads; /* and finish in as many */
 	assert_true(!threads || a.fan);
 	sink = analysis_sink(&a);
+	if (parts) {
+		assert_true(analysis_can_part(&a));
+		assert_int_equal(analysis_part_init(&part, &a), 0);
+		sink = analysis_sink(&part);
+	}
 	for (uint32_t i = 0; i < 30000; i++) {
 		uint64_t t = 1000000000ull + i * 20000ull;
 		uint32_t dev = i < 2000 || i % 3 ? LOOP0 : ZRAM0;
@@ -681,20 +693,31 @@ static char *fanout_json(unsigned int threads, size_t *nreq)
 			snprintf(m.name, sizeof(m.name), "phase");
 			sink.mark(sink.ctx, &m);
 		}
+		/* stretches of unequal lengths, the first before zram0 */
+		if (parts && (i + 1) % (30000 / parts + 7) == 0) {
+			assert_int_equal(analysis_merge(&a, &part), 0);
+			assert_int_equal(analysis_part_init(&part, &a), 0);
+		}
 	}
+	if (parts)
+		assert_int_equal(analysis_merge(&a, &part), 0);
 	analysis_fanout_end(&a);
 	assert_null(a.fan);
 	assert_int_equal(analysis_finish(&a), 0);
 	*nreq = a.requests_total;
-	json = render(&a, "json");
+	/* the series view: every value and its time, as CSV */
+	json = render(&a, keep_time ? "csv" : "json");
 	analysis_release(&a);
 	return json;
 }
 
 static void fanout_same(void **state)
 {
+	const char *names =
+	    "latency,syscall,biotime,elvtime,sizes,tasks,who,windows,marks";
 	size_t n1, n3;
-	char *one = fanout_json(0, &n1), *three = fanout_json(3, &n3);
+	char *one = analysis_json(names, 0, 0, &n1),
+	     *three = analysis_json(names, 3, 0, &n3);
 
 	assert_int_equal(n1, 30000);
 	assert_int_equal(n3, 30000);
@@ -702,6 +725,38 @@ static void fanout_same(void **state)
 	assert_string_equal(one, three);
 	free(one);
 	free(three);
+}
+
+/* The analyzers that merge (analyzer.h), each part of the outputs into an
+ * analysis of its own, merged in order: the same JSON as one analysis of
+ * them all (and the same series, every value with its time, in order);
+ * with an analyzer that does not merge, no parts */
+static void parts_same(void **state)
+{
+	const char *names = "latency,syscall,biotime,elvtime,sizes,tasks,windows";
+	struct analysis a;
+
+	for (int kt = 0; kt < 2; kt++) {
+		size_t n1, n;
+		char *one;
+
+		keep_time = kt;
+		one = analysis_json(names, 0, 0, &n1);
+		assert_non_null(strstr(one, "zram0"));
+		assert_true(strlen(one) > (kt ? 30000 * 20 : 10000));
+		for (unsigned int parts = 1; parts <= 9; parts += 4) {
+			char *cut = analysis_json(names, 0, parts, &n);
+
+			assert_int_equal(n, n1);
+			assert_string_equal(one, cut);
+			free(cut);
+		}
+		free(one);
+	}
+	keep_time = false;
+	start(&a, "latency,iosector", 0);
+	assert_false(analysis_can_part(&a));
+	analysis_release(&a);
 }
 
 int main(void)
@@ -718,6 +773,7 @@ int main(void)
 	    cmocka_unit_test(fsync_analyzer),
 	    cmocka_unit_test(flows_stacked),
 	    cmocka_unit_test(fanout_same),
+	    cmocka_unit_test(parts_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

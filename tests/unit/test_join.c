@@ -1288,6 +1288,39 @@ static int64_t pull_some(void *ctx, struct iot_rec *buf, size_t max)
 	return (int64_t)k;
 }
 
+/* parts (join_par_config.part_sink): an outbuf a slot, appended to the
+ * whole at each merge; a slot must not be used again before its merge */
+struct parts {
+	struct outbuf slot[16];
+	bool busy[16];
+	unsigned int nr;
+	struct outbuf *whole;
+	uint64_t merged;
+};
+
+static int parts_sink(void *ctx, unsigned int slot, struct join_sink *out)
+{
+	struct parts *ps = ctx;
+
+	assert_true(slot < ps->nr);
+	assert_false(ps->busy[slot]);
+	ps->busy[slot] = true;
+	*out = out_sink(&ps->slot[slot]);
+	return 0;
+}
+
+static void parts_merge(void *ctx, unsigned int slot)
+{
+	struct parts *ps = ctx;
+
+	assert_true(ps->busy[slot]);
+	if (ps->slot[slot].n) /* a segment with no outputs has no buffer */
+		out_put(ps->whole, ps->slot[slot].b, ps->slot[slot].n);
+	ps->slot[slot].n = 0;
+	ps->busy[slot] = false;
+	ps->merged++;
+}
+
 /* kind 0: tidy_stream; 1, 2: mixed_stream without and with dirtied pages */
 static void one_way_and_parallel(int kind, uint64_t *stitched, uint64_t *rejoined)
 {
@@ -1306,29 +1339,46 @@ static void one_way_and_parallel(int kind, uint64_t *stitched, uint64_t *rejoine
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(join_feed(&seq, &v[i]), 0);
 	join_end(&seq);
+	/* and each with parts: the outputs of each segment through a sink
+	 * of its own, appended at its merge */
 	for (size_t g = 0; g < sizeof(segs) / sizeof(segs[0]); g++)
-		for (unsigned int w = 1; w <= 3; w += 2) {
-			struct outbuf par = {0};
-			struct pull_src src = {v, n, 0};
-			struct join_par_config cfg = {
-			    .workers = w,
-			    .seg_recs = segs[g],
-			    .sink = out_sink(&par),
-			    .is_bio_based = is_bio_based,
-			    .syscall_nr = seq.syscall_nr,
-			    .bi_elided = true,
-			};
-			struct join_par_result res;
+		for (unsigned int w = 1; w <= 3; w += 2)
+			for (int parted = 0; parted < 2; parted++) {
+				struct outbuf par = {0}, empty = {0};
+				struct pull_src src = {v, n, 0};
+				struct parts ps = {.nr = join_par_slots(w),
+						   .whole = &par};
+				struct join_par_config cfg = {
+				    .workers = w,
+				    .seg_recs = segs[g],
+				    .sink = out_sink(parted ? &empty : &par),
+				    .is_bio_based = is_bio_based,
+				    .syscall_nr = seq.syscall_nr,
+				    .bi_elided = true,
+				    .part_sink = parted ? parts_sink : NULL,
+				    .part_merge = parts_merge,
+				    .part_ctx = &ps,
+				};
+				struct join_par_result res;
 
-			assert_int_equal(join_par_run(&cfg, pull_some, &src, &res), 0);
-			assert_int_equal(par.n, one.n);
-			assert_memory_equal(par.b, one.b, one.n);
-			assert_memory_equal(&res.st, &seq.st, sizeof(seq.st));
-			assert_int_equal(res.segments, (n + segs[g]) / segs[g]);
-			*stitched += res.stitched;
-			*rejoined += res.rejoined;
-			free(par.b);
-		}
+				assert_true(ps.nr <= 16);
+				assert_int_equal(
+				    join_par_run(&cfg, pull_some, &src, &res), 0);
+				assert_int_equal(par.n, one.n);
+				assert_memory_equal(par.b, one.b, one.n);
+				assert_memory_equal(&res.st, &seq.st, sizeof(seq.st));
+				assert_int_equal(res.segments, (n + segs[g]) / segs[g]);
+				/* with parts, the sink saw nothing, and every
+				 * segment was merged */
+				assert_int_equal(empty.n, 0);
+				assert_int_equal(res.parts, parted ? res.segments : 0);
+				assert_int_equal(ps.merged, parted ? res.segments : 0);
+				*stitched += res.stitched;
+				*rejoined += res.rejoined;
+				free(par.b);
+				for (unsigned int k = 0; k < 16; k++)
+					free(ps.slot[k].b);
+			}
 	join_release(&seq);
 	free(one.b);
 	free(v);
