@@ -247,6 +247,11 @@ static inline bool analysis_syscall_is_read(const struct analysis *a, uint32_t n
 {
 	return syscall_kind_is_read(analysis_syscall_kind(a, nr));
 }
+/* fn(a, ctx, k) for each k below n, on up to a->threads threads (this one
+ * among them), each taking the next k; stops early once a->err is set. For
+ * a finish whose parts are apart (latency's stages). */
+void analysis_each(struct analysis *a, size_t n,
+		   void (*fn)(struct analysis *a, void *ctx, size_t k), void *ctx);
 /* Shown in the metric views; the metric's statistics are computed here. */
 void an_output_metric(struct analysis *a, struct an_output *o, struct metric *m);
 /* A new table of o (owned by it), or NULL out of memory. */

@@ -289,38 +289,50 @@ int analysis_fanout_start(struct analysis *a, unsigned int threads)
 	return 0;
 }
 
-struct finish_work {
+struct each_work {
 	struct analysis *a;
-	size_t next; /* the next output to finish */
+	size_t n, next; /* the jobs, and the next to take */
+	void (*fn)(struct analysis *a, void *ctx, size_t k);
+	void *ctx;
 };
 
-static void *finish_run(void *arg)
+static void *each_run(void *arg)
 {
-	struct finish_work *w = arg;
-	struct analysis *a = w->a;
-	size_t i;
+	struct each_work *w = arg;
+	size_t k;
 
-	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < a->nr_out &&
-	       !__atomic_load_n(&a->err, __ATOMIC_RELAXED))
-		if (a->out[i].an->finish)
-			analysis_note_err(a, a->out[i].an->finish(a, &a->out[i]));
+	while ((k = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n &&
+	       !__atomic_load_n(&w->a->err, __ATOMIC_RELAXED))
+		w->fn(w->a, w->ctx, k);
 	return NULL;
+}
+
+void analysis_each(struct analysis *a, size_t n,
+		   void (*fn)(struct analysis *a, void *ctx, size_t k), void *ctx)
+{
+	struct each_work w = {.a = a, .n = n, .fn = fn, .ctx = ctx};
+	pthread_t th[64];
+	unsigned int t = 0;
+
+	/* the heaviest first would balance better; the jobs are dealt as
+	 * they come: each thread takes the next */
+	while (t + 1 < a->threads && t + 1 < n && t < 64 &&
+	       !pthread_create(&th[t], NULL, each_run, &w))
+		t++;
+	each_run(&w);
+	for (unsigned int k = 0; k < t; k++)
+		pthread_join(th[k], NULL);
+}
+
+static void finish_one(struct analysis *a, void *ctx, size_t i)
+{
+	if (a->out[i].an->finish)
+		analysis_note_err(a, a->out[i].an->finish(a, &a->out[i]));
 }
 
 void fanout_finish(struct analysis *a)
 {
-	struct finish_work w = {.a = a};
-	pthread_t th[64];
-	unsigned int n = 0;
-
-	/* the heaviest first would balance better; the registry's order
-	 * is dealt as it comes: each thread takes the next */
-	while (n + 1 < a->threads && n + 1 < a->nr_out && n < 64 &&
-	       !pthread_create(&th[n], NULL, finish_run, &w))
-		n++;
-	finish_run(&w);
-	for (unsigned int k = 0; k < n; k++)
-		pthread_join(th[k], NULL);
+	analysis_each(a, a->nr_out, finish_one, NULL);
 }
 
 void analysis_fanout_end(struct analysis *a)

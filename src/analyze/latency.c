@@ -54,21 +54,30 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 	return 0;
 }
 
+/* job k: device k / NR_STAGES's stage k % NR_STAGES, read and write and
+ * both together (its copy let go once finished: as many copies at once as
+ * threads) */
+static void finish_stage(struct analysis *a, void *ctx, size_t k)
+{
+	struct dev_result *d = &a->devs[k / NR_STAGES];
+	int s = (int)(k % NR_STAGES);
+
+	for (int op = 0; op < NR_OPG && a->env.stage_all; op++)
+		analysis_note_err(a, metric_add_all(&d->stage_all[s], &d->stage[s][op]));
+	analysis_note_err(a, metric_finish(&d->stage_all[s]));
+	metric_drop_values(&d->stage_all[s]);
+	for (int op = 0; op < NR_OPG; op++)
+		analysis_note_err(a, metric_finish(&d->stage[s][op]));
+}
+
 static int finish(struct analysis *a, struct an_output *o)
 {
+	/* the sorts, each stage on a thread of its own where there are
+	 * threads (a->threads) */
+	analysis_each(a, a->nr_devs * NR_STAGES, finish_stage, NULL);
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		struct dev_result *d = &a->devs[i];
 
-		for (int s = 0; s < NR_STAGES; s++) {
-			for (int op = 0; op < NR_OPG && a->env.stage_all; op++)
-				analysis_note_err(a, metric_add_all(&d->stage_all[s],
-								    &d->stage[s][op]));
-			analysis_note_err(a, metric_finish(&d->stage_all[s]));
-			/* one stage's copy at a time */
-			metric_drop_values(&d->stage_all[s]);
-			for (int op = 0; op < NR_OPG; op++)
-				analysis_note_err(a, metric_finish(&d->stage[s][op]));
-		}
 		for (int op = 0; op < NR_OPG; op++)
 			for (int s = 0; s < NR_STAGES; s++)
 				an_output_metric(a, o, &d->stage[s][op]);

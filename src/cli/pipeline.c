@@ -618,7 +618,7 @@ static int run_once(struct pipeline *p, const char *input, uint64_t set,
 		    struct analysis_env *env, bool unchecked)
 {
 	struct join_sink sink;
-	uint64_t seg;
+	uint64_t seg, fin_ns;
 	int err;
 
 	err = open_input(p, input, env, unchecked);
@@ -648,11 +648,16 @@ static int run_once(struct pipeline *p, const char *input, uint64_t set,
 		return err;
 	/* --aggregate recordings: the kernel's histograms */
 	trace_reader_aggs(&p->rd, add_agg, &p->an);
+	fin_ns = now_ns(CLOCK_MONOTONIC);
 	if (analysis_finish(&p->an)) {
 		fprintf(stderr, "iotrail: %s: %s\n", input,
 			p->an.errmsg[0] ? p->an.errmsg : "out of memory");
 		return 1;
 	}
+	if (getenv("IOTRAIL_DEBUG")) /* the sorts: after the join, on a->threads */
+		fprintf(stderr,
+			"iotrail: the analyzers finished in %.3f s on up to %u threads\n",
+			(now_ns(CLOCK_MONOTONIC) - fin_ns) / 1e9, p->an.threads);
 	if (p->rd.warning[0])
 		fprintf(stderr, "iotrail: warning: %s\n", p->rd.warning);
 	return 0;
