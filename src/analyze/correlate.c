@@ -35,6 +35,36 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 	}
 }
 
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct correlate_priv *p = priv;
+	const struct correlate_priv *s = src_priv;
+
+	for (int k = 0; k < LOG2_SLOTS; k++) {
+		struct corr_bucket *c = &p->b[k];
+		const struct corr_bucket *x = &s->b[k];
+
+		if (x->syscalls) {
+			if (!c->syscalls || x->bio_min_ns < c->bio_min_ns)
+				c->bio_min_ns = x->bio_min_ns;
+			if (x->bio_max_ns > c->bio_max_ns)
+				c->bio_max_ns = x->bio_max_ns;
+			c->bio_sum_ns += x->bio_sum_ns;
+			c->syscalls += x->syscalls;
+		}
+		if (x->elv_n) {
+			if (!c->elv_n || x->elv_min_ns < c->elv_min_ns)
+				c->elv_min_ns = x->elv_min_ns;
+			if (x->elv_max_ns > c->elv_max_ns)
+				c->elv_max_ns = x->elv_max_ns;
+			c->elv_sum_ns += x->elv_sum_ns;
+			c->elv_n += x->elv_n;
+		}
+	}
+	return 0;
+}
+
 #define US(key, head)                                                                    \
 	{                                                                                \
 		key, head, 10, CELL_U64, 0, 0, 1e3, 1, NULL, NULL                        \
@@ -91,5 +121,6 @@ const struct analyzer an_correlate = {
 	    "(seed 000, figures 3-10 and 3-11)",
     .priv_size = sizeof(struct correlate_priv),
     .syscall = syscall,
+    .merge = merge,
     .finish = finish,
 };

@@ -91,6 +91,32 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 	}
 }
 
+/* a later part's rows (new ones after, in its order) and samples */
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct driver_priv *p = priv;
+	const struct driver_priv *s = src_priv;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		struct drv_row *row = row_of(p, s->rows[i].dev, s->rows[i].hwq);
+
+		if (!row)
+			return -ENOMEM;
+		row->n += s->rows[i].n;
+		for (int m = 0; m < NR_M; m++)
+			row->sum[m] += s->rows[i].sum[m];
+	}
+	for (int q = 0; q < NR_QUEUES; q++) {
+		p->used[q] |= s->used[q];
+		for (int m = 0; m < NR_M; m++)
+			if (metric_append(&p->m[q][m], &s->m[q][m]))
+				return -ENOMEM;
+	}
+	p->incomplete += s->incomplete;
+	return 0;
+}
+
 #define AVG(key, head)                                                                   \
 	{                                                                                \
 		key, head, 11, CELL_F64, IN_ALL, 1, 1e3, 1, NULL, NULL                   \
@@ -159,6 +185,7 @@ const struct analyzer an_driver = {
     .priv_size = sizeof(struct driver_priv),
     .init = init,
     .request = request,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

@@ -88,6 +88,16 @@ static int finish(struct analysis *a, struct an_output *o)
 	return 0;
 }
 
+/* the issue order is made at finish: a later part's samples are added */
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct iosector_priv *p = priv, *s = src_priv;
+
+	return dev_metrics_merge(a, &p->sector, &s->sector, devmap)
+		   ?: dev_metrics_merge(a, &p->seek, &s->seek, devmap);
+}
+
 static void release(void *priv)
 {
 	struct iosector_priv *p = priv;
@@ -102,6 +112,7 @@ const struct analyzer an_iosector = {
     .priv_size = sizeof(struct iosector_priv),
     .metric_unit = "sectors",
     .request = request,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

@@ -78,6 +78,28 @@ static void uring(struct analysis *a, void *priv, const struct join_uring *u)
 	analysis_note_err(a, metric_add(&m[M_COMPLETE], t, u->cqe_ns - u->last_c_ns));
 }
 
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct uring_priv *p = priv;
+	const struct uring_priv *s = src_priv;
+
+	if (s->nr) {
+		if (GROW(p->reqs, p->nr + s->nr, p->cap))
+			return -ENOMEM;
+		memcpy(p->reqs + p->nr, s->reqs, s->nr * sizeof(*s->reqs));
+		p->nr += s->nr;
+	}
+	for (int op = 0; op < NR_OPS; op++) {
+		p->nr_op[op] += s->nr_op[op];
+		p->io_op[op] += s->io_op[op];
+		for (int m = 0; m < NR_M; m++)
+			if (metric_append(&p->m[op][m], &s->m[op][m]))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
 /* ---- the result ----------------------------------------------------------------- */
 
 static const struct column cols[] = {
@@ -241,6 +263,7 @@ const struct analyzer an_uring = {
     .metric_unit = "us",
     .init = init,
     .uring = uring,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

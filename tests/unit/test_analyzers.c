@@ -661,7 +661,27 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 			t + 5000 + x % 4000000);
 		r.tid = r.pid = 100 + i % 7;
 		r.nr_bios = 1 + x % 3;
+		if (dev == LOOP0 && i % 2) { /* the NVMe driver layer's stamps */
+			r.hwq = i % 3;
+			r.drv_submit_ns = r.d_ns + 100 + x % 50;
+			r.drv_cqe_ns = r.c_ns - 200;
+		}
 		sink.request(sink.ctx, &r);
+		if (i % 3 == 0) { /* an io_uring read whose bio it was */
+			struct join_uring u = {.req = 0x1000 + i,
+					       .opcode = 22,
+					       .pid = r.pid,
+					       .tid = r.tid,
+					       .submit_ns = t - 100 - x % 300,
+					       .cqe_ns = r.c_ns + 300,
+					       .nr_bios = 1,
+					       .nr_bios_done = 1,
+					       .first_q_ns = t,
+					       .last_c_ns = r.c_ns,
+					       .d2c_sum_ns = r.c_ns - t};
+
+			sink.uring(sink.ctx, &u);
+		}
 		for (uint32_t k = 0; k < r.nr_bios; k++) {
 			b.q_ns = t + k * 100;
 			b.sector = r.sector + k * 8;
@@ -677,7 +697,11 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 			    .count = 4096,
 			    .ret = 4096,
 			    .enter_ns = t - 500,
-			    .exit_ns = r.c_ns + 700};
+			    .exit_ns = r.c_ns + 700,
+			    .nr_bios_done = 1,
+			    .bio_q2c_sum_ns = r.c_ns - t,
+			    .i2d_sum_ns = dev == LOOP0 ? 1000 + x % 5000 : 0,
+			    .nr_i2d = dev == LOOP0};
 
 			sink.syscall(sink.ctx, &sc);
 			if (i) { /* the last request's, on its device, after this one */
@@ -733,7 +757,8 @@ static void fanout_same(void **state)
  * with an analyzer that does not merge, no parts */
 static void parts_same(void **state)
 {
-	const char *names = "latency,syscall,biotime,elvtime,sizes,tasks,windows";
+	const char *names = "latency,syscall,biotime,elvtime,iosector,sizes,tasks,uring,"
+			    "correlate,windows,driver";
 	struct analysis a;
 
 	for (int kt = 0; kt < 2; kt++) {
@@ -754,7 +779,7 @@ static void parts_same(void **state)
 		free(one);
 	}
 	keep_time = false;
-	start(&a, "latency,iosector", 0);
+	start(&a, "latency,who", 0);
 	assert_false(analysis_can_part(&a));
 	analysis_release(&a);
 }
