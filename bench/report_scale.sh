@@ -11,7 +11,9 @@
 # THREADS: a list, default "1 2 4 8 16"; ARGS="-a latency,syscall" adds options.
 # Each N also runs as "N/1r": the join on N threads with the records read by
 # one thread in order (IOTRAIL_ONE_READER=1), as before the trace was read
-# in segments (ONE_READER=0 leaves those out).
+# in segments (ONE_READER=0 leaves those out). Then, from one more run of
+# each, where the time goes: the plan, the reader's, replay's and workers'
+# CPU, the analyzers' finish, and how many segments were analysed apart.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TRACE=${1:?usage: bench/report_scale.sh TRACE|mktrace:NREQ:NCPUS [REPS] [THREADS]}
@@ -73,4 +75,33 @@ for n in $VARIANTS; do
 	{ a[NR] = $1 }
 	END { m = a[int((NR + 1) / 2)]
 	      printf "%-9s %8.2f (%.2f-%.2f) %8.2fx %10s\n", n, m, a[1], a[NR], m ? one / m : 0, same }'
+done
+# where each waits: one more run of each with IOTRAIL_DEBUG. The plan and
+# the finish run before and after the join; the reader (one thread in
+# order) and the replay (merging the analysed segments) beside it, as long
+# as the busiest worker at least
+echo "# where the time goes (one run each, IOTRAIL_DEBUG; CPU seconds but plan and finish)"
+printf '%-9s %7s %7s %7s %8s %8s %8s %9s\n' THREADS PLAN READER REPLAY WORKERS BUSIEST FINISH "APART/SEGS"
+for n in $VARIANTS; do
+	IOTRAIL_DEBUG=1 run_variant "$n" -f json 2>"$W/dbg" >/dev/null
+	awk -v n="$n" '
+	/join on [0-9]* threads/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "in" && $(i + 1) + 0 == $(i + 1) && plan == "") plan = $(i + 1)
+			if ($i == "segments,") segs = $(i - 1)
+			if ($i == "analysed") apart = $(i - 1)
+			if ($i == "reading") rd = $(i + 1)
+			if ($i == "replay") rp = $(i + 1)
+			if ($i == "workers") wk = $(i + 1)
+			if ($i == "busiest") bz = $(i + 1)
+		}
+	}
+	/analyzers finished in/ { for (i = 1; i <= NF; i++) if ($i == "in") fin = $(i + 1) }
+	END {
+		gsub(/[,)]/, "", rd); gsub(/[,)]/, "", rp); gsub(/[,)]/, "", bz)
+		printf "%-9s %7s %7s %7s %8s %8s %8s %9s\n", n, plan == "" ? "-" : plan,
+		       rd == "" ? "-" : rd, rp == "" ? "-" : rp, wk == "" ? "-" : wk,
+		       bz == "" ? "-" : bz, fin == "" ? "-" : fin,
+		       segs == "" ? "-" : (apart == "" ? 0 : apart) "/" segs
+	}' "$W/dbg"
 done
