@@ -438,9 +438,13 @@ int analysis_part_init(struct analysis *part, const struct analysis *a)
 {
 	uint64_t set = 0;
 
+	int err;
+
 	for (size_t i = 0; i < a->nr_out; i++)
 		set |= AN_BIT(analyzer_index(a->out[i].an->name));
-	return analysis_init(part, set, &a->env);
+	err = analysis_init(part, set, &a->env);
+	part->part = true;
+	return err;
 }
 
 /* part's device d into a's device to: counts added, metrics appended */

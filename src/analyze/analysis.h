@@ -164,6 +164,9 @@ struct analysis {
 	/* system calls whose exit it estimated: seen, and left out */
 	uint64_t syscalls_estimated, syscalls_excluded;
 	int8_t syscall_kind[ANALYSIS_SYSCALL_NRS]; /* by number: kind or -1 */
+	/* an analysis of a stretch of the outputs (analysis_part_init): what
+	 * its analyzers cannot tell alone they keep for their merge */
+	bool part;
 	int err; /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];
 };

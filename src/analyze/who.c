@@ -47,6 +47,18 @@ struct who_row {
 	struct metric q2c, d2c, sys;
 };
 
+/* A part's (analysis.h) use or read again of a page it did not read ahead
+ * itself: for its merge, to apply to the pages read ahead before it */
+struct ra_op {
+	uint64_t key;
+	enum { RA_USED, RA_MAPPED, RA_REREAD } what;
+};
+
+/* In a part's ra: a page it read ahead, then used or read again. Its
+ * merge then takes the page read ahead before it off too (the part's read
+ * took its place). */
+#define RA_GONE UINT32_MAX
+
 struct who_priv {
 	enum who_key keys[NR_KEYS];
 	int nr_keys;
@@ -58,6 +70,8 @@ struct who_priv {
 	const struct join_request *cur; /* the request whose bios follow */
 	/* pages read ahead and not yet used: (disk, inode, index) -> row */
 	struct u64map ra;
+	struct ra_op *ops; /* a part's, in order */
+	size_t nr_ops, cap_ops;
 	struct column *cols;
 	size_t nr_cols;
 };
@@ -121,6 +135,33 @@ static uint32_t disk_of(const struct analysis *a, uint32_t st_dev)
 	return e && e->disk_dev ? e->disk_dev : st_dev;
 }
 
+/* A page's entry in ra found (v) or not: its use or read again applied
+ * (counted on its row, the entry gone), or in a part, kept for the merge
+ * when the page is not one the part read ahead. 0 or -ENOMEM. */
+static int ra_apply(const struct analysis *a, struct who_priv *p, uint64_t key,
+		    uint32_t *v, int what)
+{
+	if (!v) {
+		if (!a->part)
+			return 0;
+		if (GROW(p->ops, p->nr_ops + 1, p->cap_ops))
+			return -ENOMEM;
+		p->ops[p->nr_ops++] = (struct ra_op){key, what};
+		return 0;
+	}
+	if (*v == RA_GONE)
+		return 0;
+	if (what == RA_MAPPED)
+		p->rows[*v].ra_mapped++;
+	else if (what == RA_USED)
+		p->rows[*v].ra_used++;
+	if (a->part)
+		*v = RA_GONE;
+	else
+		u64map_del(&p->ra, key);
+	return 0;
+}
+
 /* A read of pages index .. index + n - 1 of a file, into the page cache: a
  * page read ahead earlier and read again was never used; pages of a bio of
  * cause readahead are read ahead for row ri. */
@@ -136,29 +177,27 @@ static void ra_read(struct analysis *a, struct who_priv *p, uint32_t disk, uint6
 				return;
 			}
 			p->rows[ri].ra_pages++;
-		} else {
-			u64map_del(&p->ra, key);
+		} else if (ra_apply(a, p, key, u64map_get(&p->ra, key), RA_REREAD)) {
+			analysis_note_err(a, -ENOMEM);
+			return;
 		}
 	}
 }
 
 /* Pages of a file used (read, faulted) or mapped by fault-around. */
-static void ra_use(struct who_priv *p, uint32_t disk, uint64_t ino, uint64_t index,
-		   uint64_t n, bool mapped)
+static void ra_use(struct analysis *a, struct who_priv *p, uint32_t disk, uint64_t ino,
+		   uint64_t index, uint64_t n, bool mapped)
 {
-	if (!p->ra.n)
+	if (!p->ra.n && !a->part)
 		return;
 	for (uint64_t k = 0; k < n; k++) {
 		uint64_t key = ra_key(disk, ino, index + k);
-		uint32_t *v = u64map_get(&p->ra, key);
 
-		if (!v)
-			continue;
-		if (mapped)
-			p->rows[*v].ra_mapped++;
-		else
-			p->rows[*v].ra_used++;
-		u64map_del(&p->ra, key);
+		if (ra_apply(a, p, key, u64map_get(&p->ra, key),
+			     mapped ? RA_MAPPED : RA_USED)) {
+			analysis_note_err(a, -ENOMEM);
+			return;
+		}
 	}
 }
 
@@ -277,7 +316,7 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 
 	/* the pages it read: read ahead before, now used */
 	if (rd && s->ino && s->pos != ~0ull)
-		ra_use(p, disk, s->ino, s->pos / 4096,
+		ra_use(a, p, disk, s->ino, s->pos / 4096,
 		       (s->pos + (uint64_t)s->ret - 1) / 4096 - s->pos / 4096 + 1, false);
 	/* a call has a task and a file: with other keys it has no row */
 	if (has_key(p, K_CGROUP) || has_key(p, K_CAUSE) || !s->pid ||
@@ -309,7 +348,75 @@ static void fault(struct analysis *a, void *priv, const struct join_fault *f)
 {
 	struct who_priv *p = priv;
 
-	ra_use(p, disk_of(a, f->dev), f->ino, f->index, f->pages, f->around);
+	ra_use(a, p, disk_of(a, f->dev), f->ino, f->index, f->pages, f->around);
+}
+
+/* A later part into this: its rows (new ones after, in its order), then
+ * its uses and reads again of pages read ahead before it, then the pages
+ * it read ahead itself, still unused (now its rows' here) or gone */
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct who_priv *p = priv;
+	const struct who_priv *s = src_priv;
+	uint32_t *rowmap = malloc((s->nr ? s->nr : 1) * sizeof(*rowmap));
+
+	if (!rowmap)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct who_row *x = &s->rows[i];
+		struct who_row tmpl = {.pid = x->pid,
+				       .tid = x->tid,
+				       .cgroup = x->cgroup,
+				       .dev = x->dev,
+				       .ino = x->ino,
+				       .host = x->host,
+				       .cause = x->cause,
+				       .wb = x->wb},
+			       *w = row_of(a, p, &tmpl);
+
+		if (!w) {
+			free(rowmap);
+			return -ENOMEM;
+		}
+		rowmap[i] = (uint32_t)(w - p->rows);
+		for (int op = 0; op < NR_OPG; op++) {
+			w->bytes[op] += x->bytes[op];
+			w->requests[op] += x->requests[op];
+		}
+		w->flushes += x->flushes;
+		w->call_read_bytes += x->call_read_bytes;
+		w->read_calls += x->read_calls;
+		w->read_calls_io += x->read_calls_io;
+		w->calls |= x->calls;
+		w->ra_pages += x->ra_pages;
+		w->ra_used += x->ra_used;
+		w->ra_mapped += x->ra_mapped;
+		if (metric_append(&w->q2c, &x->q2c) || metric_append(&w->d2c, &x->d2c) ||
+		    metric_append(&w->sys, &x->sys)) {
+			free(rowmap);
+			return -ENOMEM;
+		}
+	}
+	p->bios += s->bios;
+	p->any_info |= s->any_info;
+	for (size_t i = 0; i < s->nr_ops; i++) /* p is no part: nothing kept */
+		ra_apply(a, p, s->ops[i].key, u64map_get(&p->ra, s->ops[i].key),
+			 s->ops[i].what);
+	for (size_t i = 0; i <= s->ra.mask; i++) {
+		const struct u64slot *e = &s->ra.slots[i];
+
+		if (!e->key) /* ra_key is never 0 */
+			continue;
+		if (e->val == RA_GONE)
+			u64map_del(&p->ra, e->key);
+		else if (u64map_put(&p->ra, e->key, rowmap[e->val])) {
+			free(rowmap);
+			return -ENOMEM;
+		}
+	}
+	free(rowmap);
+	return 0;
 }
 
 static int cmp_bytes(const void *x, const void *y)
@@ -550,6 +657,7 @@ static void release(void *priv)
 	}
 	u64map_release(&p->rows_by_key);
 	u64map_release(&p->ra);
+	free(p->ops);
 	free(p->rows);
 	free(p->cols);
 }
@@ -564,6 +672,7 @@ const struct analyzer an_who = {
     .bio = bio,
     .syscall = syscall,
     .fault = fault,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

@@ -193,6 +193,17 @@ print("device %d KiB, cache %d KiB, read ahead %d KiB, all of it used"
       % (r["read_bytes"] >> 10, r["cache_read_bytes"] >> 10, r["readahead_bytes"] >> 10))
 PY
 	ok "page cache per file: $(cat "$TMP/out")" || not_ok "page cache per file" "$(tail -3 "$TMP/out")"
+# and on the join's segments (2,000 records), each analysed apart and
+# merged: pages read ahead in one segment and read in a later one are
+# still counted used, so the same rows as one thread
+"$IOTRAIL" report --threads 1 -i "$TMP/c.iot" -a who --by task,file,cause -f json >"$TMP/f1.json"
+IOTRAIL_SEGMENT=2000 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 5 -i "$TMP/c.iot" -a who --by task,file,cause \
+	-f json >"$TMP/f5.json" 2>"$TMP/f5.err"
+apart=$(sed -n 's/.*; \([0-9]*\) analysed apart;.*/\1/p' "$TMP/f5.err")
+used=$(json_get "$TMP/f1.json" "sum(r['readahead_used_bytes'] for r in j['who']['rows'])" 2>/dev/null)
+[ "${apart:-0}" -gt 1 ] && [ "${used:-0}" -gt 0 ] && cmp -s "$TMP/f1.json" "$TMP/f5.json" &&
+	ok "who on the join's $apart segments, merged: the same rows as one thread ($((used >> 10)) KiB read ahead and used)" ||
+	not_ok "who on segments (${apart:-none} apart, ${used:-?} used)" "$(diff "$TMP/f1.json" "$TMP/f5.json" | head -c 600)"
 
 # --- read-ahead: the first MiB of a cold file, in 128 KiB reads ------------------
 # The calls' own misses are cause read; what they set off beyond the pages

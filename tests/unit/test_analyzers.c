@@ -667,7 +667,27 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 			r.drv_cqe_ns = r.c_ns - 200;
 		}
 		sink.request(sink.ctx, &r);
-		if (i % 3 == 0) { /* an io_uring read whose bio it was */
+		for (uint32_t k = 0; k < r.nr_bios; k++) {
+			b.q_ns = t + k * 100;
+			b.sector = r.sector + k * 8;
+			b.nr_sectors = 8;
+			b.tid = b.pid = r.tid;
+			/* pages of 3 files, read ahead (a read in 5)
+			 * or read, 64 of each: who's pages read ahead and
+			 * used later, or read again */
+			b.why = (struct join_why){0};
+			if (r.flags == IOT_OP_READ && dev == LOOP0 && i % 2 == 0) {
+				b.why.known = true;
+				b.why.host = IOT_HOST_REG;
+				b.why.cause =
+				    i % 5 == 2 ? IOT_CAUSE_READAHEAD : IOT_CAUSE_READ;
+				b.why.ino = 7 + i % 3;
+				b.why.index = (x >> 8) % 64 + k;
+			}
+			sink.bio(sink.ctx, &r, &b);
+		}
+		if (i % 3 == 0) { /* an io_uring read whose bio it was: after
+				   * the request's bios, as the join gives them */
 			struct join_uring u = {.req = 0x1000 + i,
 					       .opcode = 22,
 					       .pid = r.pid,
@@ -682,12 +702,17 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 
 			sink.uring(sink.ctx, &u);
 		}
-		for (uint32_t k = 0; k < r.nr_bios; k++) {
-			b.q_ns = t + k * 100;
-			b.sector = r.sector + k * 8;
-			b.nr_sectors = 8;
-			b.tid = b.pid = r.tid;
-			sink.bio(sink.ctx, &r, &b);
+		if (i % 7 == 0) { /* a fault on one of them, or fault-around */
+			struct join_fault f = {.pid = r.pid,
+					       .tid = r.tid,
+					       .dev = LOOP0,
+					       .ino = 7 + (x >> 20) % 3,
+					       .index = (x >> 24) % 64,
+					       .pages = 1 + i % 3,
+					       .around = i % 2,
+					       .ts_ns = t};
+
+			sink.fault(sink.ctx, &f);
 		}
 		if (i % 4 == 0) {
 			struct join_syscall sc = {
@@ -696,6 +721,9 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 			    .nr = syscall_numbers("x86_64")[SK_PREAD64],
 			    .count = 4096,
 			    .ret = 4096,
+			    .dev = LOOP0,
+			    .ino = 7 + (x >> 12) % 3,
+			    .pos = (x >> 16) % 64 * 4096,
 			    .enter_ns = t - 500,
 			    .exit_ns = r.c_ns + 700,
 			    .nr_bios_done = 1,
@@ -757,8 +785,9 @@ static void fanout_same(void **state)
  * with an analyzer that does not merge, no parts */
 static void parts_same(void **state)
 {
-	const char *names = "latency,syscall,biotime,elvtime,iosector,sizes,tasks,uring,"
-			    "correlate,windows,driver";
+	const char *names =
+	    "latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,uring,"
+	    "correlate,windows,driver";
 	struct analysis a;
 
 	for (int kt = 0; kt < 2; kt++) {
@@ -779,7 +808,7 @@ static void parts_same(void **state)
 		free(one);
 	}
 	keep_time = false;
-	start(&a, "latency,who", 0);
+	start(&a, "latency,patterns", 0);
 	assert_false(analysis_can_part(&a));
 	analysis_release(&a);
 }
