@@ -437,7 +437,6 @@ bool analysis_can_part(const struct analysis *a)
 int analysis_part_init(struct analysis *part, const struct analysis *a)
 {
 	uint64_t set = 0;
-
 	int err;
 
 	for (size_t i = 0; i < a->nr_out; i++)
