@@ -151,8 +151,11 @@ static __always_inline void sum_fill(struct iot_sum_slot *sl, struct bio *bio, _
 	sl->d_delta_ns = 0;
 	sl->nr = KREAD1(bio, bi_iter.bi_size) >> 9;
 	sl->dev = dev;
-	/* --aggregate per cgroup: the bio's cgroup where the task would be */
-	sl->tid = cfg_agg_cgroup ? bio_cgroup(bio) : (__u32)bpf_get_current_pid_tgid();
+	/* --aggregate per cgroup: the bio's cgroup where the task would be;
+	 * by device only, nothing (a helper call less on every Q) */
+	sl->tid = cfg_agg_cgroup  ? bio_cgroup(bio)
+		  : cfg_aggregate ? 0
+				  : (__u32)bpf_get_current_pid_tgid();
 	sl->flags = iot_opf(KREAD1(bio, bi_opf));
 }
 
