@@ -103,14 +103,15 @@ static __always_inline struct iot_sum_slot *sum_find(__u64 key)
 	return NULL;
 }
 
-/* A slot for key: its own if present (address reuse), else a free one. */
+/* A slot for key: its own if present (address reuse), else a free one.
+ * One pass over the set finds both, with the key made a number once. */
 static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
 {
-	struct iot_sum_slot *sl = sum_find(key);
+	struct iot_sum_slot *sl, *slots[IOT_SUM_WAYS] = {};
 	__u32 base;
 
-	if (sl)
-		return sl;
+	if (!key)
+		return NULL;
 	key = addr_of(key);
 	if (!key)
 		return NULL;
@@ -119,6 +120,12 @@ static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
 		__u32 i = base + w;
 
 		sl = bpf_map_lookup_elem(&inflight, &i);
+		if (sl && sl->key == key)
+			return sl;
+		slots[w] = sl;
+	}
+	for (__u32 w = 0; w < IOT_SUM_WAYS; w++) {
+		sl = slots[w];
 		if (sl && !sl->key && __sync_val_compare_and_swap(&sl->key, 0, key) == 0)
 			return sl;
 	}
