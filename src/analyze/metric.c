@@ -65,37 +65,29 @@ int metric_append(struct metric *dst, const struct metric *src)
 {
 	size_t nv = dst->n - dst->n32, snv = src->n - src->n32;
 
-	if (dst->keep_time != src->keep_time) { /* not made so: one by one */
-		for (size_t k = 0; k < src->n32; k++)
-			if (metric_add(dst, 0, src->v32[k]))
-				return -ENOMEM;
-		for (size_t k = 0; k < snv; k++)
-			if (metric_add(dst, src->t ? src->t[k] : 0, src->v[k]))
-				return -ENOMEM;
-	} else {
-		if (src->n32) {
-			if (GROW(dst->v32, dst->n32 + src->n32, dst->cap32))
-				return -ENOMEM;
-			memcpy(dst->v32 + dst->n32, src->v32,
-			       src->n32 * sizeof(*src->v32));
-			dst->n32 += src->n32;
-		}
-		if (snv) {
-			size_t cap = dst->cap, cap_t = dst->cap;
-
-			if (GROW(dst->v, nv + snv, cap) ||
-			    (dst->keep_time && GROW(dst->t, nv + snv, cap_t)))
-				return -ENOMEM;
-			dst->cap = cap;
-			memcpy(dst->v + nv, src->v, snv * sizeof(*src->v));
-			if (dst->keep_time)
-				memcpy(dst->t + nv, src->t, snv * sizeof(*src->t));
-		}
-		dst->n += src->n;
-		dst->sum += src->sum;
-		if (src->n)
-			dst->sorted = false;
+	if (dst->keep_time != src->keep_time)
+		return -EINVAL; /* the values are not kept alike */
+	if (src->n32) {
+		if (GROW(dst->v32, dst->n32 + src->n32, dst->cap32))
+			return -ENOMEM;
+		memcpy(dst->v32 + dst->n32, src->v32, src->n32 * sizeof(*src->v32));
+		dst->n32 += src->n32;
 	}
+	if (snv) {
+		size_t cap = dst->cap, cap_t = dst->cap;
+
+		if (GROW(dst->v, nv + snv, cap) ||
+		    (dst->keep_time && GROW(dst->t, nv + snv, cap_t)))
+			return -ENOMEM;
+		dst->cap = cap;
+		memcpy(dst->v + nv, src->v, snv * sizeof(*src->v));
+		if (dst->keep_time)
+			memcpy(dst->t + nv, src->t, snv * sizeof(*src->t));
+	}
+	dst->n += src->n;
+	dst->sum += src->sum;
+	if (src->n)
+		dst->sorted = false;
 	if (src->agg_n)
 		metric_add_hist(dst, src->agg_b, src->agg_sum);
 	return 0;

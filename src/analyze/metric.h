@@ -74,7 +74,7 @@ int metric_add_all(struct metric *dst, const struct metric *src);
 /* Appends src's values (with their times, if kept: both metrics then keep
  * them), its sum and in-kernel buckets to dst, which then holds what it
  * would had src's adds been made to it, in order. src is not finished.
- * 0 or -ENOMEM. */
+ * 0, -ENOMEM, or -EINVAL when one keeps times and the other not. */
 int metric_append(struct metric *dst, const struct metric *src);
 /* The values of a finished metric without kept times are let go: its
  * statistics and histograms stay. */

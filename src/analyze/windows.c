@@ -44,9 +44,24 @@ static int init(struct analysis *a, struct an_output *o)
 	return 0;
 }
 
+/* Windows 0 .. n - 1 there (new ones empty); 0 or -ENOMEM */
+static int windows_to(struct windows_priv *p, size_t n)
+{
+	size_t old = p->cap;
+
+	if (n > p->cap) {
+		if (GROW(p->win, n, p->cap))
+			return -ENOMEM;
+		memset(p->win + old, 0, (p->cap - old) * sizeof(*p->win));
+	}
+	if (n > p->nr)
+		p->nr = n;
+	return 0;
+}
+
 static struct window *window_at(struct analysis *a, struct windows_priv *p, uint64_t t_ns)
 {
-	size_t k, old = p->cap;
+	size_t k;
 
 	if (t_ns < a->env.t0_ns)
 		return NULL;
@@ -55,15 +70,10 @@ static struct window *window_at(struct analysis *a, struct windows_priv *p, uint
 		p->out_of_range++; /* past the recording's end: a corrupt time */
 		return NULL;
 	}
-	if (k >= p->cap) {
-		if (GROW(p->win, k + 1, p->cap)) {
-			analysis_note_err(a, -ENOMEM);
-			return NULL;
-		}
-		memset(p->win + old, 0, (p->cap - old) * sizeof(*p->win));
+	if (windows_to(p, k + 1)) {
+		analysis_note_err(a, -ENOMEM);
+		return NULL;
 	}
-	if (k + 1 > p->nr)
-		p->nr = k + 1;
 	return &p->win[k];
 }
 
@@ -105,13 +115,9 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 {
 	struct windows_priv *p = priv;
 	const struct windows_priv *s = src_priv;
-	size_t old = p->cap;
 
-	if (s->nr > p->cap) {
-		if (GROW(p->win, s->nr, p->cap))
-			return -ENOMEM;
-		memset(p->win + old, 0, (p->cap - old) * sizeof(*p->win));
-	}
+	if (windows_to(p, s->nr))
+		return -ENOMEM;
 	for (size_t k = 0; k < s->nr; k++) {
 		uint64_t *to = (uint64_t *)&p->win[k];
 		const uint64_t *from = (const uint64_t *)&s->win[k];
@@ -119,8 +125,6 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 		for (size_t i = 0; i < sizeof(struct window) / sizeof(uint64_t); i++)
 			to[i] += from[i];
 	}
-	if (s->nr > p->nr)
-		p->nr = s->nr;
 	p->out_of_range += s->out_of_range;
 	return 0;
 }
