@@ -332,10 +332,13 @@ SINK_HOOK(unfinished, const struct join_request *)
 SINK_HOOK(fault, const struct join_fault *)
 SINK_HOOK(dirty, const struct join_dirty *)
 
-int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *env)
+static int init_of(struct analysis *a, uint64_t set, const struct analysis_env *env,
+		   const struct analysis *whole)
 {
 	memset(a, 0, sizeof(*a));
 	a->env = *env;
+	a->part = whole != NULL;
+	a->whole = whole;
 	a->last_dev = -1;
 	memset(a->syscall_kind, -1, sizeof(a->syscall_kind));
 	for (int k = 0; env->syscall_nr && k < NR_SYSCALL_KINDS; k++)
@@ -365,6 +368,11 @@ int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *e
 		}
 	}
 	return 0;
+}
+
+int analysis_init(struct analysis *a, uint64_t set, const struct analysis_env *env)
+{
+	return init_of(a, set, env, NULL);
 }
 
 struct join_sink analysis_sink(struct analysis *a)
@@ -437,13 +445,18 @@ bool analysis_can_part(const struct analysis *a)
 int analysis_part_init(struct analysis *part, const struct analysis *a)
 {
 	uint64_t set = 0;
-	int err;
 
 	for (size_t i = 0; i < a->nr_out; i++)
 		set |= AN_BIT(analyzer_index(a->out[i].an->name));
-	err = analysis_init(part, set, &a->env);
-	part->part = true;
-	return err;
+	return init_of(part, set, &a->env, a);
+}
+
+const void *analysis_whole_priv(const struct analysis *a, const struct an_output *o)
+{
+	/* a part's analyzers are the whole's, in the same order */
+	size_t i = (size_t)(o - a->out);
+
+	return a->whole && i < a->whole->nr_out ? a->whole->out[i].priv : NULL;
 }
 
 /* part's device d into a's device to: counts added, metrics appended */

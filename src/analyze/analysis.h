@@ -165,8 +165,11 @@ struct analysis {
 	uint64_t syscalls_estimated, syscalls_excluded;
 	int8_t syscall_kind[ANALYSIS_SYSCALL_NRS]; /* by number: kind or -1 */
 	/* an analysis of a stretch of the outputs (analysis_part_init): what
-	 * its analyzers cannot tell alone they keep for their merge */
+	 * its analyzers cannot tell alone they keep for their merge. whole:
+	 * the analysis it will be merged into, whose state its analyzers'
+	 * init may read (tables made once, not once a part), NULL otherwise */
 	bool part;
+	const struct analysis *whole;
 	int err; /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];
 };
@@ -215,6 +218,10 @@ bool analysis_can_part(const struct analysis *a);
 /* part: an empty analysis with a's analyzers and environment, for a
  * stretch of the outputs (on any thread: a is only read). 0 or -errno. */
 int analysis_part_init(struct analysis *part, const struct analysis *a);
+/* In an analyzer's init of a part: the private state of the same analyzer
+ * in the whole analysis (set up, read-only while parts run), or NULL when
+ * a is no part. */
+const void *analysis_whole_priv(const struct analysis *a, const struct an_output *o);
 /* What part holds (the stretch after what a has seen) added to a, as if a
  * had seen it; part is then released. 0 or -ENOMEM (also in a->err). */
 int analysis_merge(struct analysis *a, struct analysis *part);

@@ -179,6 +179,110 @@ cleanup:
 	return err;
 }
 
+int groups_part_init(struct groups *gs, const struct groups *whole)
+{
+	memset(gs, 0, sizeof(*gs));
+	gs->nr = whole->nr;
+	gs->by_layout = whole->by_layout;
+	gs->by_ino = whole->by_ino;
+	gs->borrowed = true;
+	gs->syscall_nr = whole->syscall_nr;
+	gs->fs_dev = whole->fs_dev;
+	gs->ctx = whole->ctx;
+	gs->block_size = whole->block_size;
+	gs->file = whole->file;
+	gs->layout = whole->layout;
+	/* a layout's groups are its directories, maybe thousands of a few
+	 * KB: the pages of those a part never counts are never touched,
+	 * and the merge visits the counted ones alone */
+	gs->g = calloc(gs->nr ? gs->nr : 1, sizeof(*gs->g));
+	gs->counted = calloc(gs->nr / 64 + 1, sizeof(*gs->counted));
+	return gs->g && gs->counted ? 0 : -ENOMEM;
+}
+
+static void tally_merge(struct tally *t, const struct tally *x)
+{
+	if (!x->n)
+		return;
+	if (!t->n || x->min < t->min)
+		t->min = x->min;
+	if (x->max > t->max)
+		t->max = x->max;
+	t->sum += x->sum;
+	t->n += x->n;
+}
+
+/* src's array appended to *to's (elements of size sz) */
+static int append(void *to, size_t *nr, size_t *cap, const void *from, size_t n,
+		  size_t sz)
+{
+	void **arr = to;
+
+	if (!n)
+		return 0;
+	if (*nr + n > *cap) {
+		size_t ncap = *cap ? *cap : 64;
+		void *p;
+
+		while (ncap < *nr + n)
+			ncap *= 2;
+		p = realloc(*arr, ncap * sz);
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = ncap;
+	}
+	memcpy((char *)*arr + *nr * sz, from, n * sz);
+	*nr += n;
+	return 0;
+}
+
+int groups_merge(struct groups *gs, const struct groups *src)
+{
+	if (gs->err)
+		return gs->err;
+	if (src->err)
+		return gs->err = src->err;
+	for (size_t w = 0; w <= src->nr / 64; w++)
+		for (uint64_t bits = src->counted[w]; bits; bits &= bits - 1) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+			struct file_group *g = &gs->g[i];
+			const struct file_group *x = &src->g[i];
+
+			if (gs->counted)
+				gs->counted[w] |= bits & -bits;
+			if (x->reads) {
+				if (!g->reads || x->first_ns < g->first_ns)
+					g->first_ns = x->first_ns;
+				if (x->last_ns > g->last_ns)
+					g->last_ns = x->last_ns;
+			}
+			g->reads += x->reads;
+			g->bytes += x->bytes;
+			tally_merge(&g->sys, &x->sys);
+			tally_merge(&g->bio, &x->bio);
+			tally_merge(&g->elv, &x->elv);
+			tally_merge(&g->dev, &x->dev);
+		}
+	if (src->file_fsdev)
+		gs->file_fsdev = src->file_fsdev;
+	/* in output order: groups_finish's sorts see the single pass's arrays */
+	if (append(&gs->s, &gs->nr_s, &gs->cap_s, src->s, src->nr_s, sizeof(*src->s)) ||
+	    append(&gs->d, &gs->nr_d, &gs->cap_d, src->d, src->nr_d, sizeof(*src->d)) ||
+	    append(&gs->fb, &gs->nr_fb, &gs->cap_fb, src->fb, src->nr_fb,
+		   sizeof(*src->fb)))
+		return gs->err = -ENOMEM;
+	return 0;
+}
+
+/* g[gi], marked as counted in a part */
+static struct file_group *counting(struct groups *gs, int gi)
+{
+	if (gs->counted)
+		gs->counted[gi / 64] |= 1ull << (gi % 64);
+	return &gs->g[gi];
+}
+
 int groups_of_inode(const struct groups *gs, uint64_t ino)
 {
 	const uint32_t *v;
@@ -204,7 +308,7 @@ void groups_syscall(struct groups *gs, const struct join_syscall *s)
 	gi = groups_of_inode(gs, s->ino);
 	if (gi < 0)
 		return;
-	g = &gs->g[gi];
+	g = counting(gs, gi);
 	if (!g->reads || s->enter_ns < g->first_ns)
 		g->first_ns = s->enter_ns;
 	if (s->exit_ns > g->last_ns)
@@ -236,7 +340,7 @@ void groups_bio(struct groups *gs, const struct join_request *r, const struct jo
 	gi = groups_of_inode(gs, b->ino);
 	if (gi < 0)
 		return;
-	tally(&gs->g[gi].bio, r->c_ns - b->q_ns);
+	tally(&counting(gs, gi)->bio, r->c_ns - b->q_ns);
 	sample(gs, (uint32_t)gi, K_BIO, b->q_ns, r->c_ns - b->q_ns);
 }
 
@@ -247,11 +351,11 @@ void groups_request(struct groups *gs, const struct join_request *r)
 	if (gs->err)
 		return;
 	if (gi >= 0 && r->i_ns && r->d_ns >= r->i_ns) {
-		tally(&gs->g[gi].elv, r->d_ns - r->i_ns);
+		tally(&counting(gs, gi)->elv, r->d_ns - r->i_ns);
 		sample(gs, (uint32_t)gi, K_ELV, r->i_ns, r->d_ns - r->i_ns);
 	}
 	if (gi >= 0 && r->d_ns && r->c_ns >= r->d_ns)
-		tally(&gs->g[gi].dev, r->c_ns - r->d_ns);
+		tally(&counting(gs, gi)->dev, r->c_ns - r->d_ns);
 	if (r->d_ns && r->nr_sectors && r->sector != UINT64_MAX) {
 		if (GROW(gs->d, gs->nr_d + 1, gs->cap_d)) {
 			gs->err = -ENOMEM;
@@ -474,7 +578,9 @@ void groups_release(struct groups *gs)
 	free(gs->fb);
 	free(gs->traced);
 	free(gs->laid);
-	u64map_release(&gs->by_ino);
+	free(gs->counted);
+	if (!gs->borrowed)
+		u64map_release(&gs->by_ino);
 	memset(gs, 0, sizeof(*gs));
 }
 
@@ -482,8 +588,18 @@ void groups_release(struct groups *gs)
 
 static int init(struct analysis *a, struct an_output *o)
 {
+	const struct groups *whole = analysis_whole_priv(a, o);
+
+	if (whole)
+		return groups_part_init(o->priv, whole);
 	return groups_init(o->priv, a->env.layout, a->env.syscall_nr, a->env.fs_dev,
 			   a->env.ctx);
+}
+
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	return groups_merge(priv, src_priv); /* by dev_t, not by index */
 }
 
 static void on_syscall(struct analysis *a, void *priv, const struct join_syscall *s)
@@ -710,6 +826,7 @@ const struct analyzer an_patterns = {
     .request = on_request,
     .bio = on_bio,
     .syscall = on_syscall,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

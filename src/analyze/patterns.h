@@ -87,6 +87,8 @@ struct groups {
 	size_t nr;
 	bool by_layout;
 	struct u64map by_ino;	    /* inode -> group index + 1 */
+	bool borrowed;		    /* by_ino is a whole's (groups_part_init) */
+	uint64_t *counted;	    /* a part's: bit i, g[i] has counts */
 	const uint32_t *syscall_nr; /* numbers by kind (syscalls.h) */
 	/* whether st_dev is a traced block device (a layout's inode numbers
 	 * mean nothing on another filesystem), and its first sector */
@@ -123,6 +125,13 @@ int groups_init(struct groups *gs, const struct frag_scan *layout,
 		const uint32_t syscall_nr[NR_SYSCALL_KINDS],
 		bool (*fs_dev)(void *ctx, uint32_t st_dev, uint64_t *part_start),
 		void *ctx);
+/* gs for a part of the outputs: whole's groups, files and inode map
+ * (borrowed: whole outlives gs and is not changed meanwhile), no counts.
+ * 0 or -ENOMEM. */
+int groups_part_init(struct groups *gs, const struct groups *whole);
+/* What src counted (the outputs after gs's) added to gs, as if gs had
+ * seen them; src keeps its arrays, to be released. 0 or -ENOMEM. */
+int groups_merge(struct groups *gs, const struct groups *src);
 /* The group of an inode (0 without a layout): index, or -1. */
 int groups_of_inode(const struct groups *gs, uint64_t ino);
 void groups_syscall(struct groups *gs, const struct join_syscall *s);

@@ -67,6 +67,20 @@ expect_eq "demo left no mount" "$(grep -c "$DISKTMP/iotrail-demo" /proc/mounts)"
 expect_eq "demo left no work directory" "$(ls -d "$DISKTMP"/iotrail-demo.* 2>/dev/null | wc -l)" 0
 "$PY" "$ROOT/tests/tools/check_report_html.py" "$OUT" "$FILE_MB"
 
+# the five patterns on the join's segments (a part's groups borrowed from the
+# report's, merged): the same JSON, HTML and text as one thread
+for th in 1 4; do
+	IOTRAIL_SEGMENT=3000 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads $th -i "$OUT/trace.iot" \
+		--layout "$OUT/layout.json" -a patterns,latency -f json >"$TMP/p$th.json" 2>"$TMP/p$th.err"
+	"$IOTRAIL" report --threads $th -i "$OUT/trace.iot" --layout "$OUT/layout.json" \
+		-a patterns,latency >"$TMP/p$th.txt" 2>>"$TMP/p$th.err"
+done
+apart=$(sed -n 's/.* \([0-9]*\) analysed apart.*/\1/p' "$TMP/p4.err")
+[ "${apart:-0}" -gt 1 ] && cmp -s "$TMP/p1.json" "$TMP/p4.json" && cmp -s "$TMP/p1.txt" "$TMP/p4.txt" &&
+	grep -q '"pattern": "E"' "$TMP/p4.json" &&
+	ok "patterns with the layout on the join's $apart segments, merged: the same JSON and text as one thread" ||
+	not_ok "patterns on segments" "apart '$apart' $(diff "$TMP/p1.json" "$TMP/p4.json" | head -5) $(cat "$TMP/p4.err")"
+
 # report --html's bad inputs, each named, nothing written in place of the page
 printf '{"files": [ {"path": "x", ' >"$TMP/broken.json"
 "$IOTRAIL" report -i "$OUT/trace.iot" --layout "$TMP/broken.json" --html "$TMP/b.html" 2>"$TMP/bad.err"

@@ -32,9 +32,21 @@ static bool bio_based(void *ctx, uint32_t dev)
 
 static bool keep_time; /* start()'s env: the series view's */
 
+/* parts_same's layout (NULL elsewhere), and its filesystem: any device,
+ * from sector 0 */
+static const struct frag_scan *test_layout;
+
+static bool fs_any(void *ctx, uint32_t st_dev, uint64_t *start)
+{
+	*start = 0;
+	return true;
+}
+
 static void start(struct analysis *a, const char *names, uint64_t window_ns)
 {
 	struct analysis_env env = {
+	    .layout = test_layout,
+	    .fs_dev = test_layout ? fs_any : NULL,
 	    .keep_time = keep_time,
 	    .t0_ns = 1000000000,
 	    .end_ns = 2000000000,
@@ -661,6 +673,7 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 			t + 5000 + x % 4000000);
 		r.tid = r.pid = 100 + i % 7;
 		r.nr_bios = 1 + x % 3;
+		r.ino = dev == LOOP0 && i % 2 == 0 ? 7 + i % 3 : 0;
 		if (dev == LOOP0 && i % 2) { /* the NVMe driver layer's stamps */
 			r.hwq = i % 3;
 			r.drv_submit_ns = r.d_ns + 100 + x % 50;
@@ -684,6 +697,7 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 				b.why.ino = 7 + i % 3;
 				b.why.index = (x >> 8) % 64 + k;
 			}
+			b.ino = b.why.ino;
 			sink.bio(sink.ctx, &r, &b);
 		}
 		if (i % 3 == 0) { /* an io_uring read whose bio it was: after
@@ -722,7 +736,8 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 			    .count = 4096,
 			    .ret = 4096,
 			    .dev = LOOP0,
-			    .ino = 7 + (x >> 12) % 3,
+			    /* (10: a file first read late, in a later part) */
+			    .ino = i >= 20000 && i % 8 == 0 ? 10 : 7 + (x >> 12) % 3,
 			    .pos = (x >> 16) % 64 * 4096,
 			    .enter_ns = t - 500,
 			    .exit_ns = r.c_ns + 700,
@@ -782,13 +797,32 @@ static void fanout_same(void **state)
 /* The analyzers that merge (analyzer.h), each part of the outputs into an
  * analysis of its own, merged in order: the same JSON as one analysis of
  * them all (and the same series, every value with its time, in order);
- * with an analyzer that does not merge, no parts */
+ * with an analyzer that does not merge, no parts. patterns has a layout
+ * of 130 directories of a file, the stream's inodes 7 to 9 in the last
+ * three (past the first 64 groups), 9 the most fragmented (figure 3-15) */
 static void parts_same(void **state)
 {
 	const char *names =
 	    "latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,uring,"
-	    "correlate,windows,driver";
+	    "correlate,windows,driver,patterns";
+	static struct frag_file files[130];
+	static struct frag_extent ext[130][3];
+	static char paths[130][32];
+	struct frag_scan layout = {.files = files, .nr_files = 130, .block_size = 4096};
 	struct analysis a;
+
+	for (uint64_t k = 0; k < 130; k++) {
+		size_t n = k == 8 ? 3 : 2;
+
+		snprintf(paths[k], sizeof(paths[k]), "/mnt/d%03u/f",
+			 (unsigned int)(k + 121) % 130);
+		for (size_t e = 0; e < n; e++)
+			ext[k][e] = (struct frag_extent){4 * e, 1000 * k + 10 * e, 4, 0};
+		files[k] = (struct frag_file){
+		    .path = paths[k], .ino = k + 1, .ext = ext[k], .nr_ext = n};
+		frag_stats(ext[k], n, &files[k].st);
+	}
+	test_layout = &layout;
 
 	for (int kt = 0; kt < 2; kt++) {
 		size_t n1, n;
@@ -798,6 +832,12 @@ static void parts_same(void **state)
 		one = analysis_json(names, 0, 0, &n1);
 		assert_non_null(strstr(one, "zram0"));
 		assert_true(strlen(one) > (kt ? 30000 * 20 : 10000));
+		/* patterns read every part: the file sets read, the figure's
+		 * file's bios, the seeks */
+		assert_true(kt || (strstr(one, "\"pattern\": \"d129\"") &&
+				   strstr(one, "\"inode\": 9,") &&
+				   !strstr(one, "\"traced_blocks\": 0,") &&
+				   strstr(one, "\"seek_cost\": [\n    {")));
 		for (unsigned int parts = 1; parts <= 9; parts += 4) {
 			char *cut = analysis_json(names, 0, parts, &n);
 
@@ -808,7 +848,8 @@ static void parts_same(void **state)
 		free(one);
 	}
 	keep_time = false;
-	start(&a, "latency,patterns", 0);
+	test_layout = NULL;
+	start(&a, "latency,fsync", 0);
 	assert_false(analysis_can_part(&a));
 	analysis_release(&a);
 }
