@@ -46,22 +46,28 @@ struct span {
 };
 
 struct call {
-	uint64_t enter_ns, exit_ns;
+	uint64_t enter_ns, exit_ns, wake_ns;
 	uint64_t part[NR_FSYNC_PARTS];
 	uint64_t ino, data_bytes;
 	uint32_t pid, tid, dev;
 	int64_t ret;
 	bool datasync;
 	bool wake_seen; /* a wakeup record: WAKE is known */
+	/* in a part, not yet split: the part's spans pushed before it */
+	size_t after_spans;
 };
 
 enum { M_TOTAL, M_DATA, M_JOURNAL, M_FLUSH, M_WAKE, M_OTHER, NR_M };
 static const char *const m_names[NR_M] = {"total", "data", "journal",
 					  "flush", "wake", "other"};
 
+/* A part of the outputs (analysis.part) cannot split a call: the spans
+ * of the parts before it are elsewhere. It keeps every span and its calls
+ * unsplit, each with the number of spans before it, and the merge pushes
+ * them and splits the calls in that order, as one pass would have. */
 struct fsync_priv {
 	struct span *spans;
-	size_t head, nr, cap; /* live spans: [head, nr) */
+	size_t head, nr, cap; /* live spans: [head, nr) (a part's: all) */
 	struct call *calls;
 	size_t nr_calls, cap_calls;
 	struct fsync_iv *ivs;
@@ -143,8 +149,9 @@ static int init(struct analysis *a, struct an_output *o)
 
 static void push(struct analysis *a, struct fsync_priv *p, const struct span *s)
 {
-	/* drop what no call can still need */
-	while (p->head < p->nr && p->spans[p->head].end + HORIZON_NS < s->end)
+	/* drop what no call can still need (a part: what its merge will
+	 * push in order) */
+	while (!a->part && p->head < p->nr && p->spans[p->head].end + HORIZON_NS < s->end)
 		p->head++;
 	if (p->head > 4096 && p->head * 2 > p->nr) {
 		memmove(p->spans, p->spans + p->head,
@@ -227,43 +234,32 @@ static uint32_t disk_of(const struct analysis *a, uint32_t dev)
 	return e && e->disk_dev ? e->disk_dev : dev;
 }
 
-static void syscall(struct analysis *a, void *priv, const struct join_syscall *s)
+/* The call's time split over the spans pushed before it */
+static void split(struct analysis *a, struct fsync_priv *p, const struct call *in)
 {
-	struct fsync_priv *p = priv;
-	int kind = analysis_syscall_kind(a, s->nr);
 	uint32_t disk;
 	struct call *c;
 	uint64_t other;
 	size_t n = 0;
 
-	if ((kind != SK_FSYNC && kind != SK_FDATASYNC) || s->exit_ns < s->enter_ns)
-		return;
 	if (GROW(p->calls, p->nr_calls + 1, p->cap_calls)) {
 		analysis_note_err(a, -ENOMEM);
 		return;
 	}
 	c = &p->calls[p->nr_calls++];
-	*c = (struct call){.enter_ns = s->enter_ns,
-			   .exit_ns = s->exit_ns,
-			   .ino = s->ino,
-			   .pid = s->pid,
-			   .tid = s->tid,
-			   .dev = s->dev,
-			   .ret = s->ret,
-			   .datasync = kind == SK_FDATASYNC,
-			   .wake_seen = s->wake_ns != 0};
-	disk = disk_of(a, s->dev);
-	if (s->wake_ns >= s->enter_ns && s->wake_ns <= s->exit_ns) {
+	*c = *in;
+	disk = disk_of(a, c->dev);
+	if (c->wake_ns >= c->enter_ns && c->wake_ns <= c->exit_ns) {
 		if (GROW(p->ivs, n + 1, p->cap_ivs)) {
 			analysis_note_err(a, -ENOMEM);
 			return;
 		}
-		p->ivs[n++] = (struct fsync_iv){s->wake_ns, s->exit_ns, FSYNC_WAKE};
+		p->ivs[n++] = (struct fsync_iv){c->wake_ns, c->exit_ns, FSYNC_WAKE};
 	}
 	/* newest first; spans end in time order */
-	for (size_t i = p->nr; i-- > p->head && p->spans[i].end > s->enter_ns;) {
+	for (size_t i = p->nr; i-- > p->head && p->spans[i].end > c->enter_ns;) {
 		const struct span *sp = &p->spans[i];
-		bool on_disk = !s->dev || sp->dev == disk;
+		bool on_disk = !c->dev || sp->dev == disk;
 		int part = -1;
 
 		switch (sp->kind) {
@@ -271,14 +267,14 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 			part = on_disk ? FSYNC_FLUSH : -1;
 			break;
 		case S_COMMIT:
-			part = !s->dev || sp->dev == s->dev ? FSYNC_JOURNAL : -1;
+			part = !c->dev || sp->dev == c->dev ? FSYNC_JOURNAL : -1;
 			break;
 		case S_JOURNAL:
 			part = on_disk ? FSYNC_JOURNAL : -1;
 			break;
 		case S_DATA:
-			if ((sp->tid == s->tid && sp->start >= s->enter_ns) ||
-			    (s->ino && sp->ino == s->ino && on_disk)) {
+			if ((sp->tid == c->tid && sp->start >= c->enter_ns) ||
+			    (c->ino && sp->ino == c->ino && on_disk)) {
 				part = FSYNC_DATA;
 				c->data_bytes += (uint64_t)sp->sectors * 512;
 			}
@@ -295,13 +291,13 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 		p->ivs[n++] = (struct fsync_iv){sp->start, sp->end, part};
 	}
 	analysis_note_err(
-	    a, fsync_split(s->enter_ns, s->exit_ns, p->ivs, n, c->part, &other));
+	    a, fsync_split(c->enter_ns, c->exit_ns, p->ivs, n, c->part, &other));
 	{
 		struct metric *m = p->m[c->datasync];
-		uint64_t t = s->exit_ns;
+		uint64_t t = c->exit_ns;
 
 		analysis_note_err(a,
-				  metric_add(&m[M_TOTAL], t, s->exit_ns - s->enter_ns));
+				  metric_add(&m[M_TOTAL], t, c->exit_ns - c->enter_ns));
 		analysis_note_err(a, metric_add(&m[M_DATA], t, c->part[FSYNC_DATA]));
 		analysis_note_err(a,
 				  metric_add(&m[M_JOURNAL], t, c->part[FSYNC_JOURNAL]));
@@ -311,6 +307,52 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 					  metric_add(&m[M_WAKE], t, c->part[FSYNC_WAKE]));
 		analysis_note_err(a, metric_add(&m[M_OTHER], t, other));
 	}
+}
+
+static void syscall(struct analysis *a, void *priv, const struct join_syscall *s)
+{
+	struct fsync_priv *p = priv;
+	int kind = analysis_syscall_kind(a, s->nr);
+	struct call c;
+
+	if ((kind != SK_FSYNC && kind != SK_FDATASYNC) || s->exit_ns < s->enter_ns)
+		return;
+	c = (struct call){.enter_ns = s->enter_ns,
+			  .exit_ns = s->exit_ns,
+			  .wake_ns = s->wake_ns,
+			  .ino = s->ino,
+			  .pid = s->pid,
+			  .tid = s->tid,
+			  .dev = s->dev,
+			  .ret = s->ret,
+			  .datasync = kind == SK_FDATASYNC,
+			  .wake_seen = s->wake_ns != 0,
+			  .after_spans = p->nr};
+	if (!a->part) {
+		split(a, p, &c);
+	} else if (GROW(p->calls, p->nr_calls + 1, p->cap_calls)) {
+		analysis_note_err(a, -ENOMEM);
+	} else {
+		p->calls[p->nr_calls++] = c;
+	}
+}
+
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct fsync_priv *p = priv;
+	const struct fsync_priv *x = src_priv;
+	size_t k = 0;
+
+	p->any_commit |= x->any_commit;
+	for (size_t i = 0; i < x->nr_calls; i++) {
+		for (; k < x->calls[i].after_spans; k++)
+			push(a, p, &x->spans[k]);
+		split(a, p, &x->calls[i]);
+	}
+	for (; k < x->nr; k++)
+		push(a, p, &x->spans[k]);
+	return a->err;
 }
 
 /* ---- the result ----------------------------------------------------------------- */
@@ -454,6 +496,7 @@ const struct analyzer an_fsync = {
     .bio = bio,
     .syscall = syscall,
     .commit = commit,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

@@ -113,6 +113,20 @@ assert [c["flush_ns"] for c in js] == [int(r["flush_ns"]) for r in rows]
 PY
 	not_ok "CSV" "$(tail -4 "$TMP/s.csv")"
 
+# --- on the join's segments: calls split in the merge, in output order ------------
+for t in c s; do
+	IOTRAIL_SEGMENT=500 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/$t.iot" \
+		-a fsync,latency -f json >"$TMP/$t.seg.json" 2>"$TMP/$t.seg.err"
+	"$IOTRAIL" report --threads 1 -i "$TMP/$t.iot" -a fsync,latency -f json >"$TMP/$t.one.json"
+	"$IOTRAIL" report --threads 4 -i "$TMP/$t.iot" -a fsync,latency >"$TMP/$t.seg.txt" 2>&1
+	"$IOTRAIL" report --threads 1 -i "$TMP/$t.iot" -a fsync,latency >"$TMP/$t.one.txt" 2>&1
+	apart=$(sed -n 's/.* \([0-9]*\) analysed apart.*/\1/p' "$TMP/$t.seg.err")
+	[ "${apart:-0}" -gt 1 ] && cmp -s "$TMP/$t.seg.json" "$TMP/$t.one.json" &&
+		cmp -s "$TMP/$t.seg.txt" "$TMP/$t.one.txt" &&
+		ok "$t.iot on the join's $apart segments, merged: the same JSON and text as one thread" ||
+		not_ok "$t.iot on segments" "apart '$apart' $(diff "$TMP/$t.seg.json" "$TMP/$t.one.json" | head -6)"
+done
+
 # --- what a trace cannot say ----------------------------------------------------
 "$IOTRAIL" record -o "$TMP/sum.iot" --summary -d "$B" -- "$TOOLS/fsyncloop" "$MNT/c" 5 2>"$TMP/err" ||
 	not_ok "record --summary" "$(tail -2 "$TMP/err")"
