@@ -6,6 +6,12 @@
  * the read and write requests of that process completed inside it (matched
  * by process and time: the kernel does not know the application's
  * phases). Points are listed with their time.
+ *
+ * A part of the outputs (analysis.part) cannot pair a begin with an end
+ * that lies in another part, nor count a process's requests from its
+ * first mark: it counts every process's requests, and keeps each mark
+ * with its process's counts at that moment; the merge adds the counts
+ * up to each mark and takes the marks in order, as one pass would.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +33,12 @@ struct span {
 struct pid_io { /* running totals of one process's completed requests */
 	uint32_t pid;
 	uint64_t reqs[2], bytes[2];
+	uint64_t merged[4]; /* a part's: of reqs and bytes, what its merge added */
+};
+
+struct part_mark { /* a part's mark, with its process's counts then */
+	struct join_mark m;
+	uint64_t reqs[2], bytes[2];
 };
 
 struct marks_priv {
@@ -35,6 +47,9 @@ struct marks_priv {
 	struct u64map open; /* (pid, name, id) -> span index */
 	struct pid_io *io;
 	size_t nr_io, cap_io;
+	struct u64map by_pid;  /* a part's: pid -> index in io */
+	struct part_mark *log; /* a part's marks, in order */
+	size_t nr_log, cap_log;
 	struct metric m[MAX_NAMES];
 	char names[MAX_NAMES][17];
 	int nr_names;
@@ -43,7 +58,11 @@ struct marks_priv {
 
 static int init(struct analysis *a, struct an_output *o)
 {
-	return u64map_init(&((struct marks_priv *)o->priv)->open, 64);
+	struct marks_priv *p = o->priv;
+
+	if (a->part && u64map_init(&p->by_pid, 64))
+		return -ENOMEM;
+	return u64map_init(&p->open, 64);
 }
 
 static struct pid_io *io_of(struct marks_priv *p, uint32_t pid, bool add)
@@ -57,6 +76,22 @@ static struct pid_io *io_of(struct marks_priv *p, uint32_t pid, bool add)
 	return &p->io[p->nr_io++];
 }
 
+/* a part's: every process's, by the map */
+static struct pid_io *part_io_of(struct analysis *a, struct marks_priv *p, uint32_t pid)
+{
+	uint32_t *v = u64map_get(&p->by_pid, pid);
+
+	if (v)
+		return &p->io[*v];
+	if (GROW(p->io, p->nr_io + 1, p->cap_io) ||
+	    u64map_put(&p->by_pid, pid, (uint32_t)p->nr_io)) {
+		analysis_note_err(a, -ENOMEM);
+		return NULL;
+	}
+	p->io[p->nr_io] = (struct pid_io){.pid = pid};
+	return &p->io[p->nr_io++];
+}
+
 static void request(struct analysis *a, void *priv, struct dev_result *d,
 		    const struct join_request *r)
 {
@@ -64,8 +99,10 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 	int op = opg_of(r->flags);
 	struct pid_io *io;
 
-	/* only processes that marked (the list is short) */
-	if (op < 0 || !r->pid || !(io = io_of(p, r->pid, false)))
+	/* only processes that marked (the list is short); a part's, every
+	 * process's */
+	if (op < 0 || !r->pid ||
+	    !(io = a->part ? part_io_of(a, p, r->pid) : io_of(p, r->pid, false)))
 		return;
 	io->reqs[op]++;
 	io->bytes[op] += (uint64_t)r->nr_sectors * 512;
@@ -82,9 +119,8 @@ static uint64_t key_of(const struct join_mark *m)
 	return h ? h : 1;
 }
 
-static void mark(struct analysis *a, void *priv, const struct join_mark *m)
+static void take(struct analysis *a, struct marks_priv *p, const struct join_mark *m)
 {
-	struct marks_priv *p = priv;
 	uint64_t k = key_of(m);
 	struct pid_io *io = io_of(p, m->pid, true);
 	struct span *s;
@@ -140,6 +176,66 @@ static void mark(struct analysis *a, void *priv, const struct join_mark *m)
 		analysis_note_err(a, u64map_put(&p->open, k, (uint32_t)p->nr));
 	}
 	p->nr++;
+}
+
+static void mark(struct analysis *a, void *priv, const struct join_mark *m)
+{
+	struct marks_priv *p = priv;
+	struct pid_io *io;
+
+	if (!a->part) {
+		take(a, p, m);
+		return;
+	}
+	if (!(io = part_io_of(a, p, m->pid)))
+		return;
+	if (GROW(p->log, p->nr_log + 1, p->cap_log)) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	p->log[p->nr_log] = (struct part_mark){.m = *m};
+	memcpy(p->log[p->nr_log].reqs, io->reqs, sizeof(io->reqs));
+	memcpy(p->log[p->nr_log].bytes, io->bytes, sizeof(io->bytes));
+	p->nr_log++;
+}
+
+/* of part's counts of process pid, what the merge has not added yet, up
+ * to reqs and bytes, added to the whole's (when it counts that process) */
+static int add_counts(struct marks_priv *p, struct marks_priv *part, uint32_t pid,
+		      const uint64_t reqs[2], const uint64_t bytes[2], bool add)
+{
+	uint32_t *v = u64map_get(&part->by_pid, pid);
+	struct pid_io *to = io_of(p, pid, add), *x = v ? &part->io[*v] : NULL;
+
+	if (!to)
+		return add ? -ENOMEM : 0;
+	if (!x)
+		return 0;
+	for (int op = 0; op < 2; op++) {
+		to->reqs[op] += reqs[op] - x->merged[op];
+		to->bytes[op] += bytes[op] - x->merged[2 + op];
+		x->merged[op] = reqs[op];
+		x->merged[2 + op] = bytes[op];
+	}
+	return 0;
+}
+
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct marks_priv *p = priv, *x = src_priv;
+
+	for (size_t i = 0; i < x->nr_log; i++) {
+		const struct part_mark *pm = &x->log[i];
+
+		if (add_counts(p, x, pm->m.pid, pm->reqs, pm->bytes, true))
+			return -ENOMEM;
+		take(a, p, &pm->m);
+	}
+	/* the requests after each process's last mark in the part */
+	for (size_t i = 0; i < x->nr_io; i++)
+		add_counts(p, x, x->io[i].pid, x->io[i].reqs, x->io[i].bytes, false);
+	return a->err;
 }
 
 static const struct column cols[] = {
@@ -214,8 +310,10 @@ static void release(void *priv)
 	for (int i = 0; i < p->nr_names; i++)
 		metric_release(&p->m[i]);
 	u64map_release(&p->open);
+	u64map_release(&p->by_pid);
 	free(p->spans);
 	free(p->io);
+	free(p->log);
 }
 
 const struct analyzer an_marks = {
@@ -227,6 +325,7 @@ const struct analyzer an_marks = {
     .init = init,
     .request = request,
     .mark = mark,
+    .merge = merge,
     .finish = finish,
     .release = release,
 };

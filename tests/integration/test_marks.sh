@@ -56,6 +56,15 @@ assert m and m[0]["count"] == n, m
 print("%d spans, one 4 KiB read in each; duration p50 %.1f us" % (n, m[0]["p50"] / 1e3))
 PY
 	ok "report -a marks: $(cat "$TMP/out")" || not_ok "report -a marks" "$(tail -4 "$TMP/out")"
+# on the join's segments of 40 records, a span's begin and end in different
+# ones, merged: the same spans, each with its read
+IOTRAIL_SEGMENT=40 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/m.iot" -a marks,latency \
+	-f json >"$TMP/seg.json" 2>"$TMP/seg.err"
+"$IOTRAIL" report --threads 1 -i "$TMP/m.iot" -a marks,latency -f json >"$TMP/one.json"
+apart=$(sed -n 's/.* \([0-9]*\) analysed apart.*/\1/p' "$TMP/seg.err")
+[ "${apart:-0}" -gt 5 ] && cmp -s "$TMP/seg.json" "$TMP/one.json" &&
+	ok "report -a marks on the join's $apart segments, merged: the same JSON as one thread" ||
+	not_ok "marks on segments" "apart '$apart' $(diff "$TMP/seg.json" "$TMP/one.json" | head -6)"
 
 # the recorder's directory, by the name the command saw, is gone
 "$IOTRAIL" record -o "$TMP/d.iot" -- sh -c 'echo "$IOTRAIL_MARKERS" >"$1"; exec "$2" "$3" 2' sh \

@@ -13,9 +13,10 @@ L=$(make_loop 128M)
 D=${L#/dev/}
 TSAN=$ROOT/build/tsan/iotrail # make tsan
 [ -x "$TSAN" ] || not_ok "ThreadSanitizer build" "$TSAN missing (make tsan)"
+# every analyzer that merges (analysis_merge: analysed on the join's
+# segments); flows and overlay do not
 ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver,patterns
-# those that merge (analysis_merge): analysed on the join's segments
-MERGING=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,uring,correlate,windows,driver,patterns,fsync
+MERGING=$ANALYZERS
 
 # fio_job NAME ENGINE [fio options...]: a script, for record to run
 printf '#!/bin/bash\nname=$1 engine=$2\nshift 2\nexec fio --filename=%s --direct=1 --size=64M --name="$name" --bs=4k --ioengine="$engine" --io_size=8M --output=/dev/null "$@"\n' \

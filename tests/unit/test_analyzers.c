@@ -788,6 +788,22 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 			snprintf(m.name, sizeof(m.name), "phase");
 			sink.mark(sink.ctx, &m);
 		}
+		if (i % 7 == 0 && i % 1400 == 350 + 700 * (i / 7000 % 2)) {
+			/* pid 100's steps, over its requests, a begin and its
+			 * end 9800 requests apart (across parts), a point
+			 * beside each, an end without its begin at first */
+			struct join_mark m = {.ts_ns = t,
+					      .pid = 100,
+					      .tid = 100,
+					      .id = i / 14000,
+					      .kind = i < 1000 ? 2 : 1 + (i / 7000) % 2};
+
+			snprintf(m.name, sizeof(m.name), "step");
+			sink.mark(sink.ctx, &m);
+			m.kind = 0;
+			snprintf(m.name, sizeof(m.name), "point");
+			sink.mark(sink.ctx, &m);
+		}
 		/* stretches of unequal lengths, the first before zram0 */
 		if (parts && (i + 1) % (30000 / parts + 7) == 0) {
 			assert_int_equal(analysis_merge(&a, &part), 0);
@@ -841,7 +857,7 @@ static void parts_same(void **state)
 {
 	const char *names =
 	    "latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,uring,"
-	    "correlate,windows,driver,patterns,fsync";
+	    "correlate,windows,driver,patterns,fsync,marks";
 	static struct frag_file files[130];
 	static struct frag_extent ext[130][3];
 	static char paths[130][32];
@@ -875,6 +891,10 @@ static void parts_same(void **state)
 				   strstr(one, "\"inode\": 9,") &&
 				   !strstr(one, "\"traced_blocks\": 0,") &&
 				   strstr(one, "\"seek_cost\": [\n    {")));
+		/* pid 100's step across parts, with its requests in it */
+		assert_true(kt ||
+			    strstr(one, "     100 span  step                      0   "
+					"42000.0    240    32884     60     7576\n"));
 		/* fsync's calls split over data, journal, flush and wake */
 		assert_true(kt || (strstr(one, "\"call\": \"fdatasync\"") &&
 				   strstr(one, "\"flush_ns\": 89500,") &&
@@ -890,7 +910,7 @@ static void parts_same(void **state)
 	}
 	keep_time = false;
 	test_layout = NULL;
-	start(&a, "latency,marks", 0);
+	start(&a, "latency,flows", 0);
 	assert_false(analysis_can_part(&a));
 	analysis_release(&a);
 }
