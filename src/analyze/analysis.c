@@ -498,15 +498,8 @@ int analysis_merge(struct analysis *a, struct analysis *part)
 		if (!err)
 			err = dev_merge(d, &part->devs[i]);
 	}
-	if (!err && part->nr_reqs) {
-		if (GROW(a->reqs, a->nr_reqs + part->nr_reqs, a->cap_reqs)) {
-			err = -ENOMEM;
-		} else {
-			memcpy(a->reqs + a->nr_reqs, part->reqs,
-			       part->nr_reqs * sizeof(*part->reqs));
-			a->nr_reqs += part->nr_reqs;
-		}
-	}
+	if (!err && APPEND(a->reqs, a->nr_reqs, a->cap_reqs, part->reqs, part->nr_reqs))
+		err = -ENOMEM;
 	a->requests_total += part->requests_total;
 	a->bios_total += part->bios_total;
 	a->syscalls_total += part->syscalls_total;

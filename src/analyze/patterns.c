@@ -212,31 +212,6 @@ static void tally_merge(struct tally *t, const struct tally *x)
 	t->n += x->n;
 }
 
-/* src's array appended to *to's (elements of size sz) */
-static int append(void *to, size_t *nr, size_t *cap, const void *from, size_t n,
-		  size_t sz)
-{
-	void **arr = to;
-
-	if (!n)
-		return 0;
-	if (*nr + n > *cap) {
-		size_t ncap = *cap ? *cap : 64;
-		void *p;
-
-		while (ncap < *nr + n)
-			ncap *= 2;
-		p = realloc(*arr, ncap * sz);
-		if (!p)
-			return -ENOMEM;
-		*arr = p;
-		*cap = ncap;
-	}
-	memcpy((char *)*arr + *nr * sz, from, n * sz);
-	*nr += n;
-	return 0;
-}
-
 int groups_merge(struct groups *gs, const struct groups *src)
 {
 	if (gs->err)
@@ -267,10 +242,9 @@ int groups_merge(struct groups *gs, const struct groups *src)
 	if (src->file_fsdev)
 		gs->file_fsdev = src->file_fsdev;
 	/* in output order: groups_finish's sorts see the single pass's arrays */
-	if (append(&gs->s, &gs->nr_s, &gs->cap_s, src->s, src->nr_s, sizeof(*src->s)) ||
-	    append(&gs->d, &gs->nr_d, &gs->cap_d, src->d, src->nr_d, sizeof(*src->d)) ||
-	    append(&gs->fb, &gs->nr_fb, &gs->cap_fb, src->fb, src->nr_fb,
-		   sizeof(*src->fb)))
+	if (APPEND(gs->s, gs->nr_s, gs->cap_s, src->s, src->nr_s) ||
+	    APPEND(gs->d, gs->nr_d, gs->cap_d, src->d, src->nr_d) ||
+	    APPEND(gs->fb, gs->nr_fb, gs->cap_fb, src->fb, src->nr_fb))
 		return gs->err = -ENOMEM;
 	return 0;
 }

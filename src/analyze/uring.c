@@ -84,12 +84,8 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 	struct uring_priv *p = priv;
 	const struct uring_priv *s = src_priv;
 
-	if (s->nr) {
-		if (GROW(p->reqs, p->nr + s->nr, p->cap))
-			return -ENOMEM;
-		memcpy(p->reqs + p->nr, s->reqs, s->nr * sizeof(*s->reqs));
-		p->nr += s->nr;
-	}
+	if (APPEND(p->reqs, p->nr, p->cap, s->reqs, s->nr))
+		return -ENOMEM;
 	for (int op = 0; op < NR_OPS; op++) {
 		p->nr_op[op] += s->nr_op[op];
 		p->io_op[op] += s->io_op[op];

@@ -26,3 +26,18 @@ int grow_array_slow(void *arrp, size_t elem, size_t want, size_t *cap)
 	*cap = n;
 	return 0;
 }
+
+int grow_append(void *arrp, size_t elem, size_t *nr, size_t *cap, const void *from,
+		size_t n)
+{
+	char *arr;
+
+	if (!n)
+		return 0;
+	if (*nr > SIZE_MAX - n || grow_array(arrp, elem, *nr + n, cap))
+		return -ENOMEM;
+	memcpy(&arr, arrp, sizeof(arr));
+	memcpy(arr + *nr * elem, from, n * elem);
+	*nr += n;
+	return 0;
+}

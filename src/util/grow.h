@@ -26,4 +26,12 @@ static inline int grow_array(void *arrp, size_t elem, size_t want, size_t *cap)
 
 #define GROW(arr, want, cap) grow_array(&(arr), sizeof(*(arr)), (want), &(cap))
 
+/* n elements of from copied to the end of the array, grown (a merge's
+ * arrays end to end). 0 or -ENOMEM. */
+int grow_append(void *arrp, size_t elem, size_t *nr, size_t *cap, const void *from,
+		size_t n);
+
+#define APPEND(arr, nr, cap, from, n)                                                    \
+	grow_append(&(arr), sizeof(*(arr)), &(nr), &(cap), (from), (n))
+
 #endif
