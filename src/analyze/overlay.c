@@ -17,8 +17,14 @@ struct overlay_bio {
 static int init(struct analysis *a, struct an_output *o)
 {
 	struct overlay_priv *p = o->priv;
+	const struct overlay_priv *whole = analysis_whole_priv(a, o);
 	const struct frag_scan *s = a->env.layout;
 
+	if (whole) { /* the file the report found */
+		p->file = whole->file;
+		p->block_size = whole->block_size;
+		return 0;
+	}
 	if (!s || !a->env.overlay_file) {
 		snprintf(a->errmsg, sizeof(a->errmsg),
 			 "overlay: needs a layout and a file");
@@ -60,6 +66,18 @@ static void bio(struct analysis *a, void *priv, struct dev_result *d,
 	}
 	p->bios[p->nr_bios++] =
 	    (struct overlay_bio){b->q_ns, b->sector, b->nr_sectors, r->dev};
+}
+
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct overlay_priv *p = priv;
+	const struct overlay_priv *x = src_priv;
+
+	if (!p->fs_dev)
+		p->fs_dev = x->fs_dev;
+	/* in output order: finish's sort sees one pass's array */
+	return APPEND(p->bios, p->nr_bios, p->cap_bios, x->bios, x->nr_bios);
 }
 
 static int64_t file_block(const struct frag_file *f, uint64_t blk)
@@ -172,6 +190,7 @@ const struct analyzer an_overlay = {
 	    "iotrail overlay; seed 000, figure 3-15)",
     .priv_size = sizeof(struct overlay_priv),
     .init = init,
+    .merge = merge,
     .bio = bio,
     .syscall = syscall,
     .finish = finish,

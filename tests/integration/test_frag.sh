@@ -155,6 +155,17 @@ data=sorted(int(r['file_block']) for r in rows if r['where']=='data')
 print(len(rows), data==list(range(512)), sum(r['where']=='mapping' for r in rows), sum(r['where']=='elsewhere' for r in rows))")" "513 True 1 0"
 check "overlay: says the share" grep -q "513 traced blocks of .*E/f03, 513 (100.0%) where the layout says" "$TMP/ov.err"
 check "overlay: svg parses" python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$TMP/ov.svg"
+# on the join's segments (report -a overlay): the file's bios of every
+# segment, merged in order, the same table as one thread
+IOTRAIL_SEGMENT=100 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/ov.iot" -a overlay,latency \
+	--layout "$TMP/ov.layout.json" --file "$OMNT/E/f03" -f json >"$TMP/ov.seg.json" 2>"$TMP/ov.seg.err"
+"$IOTRAIL" report --threads 1 -i "$TMP/ov.iot" -a overlay,latency --layout "$TMP/ov.layout.json" \
+	--file "$OMNT/E/f03" -f json >"$TMP/ov.one.json" 2>/dev/null
+apart=$(sed -n 's/.* \([0-9]*\) analysed apart.*/\1/p' "$TMP/ov.seg.err")
+[ "${apart:-0}" -gt 1 ] && cmp -s "$TMP/ov.seg.json" "$TMP/ov.one.json" &&
+	[ "$(grep -c '"where": "data"' "$TMP/ov.one.json")" = 512 ] &&
+	ok "overlay on the join's $apart segments, merged: the same 512 data blocks as one thread" ||
+	not_ok "overlay on segments" "apart '$apart' $(diff "$TMP/ov.seg.json" "$TMP/ov.one.json" | head -6)"
 "$IOTRAIL" overlay -i "$TMP/ov.iot" --layout "$TMP/other.layout.json" "$OMNT/E/f03" >/dev/null 2>"$TMP/ov2.err"
 share=$(sed -n 's/.*(\([0-9.]*\)%) where the layout says.*/\1/p' "$TMP/ov2.err")
 [ -n "$share" ] && [ "${share%.*}" -lt 100 ] && ok "overlay: a stale layout does not fit ($share%)" || not_ok "overlay: stale layout" "share '$share' $(cat "$TMP/ov2.err")"

@@ -14,7 +14,7 @@ D=${L#/dev/}
 TSAN=$ROOT/build/tsan/iotrail # make tsan
 [ -x "$TSAN" ] || not_ok "ThreadSanitizer build" "$TSAN missing (make tsan)"
 # every analyzer that merges (analysis_merge: analysed on the join's
-# segments); flows and overlay do not
+# segments) but overlay, which needs a layout (test_frag.sh); flows does not
 ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver,patterns
 MERGING=$ANALYZERS
 

@@ -42,11 +42,21 @@ static bool fs_any(void *ctx, uint32_t st_dev, uint64_t *start)
 	return true;
 }
 
+static const struct iot_dev_entry *fs_any_entry(void *ctx, uint32_t dev)
+{
+	static const struct iot_dev_entry loop0 = {
+	    .dev = LOOP0, .disk_dev = LOOP0, .name = "loop0"};
+
+	return dev == LOOP0 ? &loop0 : NULL;
+}
+
 static void start(struct analysis *a, const char *names, uint64_t window_ns)
 {
 	struct analysis_env env = {
 	    .layout = test_layout,
+	    .overlay_file = test_layout ? "d129/f" : NULL,
 	    .fs_dev = test_layout ? fs_any : NULL,
+	    .dev_entry = test_layout ? fs_any_entry : NULL,
 	    .keep_time = keep_time,
 	    .t0_ns = 1000000000,
 	    .end_ns = 2000000000,
@@ -852,12 +862,13 @@ static void fanout_same(void **state)
  * them all (and the same series, every value with its time, in order);
  * with an analyzer that does not merge, no parts. patterns has a layout
  * of 130 directories of a file, the stream's inodes 7 to 9 in the last
- * three (past the first 64 groups), 9 the most fragmented (figure 3-15) */
+ * three (past the first 64 groups), 9 the most fragmented (figure 3-15)
+ * and overlay's file */
 static void parts_same(void **state)
 {
 	const char *names =
 	    "latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,uring,"
-	    "correlate,windows,driver,patterns,fsync,marks";
+	    "correlate,windows,driver,patterns,fsync,marks,overlay";
 	static struct frag_file files[130];
 	static struct frag_extent ext[130][3];
 	static char paths[130][32];
@@ -891,6 +902,9 @@ static void parts_same(void **state)
 				   strstr(one, "\"inode\": 9,") &&
 				   !strstr(one, "\"traced_blocks\": 0,") &&
 				   strstr(one, "\"seek_cost\": [\n    {")));
+		/* overlay's file: its read blocks */
+		assert_true(kt ||
+			    strstr(one, "\"overlay\": [\n    {\n      \"order\": 0,"));
 		/* pid 100's step across parts, with its requests in it */
 		assert_true(kt ||
 			    strstr(one, "     100 span  step                      0   "
