@@ -103,9 +103,10 @@ static __always_inline struct iot_sum_slot *sum_find(__u64 key)
 	return NULL;
 }
 
-/* A slot for key: its own if present (address reuse), else a free one.
- * One pass over the set finds both, with the key made a number once. */
-static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
+/* A slot for key: its own if present (address reuse, or a split's
+ * second look), else a free one, *fresh then true. One pass over the set
+ * finds both, with the key made a number once. */
+static __always_inline struct iot_sum_slot *sum_claim(__u64 key, bool *fresh)
 {
 	struct iot_sum_slot *sl, *slots[IOT_SUM_WAYS] = {};
 	__u32 base;
@@ -116,6 +117,7 @@ static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
 	if (!key)
 		return NULL;
 	base = sum_set(key) * IOT_SUM_WAYS;
+	*fresh = false;
 	for (__u32 w = 0; w < IOT_SUM_WAYS; w++) {
 		__u32 i = base + w;
 
@@ -126,8 +128,11 @@ static __always_inline struct iot_sum_slot *sum_claim(__u64 key)
 	}
 	for (__u32 w = 0; w < IOT_SUM_WAYS; w++) {
 		sl = slots[w];
-		if (sl && !sl->key && __sync_val_compare_and_swap(&sl->key, 0, key) == 0)
+		if (sl && !sl->key &&
+		    __sync_val_compare_and_swap(&sl->key, 0, key) == 0) {
+			*fresh = true;
 			return sl;
+		}
 	}
 	return NULL;
 }
@@ -171,10 +176,11 @@ static __always_inline struct iot_sum_slot *sum_bio_queue(struct bio *bio)
 	__u64 key = (__u64)bio, sector = KREAD1(bio, bi_iter.bi_sector);
 	__u32 dev = bio_devt(bio);
 	struct iot_sum_slot *sl;
+	bool fresh;
 
 	if (!dev_wanted(dev, sector))
 		return NULL;
-	sl = sum_claim(key);
+	sl = sum_claim(key, &fresh);
 	if (!sl) {
 		count_nostate();
 		return NULL;
@@ -192,16 +198,15 @@ static __always_inline bool degrade_queue(struct bio *bio)
 	__u32 dev = bio_devt(bio);
 	struct iot_sum_slot *sl;
 	struct iot_ctl *c;
+	bool fresh;
 
 	if (!dev_wanted(dev, sector))
 		return true;
-	sl = sum_find(key);
-	if (!sl) {
-		sl = sum_claim(key);
-		if (!sl)
-			return false;
+	sl = sum_claim(key, &fresh);
+	if (!sl)
+		return false;
+	if (fresh)
 		__sync_fetch_and_add(&degrade_live, 1);
-	}
 	sum_fill(sl, bio, dev, sector);
 	c = this_ctl();
 	if (c)
@@ -251,19 +256,17 @@ static __always_inline struct iot_sum_slot *sum_split(struct bio *bio)
 {
 	struct iot_sum_slot *ps = sum_find((__u64)KREAD1(bio, bi_private));
 	struct iot_sum_slot *sl;
+	bool fresh;
 
 	if (!ps)
 		return NULL;
-	sl = sum_find((__u64)bio);
+	sl = sum_claim((__u64)bio, &fresh);
 	if (!sl) {
-		sl = sum_claim((__u64)bio);
-		if (!sl) {
-			count_nostate();
-			return NULL;
-		}
-		if (cfg_degrade)
-			__sync_fetch_and_add(&degrade_live, 1);
+		count_nostate();
+		return NULL;
 	}
+	if (fresh && cfg_degrade)
+		__sync_fetch_and_add(&degrade_live, 1);
 	sl->q_ns = ps->q_ns;
 	sl->sector = KREAD1(bio, bi_iter.bi_sector);
 	sl->i_delta_ns = 0;
