@@ -337,7 +337,6 @@ static int init_of(struct analysis *a, uint64_t set, const struct analysis_env *
 {
 	memset(a, 0, sizeof(*a));
 	a->env = *env;
-	a->part = whole != NULL;
 	a->whole = whole;
 	a->last_dev = -1;
 	memset(a->syscall_kind, -1, sizeof(a->syscall_kind));

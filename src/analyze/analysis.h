@@ -164,11 +164,11 @@ struct analysis {
 	/* system calls whose exit it estimated: seen, and left out */
 	uint64_t syscalls_estimated, syscalls_excluded;
 	int8_t syscall_kind[ANALYSIS_SYSCALL_NRS]; /* by number: kind or -1 */
-	/* an analysis of a stretch of the outputs (analysis_part_init): what
-	 * its analyzers cannot tell alone they keep for their merge. whole:
-	 * the analysis it will be merged into, whose state its analyzers'
-	 * init may read (tables made once, not once a part), NULL otherwise */
-	bool part;
+	/* set in an analysis of a stretch of the outputs (a part,
+	 * analysis_part_init): the analysis it will be merged into, whose
+	 * state its analyzers' init may read (tables made once, not once a
+	 * part); NULL otherwise. What a part's analyzers cannot tell alone
+	 * they keep for their merge. */
 	const struct analysis *whole;
 	int err; /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];

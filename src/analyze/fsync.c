@@ -46,13 +46,13 @@ struct span {
 };
 
 struct call {
-	uint64_t enter_ns, exit_ns, wake_ns;
+	uint64_t enter_ns, exit_ns;
+	uint64_t wake_ns; /* its last wakeup; 0: no wakeup record, WAKE unknown */
 	uint64_t part[NR_FSYNC_PARTS];
 	uint64_t ino, data_bytes;
 	uint32_t pid, tid, dev;
 	int64_t ret;
 	bool datasync;
-	bool wake_seen; /* a wakeup record: WAKE is known */
 	/* in a part, not yet split: the part's spans pushed before it */
 	size_t after_spans;
 };
@@ -61,7 +61,7 @@ enum { M_TOTAL, M_DATA, M_JOURNAL, M_FLUSH, M_WAKE, M_OTHER, NR_M };
 static const char *const m_names[NR_M] = {"total", "data", "journal",
 					  "flush", "wake", "other"};
 
-/* A part of the outputs (analysis.part) cannot split a call: the spans
+/* A part of the outputs (analysis.whole set) cannot split a call: the spans
  * of the parts before it are elsewhere. It keeps every span and its calls
  * unsplit, each with the number of spans before it, and the merge pushes
  * them and splits the calls in that order, as one pass would have. */
@@ -151,7 +151,8 @@ static void push(struct analysis *a, struct fsync_priv *p, const struct span *s)
 {
 	/* drop what no call can still need (a part: what its merge will
 	 * push in order) */
-	while (!a->part && p->head < p->nr && p->spans[p->head].end + HORIZON_NS < s->end)
+	while (!a->whole && p->head < p->nr &&
+	       p->spans[p->head].end + HORIZON_NS < s->end)
 		p->head++;
 	if (p->head > 4096 && p->head * 2 > p->nr) {
 		memmove(p->spans, p->spans + p->head,
@@ -302,7 +303,7 @@ static void split(struct analysis *a, struct fsync_priv *p, const struct call *i
 		analysis_note_err(a,
 				  metric_add(&m[M_JOURNAL], t, c->part[FSYNC_JOURNAL]));
 		analysis_note_err(a, metric_add(&m[M_FLUSH], t, c->part[FSYNC_FLUSH]));
-		if (c->wake_seen)
+		if (c->wake_ns)
 			analysis_note_err(a,
 					  metric_add(&m[M_WAKE], t, c->part[FSYNC_WAKE]));
 		analysis_note_err(a, metric_add(&m[M_OTHER], t, other));
@@ -326,15 +327,11 @@ static void syscall(struct analysis *a, void *priv, const struct join_syscall *s
 			  .dev = s->dev,
 			  .ret = s->ret,
 			  .datasync = kind == SK_FDATASYNC,
-			  .wake_seen = s->wake_ns != 0,
 			  .after_spans = p->nr};
-	if (!a->part) {
+	if (!a->whole)
 		split(a, p, &c);
-	} else if (GROW(p->calls, p->nr_calls + 1, p->cap_calls)) {
+	else if (APPEND(p->calls, p->nr_calls, p->cap_calls, &c, 1))
 		analysis_note_err(a, -ENOMEM);
-	} else {
-		p->calls[p->nr_calls++] = c;
-	}
 }
 
 static int merge(struct analysis *a, void *priv, const struct analysis *src,
@@ -442,7 +439,7 @@ static int finish(struct analysis *a, struct an_output *o)
 		table_u64(t, c->part[FSYNC_DATA]);
 		table_u64(t, c->part[FSYNC_JOURNAL]);
 		table_u64(t, c->part[FSYNC_FLUSH]);
-		if (c->wake_seen)
+		if (c->wake_ns)
 			table_u64(t, c->part[FSYNC_WAKE]);
 		else
 			table_na(t);

@@ -7,7 +7,7 @@
  * by process and time: the kernel does not know the application's
  * phases). Points are listed with their time.
  *
- * A part of the outputs (analysis.part) cannot pair a begin with an end
+ * A part of the outputs (analysis.whole set) cannot pair a begin with an end
  * that lies in another part, nor count a process's requests from its
  * first mark: it counts every process's requests, and keeps each mark
  * with its process's counts at that moment; the merge adds the counts
@@ -33,11 +33,13 @@ struct span {
 struct pid_io { /* running totals of one process's completed requests */
 	uint32_t pid;
 	uint64_t reqs[2], bytes[2];
-	uint64_t merged[4]; /* a part's: of reqs and bytes, what its merge added */
+	/* a part's: of reqs and bytes, what its merge has added so far */
+	uint64_t merged_reqs[2], merged_bytes[2];
 };
 
 struct part_mark { /* a part's mark, with its process's counts then */
 	struct join_mark m;
+	uint32_t io; /* the process's, in the part's io */
 	uint64_t reqs[2], bytes[2];
 };
 
@@ -60,7 +62,7 @@ static int init(struct analysis *a, struct an_output *o)
 {
 	struct marks_priv *p = o->priv;
 
-	if (a->part && u64map_init(&p->by_pid, 64))
+	if (a->whole && u64map_init(&p->by_pid, 64))
 		return -ENOMEM;
 	return u64map_init(&p->open, 64);
 }
@@ -102,7 +104,7 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 	/* only processes that marked (the list is short); a part's, every
 	 * process's */
 	if (op < 0 || !r->pid ||
-	    !(io = a->part ? part_io_of(a, p, r->pid) : io_of(p, r->pid, false)))
+	    !(io = a->whole ? part_io_of(a, p, r->pid) : io_of(p, r->pid, false)))
 		return;
 	io->reqs[op]++;
 	io->bytes[op] += (uint64_t)r->nr_sectors * 512;
@@ -183,7 +185,7 @@ static void mark(struct analysis *a, void *priv, const struct join_mark *m)
 	struct marks_priv *p = priv;
 	struct pid_io *io;
 
-	if (!a->part) {
+	if (!a->whole) {
 		take(a, p, m);
 		return;
 	}
@@ -193,29 +195,26 @@ static void mark(struct analysis *a, void *priv, const struct join_mark *m)
 		analysis_note_err(a, -ENOMEM);
 		return;
 	}
-	p->log[p->nr_log] = (struct part_mark){.m = *m};
+	p->log[p->nr_log] = (struct part_mark){.m = *m, .io = (uint32_t)(io - p->io)};
 	memcpy(p->log[p->nr_log].reqs, io->reqs, sizeof(io->reqs));
 	memcpy(p->log[p->nr_log].bytes, io->bytes, sizeof(io->bytes));
 	p->nr_log++;
 }
 
-/* of part's counts of process pid, what the merge has not added yet, up
- * to reqs and bytes, added to the whole's (when it counts that process) */
-static int add_counts(struct marks_priv *p, struct marks_priv *part, uint32_t pid,
-		      const uint64_t reqs[2], const uint64_t bytes[2], bool add)
+/* Of a part's counts x of a process, what the merge has not added yet, up
+ * to reqs and bytes, added to p's (when p counts that process, or add). */
+static int add_counts(struct marks_priv *p, struct pid_io *x, const uint64_t reqs[2],
+		      const uint64_t bytes[2], bool add)
 {
-	uint32_t *v = u64map_get(&part->by_pid, pid);
-	struct pid_io *to = io_of(p, pid, add), *x = v ? &part->io[*v] : NULL;
+	struct pid_io *to = io_of(p, x->pid, add);
 
 	if (!to)
 		return add ? -ENOMEM : 0;
-	if (!x)
-		return 0;
 	for (int op = 0; op < 2; op++) {
-		to->reqs[op] += reqs[op] - x->merged[op];
-		to->bytes[op] += bytes[op] - x->merged[2 + op];
-		x->merged[op] = reqs[op];
-		x->merged[2 + op] = bytes[op];
+		to->reqs[op] += reqs[op] - x->merged_reqs[op];
+		to->bytes[op] += bytes[op] - x->merged_bytes[op];
+		x->merged_reqs[op] = reqs[op];
+		x->merged_bytes[op] = bytes[op];
 	}
 	return 0;
 }
@@ -228,13 +227,13 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 	for (size_t i = 0; i < x->nr_log; i++) {
 		const struct part_mark *pm = &x->log[i];
 
-		if (add_counts(p, x, pm->m.pid, pm->reqs, pm->bytes, true))
+		if (add_counts(p, &x->io[pm->io], pm->reqs, pm->bytes, true))
 			return -ENOMEM;
 		take(a, p, &pm->m);
 	}
 	/* the requests after each process's last mark in the part */
 	for (size_t i = 0; i < x->nr_io; i++)
-		add_counts(p, x, x->io[i].pid, x->io[i].reqs, x->io[i].bytes, false);
+		add_counts(p, &x->io[i], x->io[i].reqs, x->io[i].bytes, false);
 	return a->err;
 }
 

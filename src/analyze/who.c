@@ -142,7 +142,7 @@ static int ra_apply(const struct analysis *a, struct who_priv *p, uint64_t key,
 		    uint32_t *v, int what)
 {
 	if (!v) {
-		if (!a->part)
+		if (!a->whole)
 			return 0;
 		if (GROW(p->ops, p->nr_ops + 1, p->cap_ops))
 			return -ENOMEM;
@@ -155,7 +155,7 @@ static int ra_apply(const struct analysis *a, struct who_priv *p, uint64_t key,
 		p->rows[*v].ra_mapped++;
 	else if (what == RA_USED)
 		p->rows[*v].ra_used++;
-	if (a->part)
+	if (a->whole)
 		*v = RA_GONE;
 	else
 		u64map_del(&p->ra, key);
@@ -188,7 +188,7 @@ static void ra_read(struct analysis *a, struct who_priv *p, uint32_t disk, uint6
 static void ra_use(struct analysis *a, struct who_priv *p, uint32_t disk, uint64_t ino,
 		   uint64_t index, uint64_t n, bool mapped)
 {
-	if (!p->ra.n && !a->part)
+	if (!p->ra.n && !a->whole)
 		return;
 	for (uint64_t k = 0; k < n; k++) {
 		uint64_t key = ra_key(disk, ino, index + k);
