@@ -18,7 +18,12 @@
  *
  * Everything is kept until the end (a flow's parts complete in any order):
  * memory grows with the requests of the trace, about 290 bytes each
- * (bench/flows_analyzer.sh).
+ * (bench/flows_analyzer.sh). So on the join's segments a part only keeps
+ * its outputs too, and the merge appends them; all the linking is done
+ * once, at finish. What crosses a part's start is a task's pages made
+ * dirty before its next call: a part keeps the first call of each task
+ * that it has no other reason to keep, and the merge drops those whose
+ * task dirtied nothing in the parts before.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +85,14 @@ enum fl_kind { FK_SYSCALL, FK_URING, FK_FAULT, FK_CAUSE };
 
 struct fl_uring {
 	struct join_uring u;
+};
+
+/* a task's pages made dirty since its last call (the next call made
+ * them); in a part, whether a call of it was seen there */
+struct fl_task {
+	uint64_t tid;
+	uint32_t pages;
+	bool called;
 };
 
 /* a page a traced task made dirty (one per page) */
@@ -157,8 +170,15 @@ struct fl_priv {
 	size_t nr_dirty, cap_dirty;
 	struct fl_fault *faults;
 	size_t nr_faults, cap_faults;
-	struct u64map dirtied; /* tid -> pages dirtied since its last call */
-	uint32_t *sel;	       /* the chosen flows, in the flows table's order */
+	struct fl_task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct u64map task_of; /* tid -> its index in tasks */
+	/* a part: the calls in sys kept only for pages their task may have
+	 * dirtied before the part (ascending indices) */
+	uint32_t *maybe;
+	size_t nr_maybe, cap_maybe;
+	uint32_t lead; /* a part: its bios before its first request */
+	uint32_t *sel; /* the chosen flows, in the flows table's order */
 	size_t nr_sel;
 	struct fl_stack stack[MAX_STACK];
 	int nr_stack;
@@ -205,7 +225,7 @@ static int init(struct analysis *a, struct an_output *o)
 	struct fl_priv *p = o->priv;
 
 	parse_stack(a, p);
-	return u64map_init(&p->dirtied, 64);
+	return u64map_init(&p->task_of, 64);
 }
 
 static void request(struct analysis *a, void *priv, struct dev_result *d,
@@ -233,8 +253,10 @@ static void bio(struct analysis *a, void *priv, struct dev_result *d,
 
 	(void)d;
 	(void)r;
-	if (!p->nr_reqs || GROW(p->bios, p->nr_bios + 1, p->cap_bios)) {
-		analysis_note_err(a, p->nr_reqs ? -ENOMEM : 0);
+	/* a bio is its last request's; a part's first ones, before any
+	 * request of its own, the last one of the parts before */
+	if ((!p->nr_reqs && !a->whole) || GROW(p->bios, p->nr_bios + 1, p->cap_bios)) {
+		analysis_note_err(a, p->nr_reqs || a->whole ? -ENOMEM : 0);
 		return;
 	}
 	p->bios[p->nr_bios++] = (struct fl_bio){.q_ns = b->q_ns,
@@ -251,41 +273,118 @@ static void bio(struct analysis *a, void *priv, struct dev_result *d,
 						.host = b->why.host,
 						.cause = b->why.cause,
 						.known = b->why.known};
-	p->reqs[p->nr_reqs - 1].nbio++;
+	if (p->nr_reqs)
+		p->reqs[p->nr_reqs - 1].nbio++;
+	else
+		p->lead++;
+}
+
+/* tid's entry, made when it has none and make is set; NULL when it has
+ * none, or out of memory */
+static struct fl_task *task_of(struct fl_priv *p, uint64_t tid, bool make)
+{
+	uint32_t *i = u64map_get(&p->task_of, tid);
+
+	if (i)
+		return &p->tasks[*i];
+	if (!make || GROW(p->tasks, p->nr_tasks + 1, p->cap_tasks) ||
+	    u64map_put(&p->task_of, tid, (uint32_t)p->nr_tasks))
+		return NULL;
+	p->tasks[p->nr_tasks] = (struct fl_task){.tid = tid};
+	return &p->tasks[p->nr_tasks++];
 }
 
 static void syscall(struct analysis *a, void *priv, const struct join_syscall *s)
 {
 	struct fl_priv *p = priv;
+	/* a part: every task's first call, for the pages before it */
+	struct fl_task *t = task_of(p, s->tid, a->whole != NULL);
+	uint32_t n = t ? t->pages : 0;
+	bool maybe = a->whole && t && !t->called && !s->nr_bios && !n;
 
-	uint32_t *dirtied = u64map_get(&p->dirtied, s->tid), n = dirtied ? *dirtied : 0;
-
-	if (dirtied)
-		*dirtied = 0;
-	if (!s->nr_bios && !n)
-		return; /* no I/O of its own, no page made dirty: no flow */
-	if (GROW(p->sys, p->nr_sys + 1, p->cap_sys)) {
+	if (a->whole && !t) {
 		analysis_note_err(a, -ENOMEM);
 		return;
 	}
+	if (t) {
+		t->pages = 0;
+		t->called = true;
+	}
+	if (!s->nr_bios && !n && !maybe)
+		return; /* no I/O of its own, no page made dirty: no flow */
+	if (GROW(p->sys, p->nr_sys + 1, p->cap_sys) ||
+	    (maybe && GROW(p->maybe, p->nr_maybe + 1, p->cap_maybe))) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	if (maybe)
+		p->maybe[p->nr_maybe++] = (uint32_t)p->nr_sys;
 	p->sys[p->nr_sys++] = *s;
 }
 
 static void dirty(struct analysis *a, void *priv, const struct join_dirty *d)
 {
 	struct fl_priv *p = priv;
-	uint32_t *n = u64map_get(&p->dirtied, d->tid);
+	struct fl_task *t = task_of(p, d->tid, true);
 
-	if (GROW(p->dirty, p->nr_dirty + d->pages, p->cap_dirty) ||
-	    (!n && u64map_put(&p->dirtied, d->tid, 0))) {
+	if (!t || GROW(p->dirty, p->nr_dirty + d->pages, p->cap_dirty)) {
 		analysis_note_err(a, -ENOMEM);
 		return;
 	}
-	n = u64map_get(&p->dirtied, d->tid);
-	*n += d->pages;
+	t->pages += d->pages;
 	for (uint32_t k = 0; k < d->pages; k++)
 		p->dirty[p->nr_dirty++] =
 		    (struct fl_dirty){d->ino, d->index + k, d->ts_ns, d->tid};
+}
+
+/* A part's outputs after priv's (analyzer.h): appended, its bios'
+ * indices moved past priv's; of its calls kept for earlier pages, those
+ * whose task dirtied pages after its last call before the part. */
+static int merge(struct analysis *a, void *priv, const struct analysis *src,
+		 void *src_priv, const size_t *devmap)
+{
+	struct fl_priv *p = priv, *q = src_priv;
+	/* the part's first bios: the last request's before it, or none's */
+	uint32_t drop = p->nr_reqs ? 0 : q->lead;
+	size_t m = 0;
+
+	(void)a;
+	(void)src;
+	(void)devmap;
+	if (p->nr_reqs)
+		p->reqs[p->nr_reqs - 1].nbio += q->lead;
+	for (size_t i = 0; i < q->nr_reqs; i++)
+		q->reqs[i].bio0 = q->reqs[i].bio0 - drop + (uint32_t)p->nr_bios;
+	if (APPEND(p->reqs, p->nr_reqs, p->cap_reqs, q->reqs, q->nr_reqs) ||
+	    APPEND(p->bios, p->nr_bios, p->cap_bios, q->bios + drop, q->nr_bios - drop) ||
+	    GROW(p->sys, p->nr_sys + q->nr_sys, p->cap_sys))
+		return -ENOMEM;
+	for (size_t i = 0; i < q->nr_sys; i++) {
+		if (m < q->nr_maybe && q->maybe[m] == i) {
+			const struct fl_task *t = task_of(p, q->sys[i].tid, false);
+
+			m++;
+			if (!t || !t->pages)
+				continue;
+		}
+		p->sys[p->nr_sys++] = q->sys[i];
+	}
+	/* then the pages each task dirtied since its last call */
+	for (size_t i = 0; i < q->nr_tasks; i++) {
+		const struct fl_task *qt = &q->tasks[i];
+		struct fl_task *t = task_of(p, qt->tid, true);
+
+		if (!t)
+			return -ENOMEM;
+		t->pages = qt->called ? qt->pages : t->pages + qt->pages;
+	}
+	if (APPEND(p->urings, p->nr_urings, p->cap_urings, q->urings, q->nr_urings) ||
+	    APPEND(p->dirty, p->nr_dirty, p->cap_dirty, q->dirty, q->nr_dirty) ||
+	    APPEND(p->faults, p->nr_faults, p->cap_faults, q->faults, q->nr_faults) ||
+	    APPEND(p->unf, p->nr_unf, p->cap_unf, q->unf, q->nr_unf))
+		return -ENOMEM;
+	p->nomem |= q->nomem;
+	return 0;
 }
 
 /* The first element of base[0..n) (sorted by cmp) that sorts after key:
@@ -1622,7 +1721,9 @@ static void release(void *priv)
 	free(p->segs);
 	free(p->dirty);
 	free(p->faults);
-	u64map_release(&p->dirtied);
+	free(p->tasks);
+	u64map_release(&p->task_of);
+	free(p->maybe);
 	free(p->unf);
 }
 
@@ -1691,6 +1792,7 @@ const struct analyzer an_flows = {
 	    "every device below, loop devices included",
     .priv_size = sizeof(struct fl_priv),
     .init = init,
+    .merge = merge,
     .request = request,
     .bio = bio,
     .syscall = syscall,

@@ -10,15 +10,18 @@ LOOP=$(make_loop 256M mq-deadline)
 D=${LOOP#/dev/}
 cat >"$TMP/work.sh" <<W
 set -e
-awk -v d="$D" '\$3==d {print \$4, \$6, \$8, \$10}' /proc/diskstats > $TMP/before
 dd if=/dev/zero of=$LOOP bs=64k count=300 oflag=direct status=none
 dd if=$LOOP of=/dev/null bs=4k count=3000 iflag=direct status=none
 dd if=$LOOP of=/dev/null bs=128k count=200 skip=100 status=none
-awk -v d="$D" '\$3==d {print \$4, \$6, \$8, \$10}' /proc/diskstats > $TMP/after
 W
+# the loop's counters, read outside the traced commands: the reads counted
+# below are the workload's own (dd's, and bash's of the script)
+snap() { awk -v d="$D" '$3==d {print $4, $6, $8, $10}' /proc/diskstats >"$1"; }
 agg_run() { # [--syscalls]
 	local got want
+	snap "$TMP/before"
 	"$IOTRAIL" record --aggregate "$@" --interval 50ms -o "$TMP/agg.iot" -d "$D" -- bash "$TMP/work.sh" 2>/dev/null || { echo "record failed"; return 1; }
+	snap "$TMP/after"
 	read -r r0 rs0 w0 ws0 <"$TMP/before"
 	read -r r1 rs1 w1 ws1 <"$TMP/after"
 	"$IOTRAIL" report -i "$TMP/agg.iot" -f json -a latency,syscall >"$TMP/agg.json" || { echo "report failed"; return 1; }

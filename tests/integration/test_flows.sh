@@ -421,6 +421,25 @@ check "flows --where layer=cache: the write calls waited in the page cache" \
 umount "$TMP/wmnt"
 losetup -d "$W"
 
+# --- on the join's segments ------------------------------------------------------
+# every trace above, its outputs cut into segments of 500 records joined and
+# analysed apart, the parts merged: the flows of one thread, byte for byte
+# (a call's dirtied pages and its exit, an upper request and the lower ones
+# that read its pages, a merged request's flows in different parts)
+for x in t m s w r dio; do
+	IOTRAIL_SEGMENT=500 IOTRAIL_DEBUG=1 "$IOTRAIL" flows --threads 4 -i "$TMP/$x.iot" \
+		--slowest all -f json >"$TMP/seg.json" 2>"$TMP/seg.err"
+	IOTRAIL_SEGMENT=500 "$IOTRAIL" flows --threads 4 -i "$TMP/$x.iot" >"$TMP/seg.txt" 2>&1
+	"$IOTRAIL" flows --threads 1 -i "$TMP/$x.iot" --slowest all -f json >"$TMP/one.json"
+	"$IOTRAIL" flows --threads 1 -i "$TMP/$x.iot" >"$TMP/one.txt" 2>&1
+	apart=$(sed -n 's/.* \([0-9]*\) analysed apart.*/\1/p' "$TMP/seg.err")
+	n=$(json_get "$TMP/one.json" "len(j['flows'])" 2>/dev/null)
+	[ "${apart:-0}" -ge 2 ] && [ "${n:-0}" -gt 0 ] && cmp -s "$TMP/seg.json" "$TMP/one.json" &&
+		cmp -s "$TMP/seg.txt" "$TMP/one.txt" &&
+		ok "flows on $apart segments of $x.iot, merged: one thread's $n flows, JSON and text" ||
+		not_ok "flows on segments of $x.iot" "apart '$apart' flows '$n' $(diff "$TMP/seg.json" "$TMP/one.json" | head -c 400)"
+done
+
 # --- bad options name themselves ------------------------------------------------
 bad() { "$IOTRAIL" flows -i "$TMP/t.iot" "$@" >/dev/null 2>"$TMP/e"; echo "$? $(head -1 "$TMP/e")"; }
 expect_eq "flows: --id 0" "$(bad --id 0)" "2 iotrail: --id 0: not a positive count"

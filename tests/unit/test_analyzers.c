@@ -57,6 +57,8 @@ static void start(struct analysis *a, const char *names, uint64_t window_ns)
 	    .overlay_file = test_layout ? "d129/f" : NULL,
 	    .fs_dev = test_layout ? fs_any : NULL,
 	    .dev_entry = test_layout ? fs_any_entry : NULL,
+	    /* flows: zram0 as if a loop device over inode 12 on loop0 */
+	    .stack = test_layout ? "zram0 252:0 on 7:0 ino 12 offset 0 dio 0" : NULL,
 	    .keep_time = keep_time,
 	    .t0_ns = 1000000000,
 	    .end_ns = 2000000000,
@@ -643,9 +645,75 @@ static void flows_stacked(void **state)
 	analysis_release(&a);
 }
 
+/* fsync on parts: 5,000 writes of a file, an fsync over them, then a write
+ * 70 s later, past the 60 s after which one thread lets the 5,000 go, and
+ * an fsync over it. A part keeps every span (its merge pushes them in
+ * order, as one thread would): one analysis, one part or two, the same
+ * JSON, the first call's time the writes'. */
+static char *fsync_far(unsigned int parts)
+{
+	struct analysis a, part;
+	struct join_sink sink;
+	char *json;
+
+	start(&a, "fsync", 0);
+	sink = analysis_sink(&a);
+	if (parts) {
+		assert_int_equal(analysis_part_init(&part, &a), 0);
+		sink = analysis_sink(&part);
+	}
+	for (uint32_t i = 0; i <= 5000; i++) {
+		uint64_t q = i < 5000 ? 1000000000ull + i * 1000 : 71000000000ull;
+		struct join_request w = req(LOOP0, IOT_OP_WRITE, 8, q, q + 900000);
+		struct join_bio b = {.q_ns = q, .nr_sectors = 8, .tid = 77, .ino = 12};
+		struct join_syscall fs = {.pid = 77,
+					  .tid = 77,
+					  .nr = syscall_numbers("x86_64")[SK_FSYNC],
+					  .dev = LOOP0,
+					  .ino = 12,
+					  .enter_ns = q - 100000,
+					  .exit_ns = q + 1000000};
+
+		w.tid = w.pid = 77;
+		sink.request(sink.ctx, &w);
+		sink.bio(sink.ctx, &w, &b);
+		if (i == 4999 || i == 5000) {
+			fs.enter_ns = i == 5000 ? fs.enter_ns : 1000000000ull;
+			sink.syscall(sink.ctx, &fs);
+		}
+		if (parts == 2 && i == 4999) {
+			assert_int_equal(analysis_merge(&a, &part), 0);
+			assert_int_equal(analysis_part_init(&part, &a), 0);
+		}
+	}
+	if (parts)
+		assert_int_equal(analysis_merge(&a, &part), 0);
+	assert_int_equal(analysis_finish(&a), 0);
+	json = render(&a, "json");
+	analysis_release(&a);
+	return json;
+}
+
+static void fsync_parts_horizon(void **state)
+{
+	char *one = fsync_far(0);
+
+	/* the first call: 5,999,000 ns of writes, 1 ms of nothing known */
+	assert_non_null(
+	    strstr(one, "\"total_ns\": 5999000,\n      \"data_ns\": 5899000,"));
+	for (unsigned int parts = 1; parts <= 2; parts++) {
+		char *cut = fsync_far(parts);
+
+		assert_string_equal(one, cut);
+		free(cut);
+	}
+	free(one);
+}
+
 /* One analysis of 30,000 requests (2,000 of them before the second device
  * appears), their bios, system calls (fsync among them), journal commits,
- * cache flushes and marks, with the hooks here and in
+ * cache flushes, marks, pages made dirty and written back, and the lower
+ * requests of zram0 (flows), with the hooks here and in
  * 3 fan-out threads (finishing in 3): the same JSON. The log's batches are
  * handed on many times; a bio handed to the sink after other outputs than
  * its request's (the join does not, the sink's contract allows it: here
@@ -790,6 +858,92 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 
 			sink.syscall(sink.ctx, &fs);
 		}
+		if (i % 6 == 1 || i % 6 == 3) {
+			/* a writer's call that made pages dirty: the pages at
+			 * its step, the call at its exit 2 steps later (in a
+			 * later part, at times), written back at the next */
+			uint32_t tid = 200 + i / 6 % 3;
+			struct join_dirty d = {.pid = 200,
+					       .tid = tid,
+					       .dev = LOOP0,
+					       .ino = 11,
+					       .index = i / 6 * 5 % 64,
+					       .pages = 2,
+					       .ts_ns = t};
+			struct join_syscall w = {
+			    .pid = 200,
+			    .tid = tid,
+			    .nr = syscall_numbers("x86_64")[SK_PWRITE64],
+			    .count = 8192,
+			    .ret = 8192,
+			    .dev = LOOP0,
+			    .ino = 11,
+			    .enter_ns = t - 40500,
+			    .exit_ns = t};
+
+			if (i % 6 == 1)
+				sink.dirty(sink.ctx, &d);
+			else
+				sink.syscall(sink.ctx, &w);
+			w.tid = 203; /* and a call of a task that dirties none */
+			if (i % 6 == 3)
+				sink.syscall(sink.ctx, &w);
+		}
+		if (i % 2000 == 700 && i < 12000) {
+			/* pages a long call made dirty in the first parts,
+			 * none in the next ones, the call's exit at the end */
+			struct join_dirty d = {.pid = 200,
+					       .tid = 204,
+					       .dev = LOOP0,
+					       .ino = 13,
+					       .index = i / 2000,
+					       .pages = 1,
+					       .ts_ns = t};
+
+			sink.dirty(sink.ctx, &d);
+		}
+		if (i == 29000) {
+			struct join_syscall w = {
+			    .pid = 200,
+			    .tid = 204,
+			    .nr = syscall_numbers("x86_64")[SK_PWRITE64],
+			    .count = 4096,
+			    .ret = 4096,
+			    .dev = LOOP0,
+			    .ino = 13,
+			    .enter_ns = 999999000,
+			    .exit_ns = t};
+
+			sink.syscall(sink.ctx, &w);
+		}
+		if (i % 6 == 4 || i % 9 == 2 || (i % 2000 == 701 && i < 12000)) {
+			/* writeback of those pages, or zram0's lower read */
+			bool wb = i % 6 == 4 || i % 2000 == 701;
+			bool late = i % 2000 == 701;
+			struct join_request l =
+			    req(LOOP0, wb ? IOT_OP_WRITE : IOT_OP_READ, 16, t, t + 40000);
+			struct join_bio lb = {
+			    .q_ns = t,
+			    .sector = 9000 + i,
+			    .nr_sectors = 16,
+			    .tid = 300,
+			    .pid = 300,
+			    .why = {.known = true,
+				    .host = IOT_HOST_REG,
+				    .cause = wb ? IOT_CAUSE_WRITEBACK : IOT_CAUSE_READ,
+				    .ino = late ? 13
+					   : wb ? 11
+						: 12,
+				    .index = late ? i / 2000
+					     : wb ? i / 6 * 5 % 64
+						  : 256 + i / 9 % 16}};
+
+			l.tid = l.pid = 300;
+			l.nr_bios = 1;
+			l.sector = lb.sector;
+			sink.request(sink.ctx, &l);
+			sink.bio(sink.ctx, &l, &lb);
+		}
 		prev = r;
 		if (i % 1000 == 0) {
 			struct join_mark m = {
@@ -820,6 +974,13 @@ static char *analysis_json(const char *names, unsigned int threads, unsigned int
 			assert_int_equal(analysis_part_init(&part, &a), 0);
 		}
 	}
+	{ /* in flight as the trace ended */
+		struct join_request u = req(LOOP0, IOT_OP_READ, 8, 1600000000, 0);
+
+		sink.unfinished(sink.ctx, &u);
+		u.sector = 4096;
+		sink.unfinished(sink.ctx, &u);
+	}
 	if (parts)
 		assert_int_equal(analysis_merge(&a, &part), 0);
 	analysis_fanout_end(&a);
@@ -849,18 +1010,21 @@ static void fanout_same(void **state)
 	char *one = analysis_json(names, 0, 0, &n1),
 	     *three = analysis_json(names, 3, 0, &n3);
 
-	assert_int_equal(n1, 30000 + 750); /* and a flush in 40 */
-	assert_int_equal(n3, 30000 + 750);
+	/* a flush in 40, writeback, lower reads */
+	assert_int_equal(n1, 30000 + 750 + 8334 + 6);
+	assert_int_equal(n3, 30000 + 750 + 8334 + 6);
 	assert_non_null(strstr(one, "\"zram0\""));
 	assert_string_equal(one, three);
 	free(one);
 	free(three);
 }
 
-/* The analyzers that merge (analyzer.h), each part of the outputs into an
- * analysis of its own, merged in order: the same JSON as one analysis of
- * them all (and the same series, every value with its time, in order);
- * with an analyzer that does not merge, no parts. patterns has a layout
+/* Every analyzer (each merges: analyzer.h), each part of the outputs into
+ * an analysis of its own, merged in order: the same JSON as one analysis
+ * of them all (and the same series, every value with its time, in order);
+ * with a fan-out, no parts. flows follows zram0 as a loop device over a
+ * file on loop0, and pages made dirty by calls that exit in the next part
+ * or after several. patterns has a layout
  * of 130 directories of a file, the stream's inodes 7 to 9 in the last
  * three (past the first 64 groups), 9 the most fragmented (figure 3-15)
  * and overlay's file */
@@ -868,7 +1032,7 @@ static void parts_same(void **state)
 {
 	const char *names =
 	    "latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,uring,"
-	    "correlate,windows,driver,patterns,fsync,marks,overlay";
+	    "correlate,windows,driver,patterns,fsync,marks,overlay,flows";
 	static struct frag_file files[130];
 	static struct frag_extent ext[130][3];
 	static char paths[130][32];
@@ -924,8 +1088,14 @@ static void parts_same(void **state)
 	}
 	keep_time = false;
 	test_layout = NULL;
+	/* every analyzer merges; a fan-out does not */
+	for (size_t i = 0; i < nr_analyzers; i++)
+		assert_non_null(analyzers[i]->merge);
 	start(&a, "latency,flows", 0);
+	assert_true(analysis_can_part(&a));
+	assert_int_equal(analysis_fanout_start(&a, 2), 0);
 	assert_false(analysis_can_part(&a));
+	analysis_fanout_end(&a);
 	analysis_release(&a);
 }
 
@@ -941,6 +1111,7 @@ int main(void)
 	    cmocka_unit_test(overlay),
 	    cmocka_unit_test(fsync_split_priority),
 	    cmocka_unit_test(fsync_analyzer),
+	    cmocka_unit_test(fsync_parts_horizon),
 	    cmocka_unit_test(flows_stacked),
 	    cmocka_unit_test(fanout_same),
 	    cmocka_unit_test(parts_same),
