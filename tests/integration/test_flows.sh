@@ -422,14 +422,16 @@ umount "$TMP/wmnt"
 losetup -d "$W"
 
 # --- on the join's segments ------------------------------------------------------
-# every trace above, its outputs cut into segments of 500 records joined and
-# analysed apart, the parts merged: the flows of one thread, byte for byte
-# (a call's dirtied pages and its exit, an upper request and the lower ones
-# that read its pages, a merged request's flows in different parts)
-for x in t m s w r dio; do
-	IOTRAIL_SEGMENT=500 IOTRAIL_DEBUG=1 "$IOTRAIL" flows --threads 4 -i "$TMP/$x.iot" \
+# every trace above, its outputs cut into segments (of 500 records, 40 for
+# the small split write) joined and analysed apart, the parts merged: the
+# flows of one thread, byte for byte (a call's dirtied pages and its exit, an
+# upper request and the lower ones that read its pages, a merged request's
+# flows in different parts)
+for xs in t:500 m:500 s:40 w:500 r:500 dio:500; do
+	x=${xs%:*}
+	IOTRAIL_SEGMENT=${xs#*:} IOTRAIL_DEBUG=1 "$IOTRAIL" flows --threads 4 -i "$TMP/$x.iot" \
 		--slowest all -f json >"$TMP/seg.json" 2>"$TMP/seg.err"
-	IOTRAIL_SEGMENT=500 "$IOTRAIL" flows --threads 4 -i "$TMP/$x.iot" >"$TMP/seg.txt" 2>&1
+	IOTRAIL_SEGMENT=${xs#*:} "$IOTRAIL" flows --threads 4 -i "$TMP/$x.iot" >"$TMP/seg.txt" 2>&1
 	"$IOTRAIL" flows --threads 1 -i "$TMP/$x.iot" --slowest all -f json >"$TMP/one.json"
 	"$IOTRAIL" flows --threads 1 -i "$TMP/$x.iot" >"$TMP/one.txt" 2>&1
 	apart=$(sed -n 's/.* \([0-9]*\) analysed apart.*/\1/p' "$TMP/seg.err")
