@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,16 @@ bool command_exists(const char *argv0)
 	return false;
 }
 
-/* Fork the command stopped at a pipe; it runs once the probes are attached. */
+/* Fork the command stopped at a pipe; it runs once the probes are attached.
+ * It waits in poll, not read: the probes trace read, and whether its
+ * enter came before they were armed or after decided whether the
+ * recording counted a read of the command's that was the recorder's.
+ * The byte written is left in the pipe; a pipe closed without it (the
+ * recorder gone) ends the child. */
 int start_child(struct recorder *rc)
 {
 	int go[2] = {-1, -1}, ex[2] = {-1, -1};
-	char c;
+	struct pollfd pf;
 	int e;
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
@@ -51,7 +57,10 @@ int start_child(struct recorder *rc)
 	if (rc->child == 0) {
 		close(go[1]);
 		close(ex[0]);
-		if (read(go[0], &c, 1) != 1)
+		pf = (struct pollfd){.fd = go[0], .events = POLLIN};
+		while (poll(&pf, 1, -1) < 0 && errno == EINTR)
+			;
+		if (!(pf.revents & POLLIN))
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
