@@ -212,7 +212,7 @@ static void tally_merge(struct tally *t, const struct tally *x)
 	t->n += x->n;
 }
 
-int groups_merge(struct groups *gs, const struct groups *src)
+int groups_merge(struct groups *gs, struct groups *src)
 {
 	if (gs->err)
 		return gs->err;
@@ -241,10 +241,11 @@ int groups_merge(struct groups *gs, const struct groups *src)
 		}
 	if (src->file_fsdev)
 		gs->file_fsdev = src->file_fsdev;
-	/* in output order: groups_finish's sorts see the single pass's arrays */
-	if (APPEND(gs->s, gs->nr_s, gs->cap_s, src->s, src->nr_s) ||
-	    APPEND(gs->d, gs->nr_d, gs->cap_d, src->d, src->nr_d) ||
-	    APPEND(gs->fb, gs->nr_fb, gs->cap_fb, src->fb, src->nr_fb))
+	/* in output order (groups_finish's sorts see the single pass's
+	 * arrays), joined there: no copy on the thread that merges */
+	if (TAKE(gs->s_runs, src->s, src->nr_s, src->cap_s) ||
+	    TAKE(gs->d_runs, src->d, src->nr_d, src->cap_d) ||
+	    TAKE(gs->fb_runs, src->fb, src->nr_fb, src->cap_fb))
 		return gs->err = -ENOMEM;
 	return 0;
 }
@@ -468,6 +469,10 @@ int groups_finish(struct groups *gs)
 {
 	if (gs->err)
 		return gs->err;
+	if (JOIN(gs->s_runs, gs->s, gs->nr_s, gs->cap_s) ||
+	    JOIN(gs->d_runs, gs->d, gs->nr_d, gs->cap_d) ||
+	    JOIN(gs->fb_runs, gs->fb, gs->nr_fb, gs->cap_fb))
+		return gs->err = -ENOMEM;
 	for (size_t i = 0; i < gs->nr; i++) {
 		struct file_group *g = &gs->g[i];
 		uint64_t span = g->last_ns > g->first_ns ? g->last_ns - g->first_ns : 1;
@@ -550,6 +555,9 @@ void groups_release(struct groups *gs)
 	free(gs->s);
 	free(gs->d);
 	free(gs->fb);
+	runs_release(&gs->s_runs);
+	runs_release(&gs->d_runs);
+	runs_release(&gs->fb_runs);
 	free(gs->traced);
 	free(gs->laid);
 	free(gs->counted);

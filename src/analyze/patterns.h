@@ -36,6 +36,7 @@
 #include "../layout/grid.h"
 #include "../layout/layout.h"
 #include "../join/join.h"
+#include "../util/grow.h"
 #include "../util/u64map.h"
 #include "../trace/syscalls.h"
 
@@ -110,6 +111,9 @@ struct groups {
 	uint64_t traced_blocks, traced_where; /* blocks, of which where the layout says */
 	struct gbio *fb;		      /* its bios until finish */
 	size_t nr_fb, cap_fb;
+	/* the parts' samples, dispatches and figure bios, taken at each
+	 * merge, in order after gs's own; joined to those at finish */
+	struct runs s_runs, d_runs, fb_runs;
 
 	/* figures 3-1 to 3-4: each group's blocks, with a layout */
 	const struct frag_scan *layout;
@@ -130,8 +134,8 @@ int groups_init(struct groups *gs, const struct frag_scan *layout,
  * 0 or -ENOMEM. */
 int groups_part_init(struct groups *gs, const struct groups *whole);
 /* What src counted (the outputs after gs's) added to gs, as if gs had
- * seen them; src keeps its arrays, to be released. 0 or -ENOMEM. */
-int groups_merge(struct groups *gs, const struct groups *src);
+ * seen them; its samples, dispatches and bios taken. 0 or -ENOMEM. */
+int groups_merge(struct groups *gs, struct groups *src);
 /* The group of an inode (0 without a layout): index, or -1. */
 int groups_of_inode(const struct groups *gs, uint64_t ino);
 void groups_syscall(struct groups *gs, const struct join_syscall *s);

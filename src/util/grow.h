@@ -34,4 +34,28 @@ int grow_append(void *arrp, size_t elem, size_t *nr, size_t *cap, const void *fr
 #define APPEND(arr, nr, cap, from, n)                                                    \
 	grow_append(&(arr), sizeof(*(arr)), &(nr), &(cap), (from), (n))
 
+/* Arrays taken whole (a part's, at a merge: no copy) and joined end to end
+ * once, later (at finish, on a thread of its own). */
+struct runs {
+	struct run {
+		void *p;
+		size_t n;
+	} * r;
+	size_t nr, cap;
+};
+
+/* arr (nr elements) moved to the end of rs: arr NULL, nr and cap 0
+ * after. 0 or -ENOMEM (nothing moved). */
+int runs_take(struct runs *rs, void *arrp, size_t *nr, size_t *cap);
+
+#define TAKE(rs, arr, nr, cap) runs_take(&(rs), &(arr), &(nr), &(cap))
+
+/* Every run of rs appended to the array, in order, and freed. 0 or
+ * -ENOMEM (rs and the array as they were). */
+int runs_join(struct runs *rs, void *arrp, size_t elem, size_t *nr, size_t *cap);
+
+#define JOIN(rs, arr, nr, cap) runs_join(&(rs), &(arr), sizeof(*(arr)), &(nr), &(cap))
+
+void runs_release(struct runs *rs);
+
 #endif
