@@ -480,10 +480,24 @@ static int dev_merge(struct dev_result *to, const struct dev_result *d)
 	return metric_append(&to->flush, &d->flush);
 }
 
+void analysis_part_end(struct analysis *part)
+{
+	if (part->part_ended)
+		return;
+	part->part_ended = true;
+	for (size_t i = 0; i < part->nr_out; i++)
+		if (part->out[i].an->part_end)
+			part->out[i].an->part_end(part, part->out[i].priv);
+}
+
 int analysis_merge(struct analysis *a, struct analysis *part)
 {
-	size_t *devmap = calloc(part->nr_devs ? part->nr_devs : 1, sizeof(*devmap));
-	int err = devmap ? 0 : -ENOMEM;
+	size_t *devmap;
+	int err;
+
+	analysis_part_end(part);
+	devmap = calloc(part->nr_devs ? part->nr_devs : 1, sizeof(*devmap));
+	err = devmap ? 0 : -ENOMEM;
 
 	/* a's devices in the order they were first seen: a part's new ones
 	 * come after those of the parts before, in the part's order */

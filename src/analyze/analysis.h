@@ -170,7 +170,8 @@ struct analysis {
 	 * part); NULL otherwise. What a part's analyzers cannot tell alone
 	 * they keep for their merge. */
 	const struct analysis *whole;
-	int err; /* first error (-ENOMEM, or an analyzer's) */
+	bool part_ended; /* analysis_part_end done */
+	int err;	 /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];
 };
 
@@ -222,6 +223,10 @@ int analysis_part_init(struct analysis *part, const struct analysis *a);
  * in the whole analysis (set up, read-only while parts run), or NULL when
  * a is no part. */
 const void *analysis_whole_priv(const struct analysis *a, const struct an_output *o);
+/* part has all its outputs: its analyzers' part_end, on the caller's
+ * thread (the worker that fed it, before the merge). Once; analysis_merge
+ * calls it when nobody did. */
+void analysis_part_end(struct analysis *part);
 /* What part holds (the stretch after what a has seen) added to a, as if a
  * had seen it; part is then released. 0 or -ENOMEM (also in a->err). */
 int analysis_merge(struct analysis *a, struct analysis *part);

@@ -55,6 +55,10 @@ struct analyzer {
 	 * it sees every output in one thread. */
 	int (*merge)(struct analysis *a, void *priv, const struct analysis *src,
 		     void *src_priv, const size_t *devmap);
+	/* Optional, with merge: a part's outputs are all in; what can be
+	 * done before its merge (a sort), on the thread that had them
+	 * (analysis_part_end), once, before merge. */
+	void (*part_end)(struct analysis *a, void *priv);
 	/* metrics and tables into o; 0 or -errno */
 	int (*finish)(struct analysis *a, struct an_output *o);
 	void (*release)(void *priv);

@@ -24,6 +24,7 @@ struct gdisp {
 	uint64_t c_ns; /* 0: no C */
 	uint32_t nr, dev;
 	int32_t group; /* -1: belongs to no group */
+	uint32_t seq;  /* its place in its array as output: the sort's last key */
 };
 
 struct gbio {
@@ -336,13 +337,14 @@ void groups_request(struct groups *gs, const struct join_request *r)
 			gs->err = -ENOMEM;
 			return;
 		}
-		gs->d[gs->nr_d++] =
-		    (struct gdisp){.d_ns = r->d_ns,
-				   .sector = r->sector,
-				   .c_ns = r->c_ns >= r->d_ns ? r->c_ns : 0,
-				   .nr = r->nr_sectors,
-				   .dev = r->dev,
-				   .group = gi};
+		gs->d[gs->nr_d] = (struct gdisp){.d_ns = r->d_ns,
+						 .sector = r->sector,
+						 .c_ns = r->c_ns >= r->d_ns ? r->c_ns : 0,
+						 .nr = r->nr_sectors,
+						 .dev = r->dev,
+						 .group = gi,
+						 .seq = (uint32_t)gs->nr_d};
+		gs->nr_d++;
 	}
 }
 
@@ -391,13 +393,16 @@ static int block_maps(struct groups *gs)
 	return 0;
 }
 
+/* by device and time, then as output: one order, whatever the sort */
 static int cmp_disp(const void *a, const void *b)
 {
 	const struct gdisp *x = a, *y = b;
 
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
-	return x->d_ns < y->d_ns ? -1 : x->d_ns > y->d_ns;
+	if (x->d_ns != y->d_ns)
+		return x->d_ns < y->d_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int cmp_gbio(const void *a, const void *b)
@@ -465,22 +470,115 @@ static int traced_runs(struct groups *gs)
 	return 0;
 }
 
-int groups_finish(struct groups *gs)
+/* Dispatch c after p on the device (in the order of cmp_disp): the seek
+ * between them, and c's service time by the seek's size. */
+static void disp_pair(struct groups *gs, const struct gdisp *p, const struct gdisp *c)
 {
-	if (gs->err)
-		return gs->err;
-	if (JOIN(gs->s_runs, gs->s, gs->nr_s, gs->cap_s) ||
-	    JOIN(gs->d_runs, gs->d, gs->nr_d, gs->cap_d) ||
-	    JOIN(gs->fb_runs, gs->fb, gs->nr_fb, gs->cap_fb))
-		return gs->err = -ENOMEM;
-	for (size_t i = 0; i < gs->nr; i++) {
-		struct file_group *g = &gs->g[i];
-		uint64_t span = g->last_ns > g->first_ns ? g->last_ns - g->first_ns : 1;
+	struct file_group *g;
+	int64_t diff;
+	uint64_t mag;
 
-		g->bin_ns = (span + GROUP_BINS - 1) / GROUP_BINS;
+	if (c->group < 0 || p->dev != c->dev)
+		return;
+	g = &gs->g[c->group];
+	diff = (int64_t)(c->sector - (p->sector + p->nr));
+	mag = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
+	tally(&g->sdiff, mag);
+	g->seeks += mag != 0;
+	/* its service: from when the device was free of the request
+	 * before (served in dispatch order) to its completion */
+	if (c->c_ns && p->c_ns && c->c_ns >= p->c_ns) {
+		uint64_t from = c->d_ns > p->c_ns ? c->d_ns : p->c_ns;
+		int k = mag ? 64 - __builtin_clzll(mag) : 0;
+
+		tally(&g->seek_svc[k < GROUP_SEEK_BUCKETS ? k : GROUP_SEEK_BUCKETS - 1],
+		      c->c_ns - from);
 	}
-	for (size_t i = 0; i < gs->nr_s; i++) {
-		const struct gsample *s = &gs->s[i];
+	if (g->reads)
+		tally(&bin_of(g, c->d_ns)->sdiff, mag);
+}
+
+/* a sorted array of dispatches (gs->d, or a part's), at its next one */
+struct dcur {
+	const struct gdisp *p, *end;
+	size_t run; /* 0: gs->d, then the parts' in order */
+};
+
+/* the order of one array sorted (cmp_disp) after the other: by device
+ * and time, then the earlier array's first (its outputs came first) */
+static bool dcur_before(const struct dcur *a, const struct dcur *b)
+{
+	if (a->p->dev != b->p->dev)
+		return a->p->dev < b->p->dev;
+	if (a->p->d_ns != b->p->d_ns)
+		return a->p->d_ns < b->p->d_ns;
+	return a->run < b->run;
+}
+
+static void dcur_down(struct dcur *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct dcur t;
+
+		if (l < n && dcur_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && dcur_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Every dispatch after the one before it on its device: gs->d and the
+ * parts' (each sorted on its own thread, groups_part_end) merged, in the
+ * order of one array of them all sorted. 0 or -ENOMEM. */
+static int dispatches(struct groups *gs)
+{
+	size_t n = 0;
+	struct dcur *h = malloc((gs->d_runs.nr + 1) * sizeof(*h));
+	const struct gdisp *prev = NULL;
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t k = 0; k <= gs->d_runs.nr; k++) {
+		const struct gdisp *d = k ? gs->d_runs.r[k - 1].p : gs->d;
+		size_t nr = k ? gs->d_runs.r[k - 1].n : gs->nr_d;
+
+		if (nr)
+			h[n++] = (struct dcur){d, d + nr, k};
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		dcur_down(h, n, i);
+	while (n) {
+		const struct gdisp *c = h[0].p;
+
+		if (prev)
+			disp_pair(gs, prev, c);
+		prev = c;
+		if (++h[0].p == h[0].end)
+			h[0] = h[--n];
+		dcur_down(h, n, 0);
+	}
+	free(h);
+	return 0;
+}
+
+void groups_part_end(struct groups *gs)
+{
+	if (gs->nr_d)
+		qsort(gs->d, gs->nr_d, sizeof(*gs->d), cmp_disp);
+}
+
+/* samples into their groups' time bins (in any order: tallies) */
+static void bin_samples(struct groups *gs, const struct gsample *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gsample *s = &from[i];
 		struct file_group *g = &gs->g[s->group];
 		struct group_bin *b;
 
@@ -492,35 +590,29 @@ int groups_finish(struct groups *gs)
 					 : &b->elv,
 		      s->v);
 	}
+}
+
+int groups_finish(struct groups *gs)
+{
+	if (gs->err)
+		return gs->err;
+	/* the figure's bios sorted as one array; the dispatches merged
+	 * from the parts' sorted ones; the samples where they are */
+	if (JOIN(gs->fb_runs, gs->fb, gs->nr_fb, gs->cap_fb))
+		return gs->err = -ENOMEM;
+	for (size_t i = 0; i < gs->nr; i++) {
+		struct file_group *g = &gs->g[i];
+		uint64_t span = g->last_ns > g->first_ns ? g->last_ns - g->first_ns : 1;
+
+		g->bin_ns = (span + GROUP_BINS - 1) / GROUP_BINS;
+	}
+	bin_samples(gs, gs->s, gs->nr_s);
+	for (size_t k = 0; k < gs->s_runs.nr; k++)
+		bin_samples(gs, gs->s_runs.r[k].p, gs->s_runs.r[k].n);
 	if (gs->nr_d)
 		qsort(gs->d, gs->nr_d, sizeof(*gs->d), cmp_disp);
-	for (size_t i = 1; i < gs->nr_d; i++) {
-		const struct gdisp *p = &gs->d[i - 1], *c = &gs->d[i];
-		struct file_group *g;
-		int64_t diff;
-		uint64_t mag;
-
-		if (c->group < 0 || p->dev != c->dev)
-			continue;
-		g = &gs->g[c->group];
-		diff = (int64_t)(c->sector - (p->sector + p->nr));
-		mag = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
-		tally(&g->sdiff, mag);
-		g->seeks += mag != 0;
-		/* its service: from when the device was free of the request
-		 * before (served in dispatch order) to its completion */
-		if (c->c_ns && p->c_ns && c->c_ns >= p->c_ns) {
-			uint64_t from = c->d_ns > p->c_ns ? c->d_ns : p->c_ns;
-			int k = mag ? 64 - __builtin_clzll(mag) : 0;
-
-			tally(
-			    &g->seek_svc[k < GROUP_SEEK_BUCKETS ? k
-								: GROUP_SEEK_BUCKETS - 1],
-			    c->c_ns - from);
-		}
-		if (g->reads)
-			tally(&bin_of(g, c->d_ns)->sdiff, mag);
-	}
+	if (dispatches(gs))
+		return gs->err = -ENOMEM;
 	if (gs->file && traced_runs(gs))
 		return -ENOMEM;
 	for (size_t i = 0; i < gs->nr; i++) {
@@ -582,6 +674,11 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 		 void *src_priv, const size_t *devmap)
 {
 	return groups_merge(priv, src_priv); /* by dev_t, not by index */
+}
+
+static void part_end(struct analysis *a, void *priv)
+{
+	groups_part_end(priv);
 }
 
 static void on_syscall(struct analysis *a, void *priv, const struct join_syscall *s)
@@ -809,6 +906,7 @@ const struct analyzer an_patterns = {
     .bio = on_bio,
     .syscall = on_syscall,
     .merge = merge,
+    .part_end = part_end,
     .finish = finish,
     .release = release,
 };

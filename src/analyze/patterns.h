@@ -134,8 +134,12 @@ int groups_init(struct groups *gs, const struct frag_scan *layout,
  * 0 or -ENOMEM. */
 int groups_part_init(struct groups *gs, const struct groups *whole);
 /* What src counted (the outputs after gs's) added to gs, as if gs had
- * seen them; its samples, dispatches and bios taken. 0 or -ENOMEM. */
+ * seen them; its samples, dispatches (sorted: groups_part_end) and bios
+ * taken. 0 or -ENOMEM. */
 int groups_merge(struct groups *gs, struct groups *src);
+/* gs (a part) has all its outputs: its dispatches sorted (on the thread
+ * that fed it), before groups_merge takes them. */
+void groups_part_end(struct groups *gs);
 /* The group of an inode (0 without a layout): index, or -1. */
 int groups_of_inode(const struct groups *gs, uint64_t ino);
 void groups_syscall(struct groups *gs, const struct join_syscall *s);

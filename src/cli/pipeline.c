@@ -454,6 +454,13 @@ static int part_sink(void *ctx, unsigned int slot, struct join_sink *out)
 	return 0;
 }
 
+static void part_end(void *ctx, unsigned int slot)
+{
+	struct part_set *ps = ctx;
+
+	analysis_part_end(&ps->part[slot]);
+}
+
 static void part_merge(void *ctx, unsigned int slot)
 {
 	struct part_set *ps = ctx;
@@ -520,6 +527,7 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 		if (!ps.part || !ps.live)
 			err = -ENOMEM;
 		cfg.part_sink = part_sink;
+		cfg.part_end = part_end;
 		cfg.part_merge = part_merge;
 		cfg.part_ctx = &ps;
 	}

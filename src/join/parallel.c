@@ -143,8 +143,12 @@ static int run_part(struct par *p, struct seg *g)
 	int err =
 	    p->cfg->part_sink(p->cfg->part_ctx, (unsigned int)(g->idx % p->nr_slots), &k);
 
-	if (!err)
+	if (!err) {
 		outlog_replay(&g->log, g->from, g->log.len, &k);
+		if (p->cfg->part_end)
+			p->cfg->part_end(p->cfg->part_ctx,
+					 (unsigned int)(g->idx % p->nr_slots));
+	}
 	return err;
 }
 

@@ -43,6 +43,8 @@ struct join_par_config {
 	 * analyzers on segments, analysis_merge). A slot is not used again
 	 * before its part is merged. part_sink: 0 or -errno. */
 	int (*part_sink)(void *ctx, unsigned int slot, struct join_sink *out);
+	/* optional: part `slot` has all its outputs (on the worker) */
+	void (*part_end)(void *ctx, unsigned int slot);
 	void (*part_merge)(void *ctx, unsigned int slot);
 	void *part_ctx;
 };

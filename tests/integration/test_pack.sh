@@ -13,9 +13,9 @@ L=$(make_loop 128M)
 D=${L#/dev/}
 TSAN=$ROOT/build/tsan/iotrail # make tsan
 [ -x "$TSAN" ] || not_ok "ThreadSanitizer build" "$TSAN missing (make tsan)"
-# every analyzer that merges (analysis_merge: analysed on the join's
-# segments) but overlay, which needs a layout (test_frag.sh); flows does not
-ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver,patterns
+# every analyzer (each merges: analysis_merge, analysed on the join's
+# segments) but overlay, which needs a layout (test_frag.sh)
+ANALYZERS=latency,syscall,biotime,elvtime,iosector,sizes,tasks,who,fsync,uring,marks,correlate,windows,driver,patterns,flows
 MERGING=$ANALYZERS
 
 # fio_job NAME ENGINE [fio options...]: a script, for record to run

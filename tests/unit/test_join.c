@@ -1289,13 +1289,15 @@ static int64_t pull_some(void *ctx, struct iot_rec *buf, size_t max)
 }
 
 /* parts (join_par_config.part_sink): an outbuf a slot, appended to the
- * whole at each merge; a slot must not be used again before its merge */
+ * whole at each merge; a slot must not be used again before its merge,
+ * nor get outputs after its end (part_end), which comes before it */
 struct parts {
 	struct outbuf slot[16];
-	bool busy[16];
+	bool busy[16], ended[16];
+	size_t at_end[16];
 	unsigned int nr;
 	struct outbuf *whole;
-	uint64_t merged;
+	uint64_t merged, ends;
 };
 
 static int parts_sink(void *ctx, unsigned int slot, struct join_sink *out)
@@ -1309,11 +1311,25 @@ static int parts_sink(void *ctx, unsigned int slot, struct join_sink *out)
 	return 0;
 }
 
+static void parts_end(void *ctx, unsigned int slot)
+{
+	struct parts *ps = ctx;
+
+	assert_true(ps->busy[slot]);
+	assert_false(ps->ended[slot]);
+	ps->ended[slot] = true;
+	ps->at_end[slot] = ps->slot[slot].n;
+	__atomic_fetch_add(&ps->ends, 1, __ATOMIC_RELAXED);
+}
+
 static void parts_merge(void *ctx, unsigned int slot)
 {
 	struct parts *ps = ctx;
 
 	assert_true(ps->busy[slot]);
+	assert_true(ps->ended[slot]);
+	assert_int_equal(ps->slot[slot].n, ps->at_end[slot]);
+	ps->ended[slot] = false;
 	if (ps->slot[slot].n) /* a segment with no outputs has no buffer */
 		out_put(ps->whole, ps->slot[slot].b, ps->slot[slot].n);
 	ps->slot[slot].n = 0;
@@ -1356,6 +1372,7 @@ static void one_way_and_parallel(int kind, uint64_t *stitched, uint64_t *rejoine
 				    .syscall_nr = seq.syscall_nr,
 				    .bi_elided = true,
 				    .part_sink = parted ? parts_sink : NULL,
+				    .part_end = parts_end,
 				    .part_merge = parts_merge,
 				    .part_ctx = &ps,
 				};
@@ -1373,6 +1390,7 @@ static void one_way_and_parallel(int kind, uint64_t *stitched, uint64_t *rejoine
 				assert_int_equal(empty.n, 0);
 				assert_int_equal(res.parts, parted ? res.segments : 0);
 				assert_int_equal(ps.merged, parted ? res.segments : 0);
+				assert_int_equal(ps.ends, ps.merged);
 				*stitched += res.stitched;
 				*rejoined += res.rejoined;
 				free(par.b);
