@@ -765,19 +765,29 @@ int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,
 	return open_indexed(r, path, 1, false, errbuf, errlen);
 }
 
+/* packed chunk ch's records into out (room for all): false on damage,
+ * or when the file changed under us */
+static bool unpack_into(const struct trace_reader *r, const struct reader_chunk *ch,
+			struct iot_rec *out)
+{
+	uint64_t n = ch->size / IOT_REC_SIZE;
+	const uint8_t *in = r->map + ch->offset + sizeof(struct iot_packed);
+	size_t used;
+
+	return iot_unpack_some(in, ch->packed_bytes, out, n, &used) == n &&
+	       /* checked at the open (every chunk of no record too): used
+		* is packed_bytes */
+	       (!r->unchecked || !n || padding_ok(in, used, ch->packed_bytes));
+}
+
 struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
 				    const struct reader_chunk *ch)
 {
 	uint64_t n = ch->size / IOT_REC_SIZE;
 	struct iot_rec *recs = malloc((n ?: 1) * sizeof(*recs));
-	const uint8_t *in = r->map + ch->offset + sizeof(struct iot_packed);
-	size_t used;
 
-	if (recs && (iot_unpack_some(in, ch->packed_bytes, recs, n, &used) != n ||
-		     /* checked at the open (every chunk of no record
-			too): used is packed_bytes */
-		     (r->unchecked && n && !padding_ok(in, used, ch->packed_bytes)))) {
-		free(recs); /* damage, or the file changed under us */
+	if (recs && !unpack_into(r, ch, recs)) {
+		free(recs);
 		recs = NULL;
 	}
 	return recs;
@@ -1828,9 +1838,10 @@ void reader_plan_release(struct reader_plan *pl)
 }
 
 int trace_reader_segment(const struct trace_reader *r, const struct reader_plan *pl,
-			 size_t seg, struct trace_reader *cur)
+			 size_t seg, struct trace_reader *cur,
+			 struct reader_scratch *scratch)
 {
-	uint64_t from = pl->cuts[seg], to = pl->cuts[seg + 1];
+	uint64_t from = pl->cuts[seg], to = pl->cuts[seg + 1], packed = 0;
 
 	/* the tables and chunks are the reader's, the merge the cursor's */
 	*cur = *r;
@@ -1845,21 +1856,26 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 	cur->limit_ns = UINT64_MAX;	/* every record it holds may go */
 	if (alloc_merge(cur))
 		return -ENOMEM;
+	/* its packed chunks unpacked for it alone, end to end in the
+	 * caller's memory, kept from one segment to the next: fresh memory
+	 * for each chunk of each segment was page faults and zeroing, more
+	 * than the unpacking itself */
+	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++)
+		if (r->chunks[pl->seg_chunks[i]].packed_bytes)
+			packed += r->chunks[pl->seg_chunks[i]].size / IOT_REC_SIZE;
+	if (packed && GROW(scratch->recs, packed, scratch->cap))
+		return -ENOMEM;
+	packed = 0;
 	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++) {
 		const struct reader_chunk *ch = &r->chunks[pl->seg_chunks[i]];
 		const struct iot_rec *p = ch->recs;
 		uint64_t n = ch->size / IOT_REC_SIZE;
 
-		if (ch->packed_bytes) { /* unpacked for this segment alone */
-			struct iot_rec *u = trace_reader_unpack(r, ch);
-
-			if (!u || GROW(cur->live, cur->nr_live + 1, cur->cap_live)) {
-				free(u);
+		if (ch->packed_bytes) {
+			if (!unpack_into(r, ch, scratch->recs + packed))
 				return -ENOMEM;
-			}
-			cur->live[cur->nr_live++] =
-			    (struct reader_unpacked){u, n, ch->cpu};
-			p = u;
+			p = scratch->recs + packed;
+			packed += n;
 		} else if (r->size > READER_POPULATE_MAX && in_map(r, ch)) {
 			populate(p, ch->size);
 		}

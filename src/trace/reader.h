@@ -235,12 +235,21 @@ struct reader_plan {
  * each segment that reads it. */
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl);
+/* The caller's memory a cursor unpacks its packed chunks into, kept from
+ * one segment to the next (one for each cursor open at once). */
+struct reader_scratch {
+	struct iot_rec *recs;
+	size_t cap;
+};
 /* A cursor over segment seg: trace_reader_next on it gives that stretch's
- * records (valid while r is); then trace_reader_segment_done, which lets
- * a large trace's pages go once no segment needs them. Several at once,
- * on threads. 0 or -ENOMEM (done is still called). */
+ * records (valid while r is, and scratch until it is used again); then
+ * trace_reader_segment_done, which lets a large trace's pages go once no
+ * segment needs them. Several at once, on threads, each with a scratch of
+ * its own (released by the caller: free(scratch->recs)). 0 or -ENOMEM
+ * (done is still called). */
 int trace_reader_segment(const struct trace_reader *r, const struct reader_plan *pl,
-			 size_t seg, struct trace_reader *cur);
+			 size_t seg, struct trace_reader *cur,
+			 struct reader_scratch *scratch);
 void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan *pl,
 			       size_t seg, struct trace_reader *cur);
 /* Once every segment was read: the reader's counts (gaps, summaries) as

@@ -204,7 +204,8 @@ static void merge_many_streams(void **state)
  * one before first). */
 #define SG_CPUS	  5u
 #define SG_ROUNDS 40u
-static void write_segmentable(int bad)
+/* packed: the even CPUs' chunks packed (format 1.10), the odd ones' whole */
+static void write_segmentable(int bad, bool packed)
 {
 	static struct iot_rec recs[SG_CPUS][SG_ROUNDS * 60];
 	struct iot_file_header h;
@@ -212,6 +213,8 @@ static void write_segmentable(int bad)
 	uint64_t seed = 11, seq[SG_CPUS] = {0};
 
 	header(&h, SG_CPUS);
+	if (packed)
+		h.version_minor = IOT_VERSION_MINOR;
 	assert_int_equal(trace_writer_open(&w, path, &h), 0);
 	for (uint32_t k = 0; k < SG_ROUNDS; k++) {
 		for (uint32_t c = 0; c < SG_CPUS; c++) {
@@ -246,7 +249,10 @@ static void write_segmentable(int bad)
 				a[0].ts_ns = a[-20].ts_ns - 1;
 			if (bad == 5 && k == 20 && c == 0)
 				a[0].ts_ns = a[-READER_REORDER].ts_ns - 1;
-			if (cnt)
+			if (cnt && packed && c % 2 == 0)
+				assert_int_equal(
+				    trace_writer_packed(&w, c, a, cnt, NULL, 0), 0);
+			else if (cnt)
 				trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, a, cnt * 64,
 						   NULL, 0);
 			seq[c] += cnt;
@@ -263,41 +269,53 @@ static void segments_same(void **state)
 	struct trace_reader r, cur;
 	struct reader_plan pl;
 	const struct iot_rec *rec;
-	uint64_t n = 0, m = 0, gaps, summaries, seg_recs[] = {1, 100, 700};
+	uint64_t n, m, gaps, summaries, seg_recs[] = {1, 100, 700};
 	char err[256];
 
-	write_segmentable(0);
-	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
-	while (trace_reader_next(&r, &rec) == 1)
-		serial[n++] = *rec;
-	gaps = r.nr_gaps;
-	summaries = r.nr_summaries;
-	assert_int_equal(gaps, 3);
-	for (unsigned int s = 0; s < 3; s++) {
-		assert_int_equal(trace_reader_plan(&r, seg_recs[s], 3, &pl), 1);
-		assert_true(pl.nr_segs > 1);
-		m = 0;
-		for (size_t k = 0; k < pl.nr_segs; k++) {
-			assert_int_equal(trace_reader_segment(&r, &pl, k, &cur), 0);
-			while (trace_reader_next(&cur, &rec) == 1) {
-				assert_true(m < n);
-				/* the same record, in the same place */
-				assert_memory_equal(rec, &serial[m], sizeof(*rec));
-				m++;
-			}
-			trace_reader_segment_done(&r, &pl, k, &cur);
-		}
-		assert_int_equal(m, n);
-		assert_int_equal(pl.gaps, gaps);
-		assert_int_equal(pl.summaries, summaries);
-		reader_plan_release(&pl);
-	}
-	trace_reader_release(&r);
-	for (int bad = 1; bad <= 5; bad++) { /* each read by the merge alone */
-		write_segmentable(bad);
+	for (int packed = 0; packed <= 1; packed++) {
+		/* one scratch for every segment, as one slot of the join's */
+		struct reader_scratch scratch = {0};
+
+		write_segmentable(0, packed);
 		assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
-		assert_int_equal(trace_reader_plan(&r, 100, 2, &pl), 0);
+		n = 0;
+		while (trace_reader_next(&r, &rec) == 1)
+			serial[n++] = *rec;
+		gaps = r.nr_gaps;
+		summaries = r.nr_summaries;
+		assert_int_equal(gaps, 3);
+		for (unsigned int s = 0; s < 3; s++) {
+			assert_int_equal(trace_reader_plan(&r, seg_recs[s], 3, &pl), 1);
+			assert_true(pl.nr_segs > 1);
+			m = 0;
+			for (size_t k = 0; k < pl.nr_segs; k++) {
+				assert_int_equal(
+				    trace_reader_segment(&r, &pl, k, &cur, &scratch), 0);
+				while (trace_reader_next(&cur, &rec) == 1) {
+					assert_true(m < n);
+					/* the same record, in the same place */
+					assert_memory_equal(rec, &serial[m],
+							    sizeof(*rec));
+					m++;
+				}
+				trace_reader_segment_done(&r, &pl, k, &cur);
+			}
+			assert_int_equal(m, n);
+			assert_int_equal(pl.gaps, gaps);
+			assert_int_equal(pl.summaries, summaries);
+			reader_plan_release(&pl);
+		}
+		/* packed chunks were unpacked into it, and only they */
+		assert_true(packed ? scratch.cap > 0 : scratch.cap == 0);
+		free(scratch.recs);
 		trace_reader_release(&r);
+		for (int bad = 1; bad <= 5; bad++) { /* each read by the merge alone */
+			write_segmentable(bad, packed);
+			assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)),
+					 0);
+			assert_int_equal(trace_reader_plan(&r, 100, 2, &pl), 0);
+			trace_reader_release(&r);
+		}
 	}
 }
 
@@ -1013,7 +1031,7 @@ static void batches_same(void **state)
 		char err[256];
 
 		if (t == 0)
-			write_segmentable(0);
+			write_segmentable(0, false);
 		else
 			write_many_packed();
 		assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
