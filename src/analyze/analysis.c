@@ -86,11 +86,11 @@ int dev_metrics_finish(struct analysis *a, struct an_output *o)
 	return 0;
 }
 
-int dev_metrics_merge(struct analysis *a, struct dev_metrics *dm,
-		      const struct dev_metrics *src, const size_t *devmap)
+int dev_metrics_merge(struct analysis *a, struct dev_metrics *dm, struct dev_metrics *src,
+		      const size_t *devmap)
 {
 	for (size_t i = 0; i < src->nr; i++) {
-		const struct metric *s = &src->m[i];
+		struct metric *s = &src->m[i];
 		struct metric *m;
 
 		if (!s->n && !s->agg_n)
@@ -101,7 +101,7 @@ int dev_metrics_merge(struct analysis *a, struct dev_metrics *dm,
 			return -ENOMEM;
 		if (!m->n && !m->agg_n) /* an analyzer may name it at its first value */
 			memcpy(m->scope, s->scope, sizeof(m->scope));
-		if (metric_append(m, s))
+		if (metric_take(m, s))
 			return -ENOMEM;
 	}
 	return 0;
@@ -459,7 +459,7 @@ const void *analysis_whole_priv(const struct analysis *a, const struct an_output
 }
 
 /* part's device d into a's device to: counts added, metrics appended */
-static int dev_merge(struct dev_result *to, const struct dev_result *d)
+static int dev_merge(struct dev_result *to, struct dev_result *d)
 {
 	for (int o = 0; o < NR_OPG; o++) {
 		to->requests[o] += d->requests[o];
@@ -472,12 +472,12 @@ static int dev_merge(struct dev_result *to, const struct dev_result *d)
 	to->flush_from_issue += d->flush_from_issue;
 	for (int s = 0; s < NR_STAGES; s++) {
 		for (int o = 0; o < NR_OPG; o++)
-			if (metric_append(&to->stage[s][o], &d->stage[s][o]))
+			if (metric_take(&to->stage[s][o], &d->stage[s][o]))
 				return -ENOMEM;
-		if (metric_append(&to->stage_all[s], &d->stage_all[s]))
+		if (metric_take(&to->stage_all[s], &d->stage_all[s]))
 			return -ENOMEM;
 	}
-	return metric_append(&to->flush, &d->flush);
+	return metric_take(&to->flush, &d->flush);
 }
 
 void analysis_part_end(struct analysis *part)

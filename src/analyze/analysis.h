@@ -292,9 +292,10 @@ static inline struct metric *dev_metric(struct analysis *a, struct dev_metrics *
 }
 void dev_metrics_release(struct dev_metrics *dm);
 /* a merge hook's (analyzer.h) for a struct dev_metrics: src's values of
- * each device appended to the same device's in dm. 0 or -ENOMEM. */
-int dev_metrics_merge(struct analysis *a, struct dev_metrics *dm,
-		      const struct dev_metrics *src, const size_t *devmap);
+ * each device taken by the same device's in dm (metric_take). 0 or
+ * -ENOMEM. */
+int dev_metrics_merge(struct analysis *a, struct dev_metrics *dm, struct dev_metrics *src,
+		      const size_t *devmap);
 /* finish and release of an analyzer whose state is one struct dev_metrics
  * (biotime, elvtime): every device's metric into o, in device order */
 int dev_metrics_finish(struct analysis *a, struct an_output *o);

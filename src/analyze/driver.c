@@ -95,8 +95,7 @@ static void request(struct analysis *a, void *priv, struct dev_result *d,
 static int merge(struct analysis *a, void *priv, const struct analysis *src,
 		 void *src_priv, const size_t *devmap)
 {
-	struct driver_priv *p = priv;
-	const struct driver_priv *s = src_priv;
+	struct driver_priv *p = priv, *s = src_priv;
 
 	for (size_t i = 0; i < s->nr; i++) {
 		struct drv_row *row = row_of(p, s->rows[i].dev, s->rows[i].hwq);
@@ -110,7 +109,7 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 	for (int q = 0; q < NR_QUEUES; q++) {
 		p->used[q] |= s->used[q];
 		for (int m = 0; m < NR_M; m++)
-			if (metric_append(&p->m[q][m], &s->m[q][m]))
+			if (metric_take(&p->m[q][m], &s->m[q][m]))
 				return -ENOMEM;
 	}
 	p->incomplete += s->incomplete;

@@ -19,6 +19,31 @@ void metric_init(struct metric *m, const char *scope, const char *name, const ch
 	m->keep_time = keep_time;
 }
 
+/* the values in v (the rest are in v32 and the runs) */
+static size_t nr_v(const struct metric *m)
+{
+	return m->n - m->n32 - m->n_runs;
+}
+
+/* The runs joined to v32 and v: every value in the arrays. 0 or -ENOMEM
+ * (as they were). */
+static int gather(struct metric *m)
+{
+	size_t n32 = m->n32, nv;
+
+	if (!m->n_runs)
+		return 0;
+	if (JOIN(m->r32, m->v32, n32, m->cap32))
+		return -ENOMEM;
+	m->n_runs -= n32 - m->n32;
+	m->n32 = n32;
+	nv = nr_v(m);
+	if (JOIN(m->r64, m->v, nv, m->cap))
+		return -ENOMEM;
+	m->n_runs = 0;
+	return 0;
+}
+
 int metric_add_slow(struct metric *m, uint64_t t, uint64_t v)
 {
 	if (!m->keep_time && v <= UINT32_MAX) {
@@ -26,7 +51,7 @@ int metric_add_slow(struct metric *m, uint64_t t, uint64_t v)
 			return -ENOMEM;
 		m->v32[m->n32++] = (uint32_t)v;
 	} else {
-		size_t nv = m->n - m->n32;
+		size_t nv = nr_v(m);
 
 		if (nv == m->cap) {
 			size_t cap = m->cap, cap_t = m->cap;
@@ -48,7 +73,7 @@ int metric_add_slow(struct metric *m, uint64_t t, uint64_t v)
 
 int metric_add_all(struct metric *dst, const struct metric *src)
 {
-	size_t nv = src->n - src->n32;
+	size_t nv = nr_v(src);
 
 	for (size_t k = 0; k < src->n32; k++)
 		if (metric_add(dst, 0, src->v32[k]))
@@ -56,6 +81,14 @@ int metric_add_all(struct metric *dst, const struct metric *src)
 	for (size_t k = 0; k < nv; k++)
 		if (metric_add(dst, 0, src->v[k]))
 			return -ENOMEM;
+	for (size_t r = 0; r < src->r32.nr; r++)
+		for (size_t k = 0; k < src->r32.r[r].n; k++)
+			if (metric_add(dst, 0, ((const uint32_t *)src->r32.r[r].p)[k]))
+				return -ENOMEM;
+	for (size_t r = 0; r < src->r64.nr; r++)
+		for (size_t k = 0; k < src->r64.r[r].n; k++)
+			if (metric_add(dst, 0, ((const uint64_t *)src->r64.r[r].p)[k]))
+				return -ENOMEM;
 	if (src->agg_n)
 		metric_add_hist(dst, src->agg_b, src->agg_sum);
 	return 0;
@@ -63,10 +96,12 @@ int metric_add_all(struct metric *dst, const struct metric *src)
 
 int metric_append(struct metric *dst, const struct metric *src)
 {
-	size_t nv = dst->n - dst->n32, snv = src->n - src->n32;
+	size_t nv = nr_v(dst), snv = nr_v(src);
 
 	if (dst->keep_time != src->keep_time)
 		return -EINVAL; /* the values are not kept alike */
+	if (src->n_runs)
+		return -EINVAL; /* a merge's parts take nothing themselves */
 	if (src->n32) {
 		if (GROW(dst->v32, dst->n32 + src->n32, dst->cap32))
 			return -ENOMEM;
@@ -90,6 +125,30 @@ int metric_append(struct metric *dst, const struct metric *src)
 		dst->sorted = false;
 	if (src->agg_n)
 		metric_add_hist(dst, src->agg_b, src->agg_sum);
+	return 0;
+}
+
+int metric_take(struct metric *dst, struct metric *src)
+{
+	size_t snv = nr_v(src), s32 = src->n32, cap = src->cap;
+
+	if (dst->keep_time || src->keep_time || src->n_runs)
+		return metric_append(dst, src);
+	/* room for both runs first: nothing is taken unless both are */
+	if (GROW(dst->r32.r, dst->r32.nr + 1, dst->r32.cap) ||
+	    GROW(dst->r64.r, dst->r64.nr + 1, dst->r64.cap) ||
+	    TAKE(dst->r32, src->v32, s32, src->cap32) || TAKE(dst->r64, src->v, snv, cap))
+		return -ENOMEM;
+	src->cap = cap;
+	dst->n_runs += src->n - src->n_runs;
+	dst->n += src->n;
+	dst->sum += src->sum;
+	if (src->n)
+		dst->sorted = false;
+	if (src->agg_n)
+		metric_add_hist(dst, src->agg_b, src->agg_sum);
+	src->n = src->n32 = 0;
+	src->sum = 0;
 	return 0;
 }
 
@@ -276,21 +335,32 @@ static void add_agg_buckets(const struct metric *m, uint64_t divisor, struct log
 	}
 }
 
+static void hist_add(struct log2_hist *h, uint64_t v, uint64_t divisor)
+{
+	uint64_t x = v / (divisor ? divisor : 1);
+	int k = x ? 63 - __builtin_clzll(x) : 0;
+
+	h->slot[k]++;
+	if (k > h->max_slot)
+		h->max_slot = k;
+}
+
 void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 {
-	size_t nv = m->n - m->n32;
+	size_t nv = nr_v(m);
 
 	memset(h, 0, sizeof(*h));
 	h->max_slot = -1;
-	for (size_t i = 0; i < m->n; i++) {
-		uint64_t x =
-		    (i < nv ? m->v[i] : m->v32[i - nv]) / (divisor ? divisor : 1);
-		int k = x ? 63 - __builtin_clzll(x) : 0;
-
-		h->slot[k]++;
-		if (k > h->max_slot)
-			h->max_slot = k;
-	}
+	for (size_t i = 0; i < nv; i++)
+		hist_add(h, m->v[i], divisor);
+	for (size_t i = 0; i < m->n32; i++)
+		hist_add(h, m->v32[i], divisor);
+	for (size_t r = 0; r < m->r32.nr; r++)
+		for (size_t i = 0; i < m->r32.r[r].n; i++)
+			hist_add(h, ((const uint32_t *)m->r32.r[r].p)[i], divisor);
+	for (size_t r = 0; r < m->r64.nr; r++)
+		for (size_t i = 0; i < m->r64.r[r].n; i++)
+			hist_add(h, ((const uint64_t *)m->r64.r[r].p)[i], divisor);
 	add_agg_buckets(m, divisor, h);
 }
 
@@ -343,11 +413,15 @@ static void hist_sorted(const struct metric *m, const struct sorted_vals *v,
 int metric_finish(struct metric *m)
 {
 	uint64_t *c = NULL;
-	size_t nv = m->n - m->n32;
-	struct sorted_vals v = {m->v32, m->n32, m->v, m->n};
+	size_t nv;
+	struct sorted_vals v;
 
 	if (m->finished)
 		return 0;
+	if (gather(m))
+		return -ENOMEM;
+	nv = nr_v(m);
+	v = (struct sorted_vals){m->v32, m->n32, m->v, m->n};
 	m->finished = true;
 	if (nv && !m->sorted && m->keep_time) {
 		/* keep the series order: statistics from a sorted copy */
@@ -397,6 +471,8 @@ void metric_drop_values(struct metric *m)
 
 void metric_release(struct metric *m)
 {
+	runs_release(&m->r32);
+	runs_release(&m->r64);
 	free(m->v);
 	free(m->t);
 	free(m->sv);

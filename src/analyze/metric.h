@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/grow.h"
+
 struct metric_stats {
 	uint64_t count, min, max, p50, p90, p99, p999;
 	double avg;
@@ -37,6 +39,12 @@ struct metric {
 	size_t n;   /* every value */
 	size_t cap; /* of v (and t) */
 	size_t n32, cap32;
+	/* Without kept times: the values of the metrics metric_take took,
+	 * their v32 and v arrays whole (a merge's parts: no copy then),
+	 * n_runs of them, joined to v32 and v when the values are first
+	 * needed (metric_finish, metric_hist). */
+	struct runs r32, r64;
+	size_t n_runs;
 	bool keep_time;
 	bool sorted; /* v and v32 sorted (t and sv then no longer paired) */
 	uint64_t sum;
@@ -76,6 +84,11 @@ int metric_add_all(struct metric *dst, const struct metric *src);
  * would had src's adds been made to it, in order. src is not finished.
  * 0, -ENOMEM, or -EINVAL when one keeps times and the other not. */
 int metric_append(struct metric *dst, const struct metric *src);
+/* metric_append, but src's values are taken, not copied, where neither
+ * keeps times: its arrays become dst's (joined at metric_finish, on the
+ * thread that finishes it), and src is left without values, to be
+ * released. 0, -ENOMEM (dst and src as they were), or -EINVAL. */
+int metric_take(struct metric *dst, struct metric *src);
 /* The values of a finished metric without kept times are let go: its
  * statistics and histograms stay. */
 void metric_drop_values(struct metric *m);

@@ -63,10 +63,10 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 	int err = 0;
 
 	for (int k = 0; k < NR_SYSCALL_KINDS && !err; k++)
-		err = metric_append(&p->m[k], &s->m[k]);
+		err = metric_take(&p->m[k], &s->m[k]);
 	for (int w = 0; w < 2 && !err; w++)
 		for (int f = 0; f < NR_RWF && !err; f++)
-			err = metric_append(&p->rwf[w][f], &s->rwf[w][f]);
+			err = metric_take(&p->rwf[w][f], &s->rwf[w][f]);
 	return err;
 }
 

@@ -82,7 +82,7 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 		 void *src_priv, const size_t *devmap)
 {
 	struct uring_priv *p = priv;
-	const struct uring_priv *s = src_priv;
+	struct uring_priv *s = src_priv;
 
 	if (APPEND(p->reqs, p->nr, p->cap, s->reqs, s->nr))
 		return -ENOMEM;
@@ -90,7 +90,7 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 		p->nr_op[op] += s->nr_op[op];
 		p->io_op[op] += s->io_op[op];
 		for (int m = 0; m < NR_M; m++)
-			if (metric_append(&p->m[op][m], &s->m[op][m]))
+			if (metric_take(&p->m[op][m], &s->m[op][m]))
 				return -ENOMEM;
 	}
 	return 0;

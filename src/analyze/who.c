@@ -357,14 +357,13 @@ static void fault(struct analysis *a, void *priv, const struct join_fault *f)
 static int merge(struct analysis *a, void *priv, const struct analysis *src,
 		 void *src_priv, const size_t *devmap)
 {
-	struct who_priv *p = priv;
-	const struct who_priv *s = src_priv;
+	struct who_priv *p = priv, *s = src_priv;
 	uint32_t *rowmap = malloc((s->nr ? s->nr : 1) * sizeof(*rowmap));
 
 	if (!rowmap)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr; i++) {
-		const struct who_row *x = &s->rows[i];
+		struct who_row *x = &s->rows[i];
 		struct who_row tmpl = {.pid = x->pid,
 				       .tid = x->tid,
 				       .cgroup = x->cgroup,
@@ -392,8 +391,8 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 		w->ra_pages += x->ra_pages;
 		w->ra_used += x->ra_used;
 		w->ra_mapped += x->ra_mapped;
-		if (metric_append(&w->q2c, &x->q2c) || metric_append(&w->d2c, &x->d2c) ||
-		    metric_append(&w->sys, &x->sys)) {
+		if (metric_take(&w->q2c, &x->q2c) || metric_take(&w->d2c, &x->d2c) ||
+		    metric_take(&w->sys, &x->sys)) {
 			free(rowmap);
 			return -ENOMEM;
 		}

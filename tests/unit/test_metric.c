@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Radix sort, nearest-rank percentiles and log2 histogram edges. */
+/* Radix sort, nearest-rank percentiles, log2 histogram edges, merges. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +180,87 @@ static void finish_matches_hist(void **state)
 	}
 }
 
+/* metric_take: the values of parts, taken whole, as if added to one
+ * metric (the whole's own among them, before, between and after); a
+ * part is left empty; a metric holding taken runs is read by
+ * metric_hist and metric_add_all as it is, and finished like the one;
+ * kept times are copied, as metric_append does. */
+static void take_same_as_one(void **state)
+{
+	uint64_t x = 88172645463325252ull;
+	struct metric one, whole, part, sum;
+	struct log2_hist h1, h2;
+	uint64_t buckets[64] = {0};
+
+	metric_init(&one, "s", "q2c", "ns", false);
+	metric_init(&whole, "s", "q2c", "ns", false);
+	buckets[7] = 3;
+	for (int p = 0; p < 6; p++) {
+		/* part 2 is empty; part 4 has in-kernel buckets only */
+		int n = p == 2 || p == 4 ? 0 : 3000 + 500 * p;
+
+		metric_init(&part, "s", "q2c", "ns", false);
+		for (int i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* below and above 2^32: v32 and v */
+			uint64_t v = i % 5 ? x >> 40 : x >> (x & 31);
+
+			metric_add(&part, 0, v);
+			metric_add(&one, 0, v);
+		}
+		if (p == 4) {
+			metric_add_hist(&part, buckets, 700);
+			metric_add_hist(&one, buckets, 700);
+		}
+		assert_int_equal(metric_take(&whole, &part), 0);
+		assert_int_equal(part.n, 0);
+		assert_int_equal(part.n32, 0);
+		assert_null(part.v32);
+		metric_release(&part);
+		if (p == 1) { /* the whole's own values between parts */
+			for (uint64_t v = 1; v < 1u << 20; v = v * 3 + 1) {
+				metric_add(&whole, 0, v << 20);
+				metric_add(&one, 0, v << 20);
+			}
+		}
+	}
+	assert_int_equal(whole.n, one.n);
+	assert_int_equal(whole.sum, one.sum);
+	assert_true(whole.n_runs > 0);
+	/* read with the runs still apart */
+	metric_hist(&whole, 1000, &h1);
+	metric_hist(&one, 1000, &h2);
+	assert_memory_equal(&h1, &h2, sizeof(h1));
+	metric_init(&sum, "s", "all", "ns", false);
+	assert_int_equal(metric_add_all(&sum, &whole), 0);
+	assert_int_equal(sum.n, one.n);
+	assert_int_equal(sum.sum, one.sum);
+	assert_int_equal(metric_finish(&whole), 0);
+	assert_int_equal(metric_finish(&one), 0);
+	assert_int_equal(metric_finish(&sum), 0);
+	assert_int_equal(whole.n_runs, 0);
+	assert_memory_equal(&whole.st, &one.st, sizeof(one.st));
+	assert_memory_equal(&whole.hist, &one.hist, sizeof(one.hist));
+	assert_memory_equal(&whole.hist_k, &one.hist_k, sizeof(one.hist_k));
+	assert_memory_equal(&sum.st.p99, &one.st.p99, sizeof(one.st.p99));
+	metric_release(&whole);
+	metric_release(&one);
+	metric_release(&sum);
+
+	/* kept times: copied, in order */
+	metric_init(&whole, "s", "seek", "sectors", true);
+	metric_init(&part, "s", "seek", "sectors", true);
+	metric_add(&whole, 10, 1);
+	metric_add(&part, 20, 2);
+	metric_add(&part, 30, 3);
+	assert_int_equal(metric_take(&whole, &part), 0);
+	assert_int_equal(whole.n, 3);
+	assert_int_equal(whole.t[2], 30);
+	assert_int_equal(whole.v[1], 2);
+	metric_release(&part);
+	metric_release(&whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +269,7 @@ int main(void)
 	    cmocka_unit_test(percentiles),
 	    cmocka_unit_test(percentiles_keep_series_order),
 	    cmocka_unit_test(hist_edges),
+	    cmocka_unit_test(take_same_as_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
