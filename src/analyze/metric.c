@@ -94,6 +94,17 @@ int metric_add_all(struct metric *dst, const struct metric *src)
 	return 0;
 }
 
+/* what dst counts of src's values, besides the values themselves */
+static void add_counts(struct metric *dst, const struct metric *src)
+{
+	dst->n += src->n;
+	dst->sum += src->sum;
+	if (src->n)
+		dst->sorted = false;
+	if (src->agg_n)
+		metric_add_hist(dst, src->agg_b, src->agg_sum);
+}
+
 int metric_append(struct metric *dst, const struct metric *src)
 {
 	size_t nv = nr_v(dst), snv = nr_v(src);
@@ -119,12 +130,7 @@ int metric_append(struct metric *dst, const struct metric *src)
 		if (dst->keep_time)
 			memcpy(dst->t + nv, src->t, snv * sizeof(*src->t));
 	}
-	dst->n += src->n;
-	dst->sum += src->sum;
-	if (src->n)
-		dst->sorted = false;
-	if (src->agg_n)
-		metric_add_hist(dst, src->agg_b, src->agg_sum);
+	add_counts(dst, src);
 	return 0;
 }
 
@@ -140,13 +146,9 @@ int metric_take(struct metric *dst, struct metric *src)
 	    TAKE(dst->r32, src->v32, s32, src->cap32) || TAKE(dst->r64, src->v, snv, cap))
 		return -ENOMEM;
 	src->cap = cap;
-	dst->n_runs += src->n - src->n_runs;
-	dst->n += src->n;
-	dst->sum += src->sum;
-	if (src->n)
-		dst->sorted = false;
-	if (src->agg_n)
-		metric_add_hist(dst, src->agg_b, src->agg_sum);
+	dst->n_runs += src->n;
+	add_counts(dst, src);
+	/* its values are dst's now; its in-kernel buckets stay counted */
 	src->n = src->n32 = 0;
 	src->sum = 0;
 	return 0;
