@@ -41,14 +41,22 @@ grep -qx "rpm=10000 seek=4.50ms track=0.40ms rate=80MB/s cache=8192KiB" "$TMP/m/
 	[ "$(cat "/sys/block/${L#/dev/}/loop/dio")" = 1 ] &&
 	ok "the model serves disk.img, says its parameters, the loop device reads it with direct I/O" ||
 	not_ok "model up" "$(cat "$TMP/m/model" "$TMP/hdd.err")"
-s=$(date +%s%N)
-dd if="$L" of=/dev/null bs=1M count=160 iflag=direct status=none
-e=$(date +%s%N)
-rate=$((160 * 1048576 * 1000 / ((e - s) / 1000000) / 1000000))
-# 80 MB/s media rate; the FUSE path's own time per request on top
+# 80 MB/s media rate; the FUSE path's own time per request on top. Read
+# once more when out of bounds: on a shared host the FUSE path is slowed
+# at times (CI once: 58 MB/s, 79 alone right after); a model wrong every
+# time still fails, and the first rate is said
+first=""
+for try in 1 2; do
+	s=$(date +%s%N)
+	dd if="$L" of=/dev/null bs=1M count=160 iflag=direct status=none
+	e=$(date +%s%N)
+	rate=$((160 * 1048576 * 1000 / ((e - s) / 1000000) / 1000000))
+	[ "$rate" -ge 68 ] && [ "$rate" -le 88 ] && break
+	first=${first:-$rate}
+done
 [ "$rate" -ge 68 ] && [ "$rate" -le 88 ] &&
-	ok "sequential 1 MiB direct reads: $rate MB/s, the model's 80 within 15%" ||
-	not_ok "sequential rate" "$rate MB/s"
+	ok "sequential 1 MiB direct reads: $rate MB/s, the model's 80 within 15%${first:+ (a second try; the first: $first MB/s)}" ||
+	not_ok "sequential rate" "$rate MB/s, and $first MB/s before"
 ms=$(randread_ms)
 # 4.5 ms average seek + 3 ms (half a turn at 10000 rpm) + 0.05 ms transfer
 awk -v m="$ms" 'BEGIN { exit !(m >= 0.9 * 7.55 && m <= 1.25 * 7.55) }' &&
@@ -98,9 +106,9 @@ bad "an unknown option, named" 2 "'--bogus'" --bogus "$TMP/small.img" "$TMP/m"
 bad "no mount point" 2 "usage" "$TMP/small.img"
 
 # --- the demo on the model ---------------------------------------------------------
-"$IOTRAIL" demo --disk hdd --scale 0.25 -o "$TMP/demo" >"$TMP/demo.out" 2>"$TMP/demo.err"
-rc=$?
-python3 - "$TMP/demo" "$TMP/demo.out" <<'PY' >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+# check_demo DIR OUT: the demo's report on the model, as its text says
+check_demo() {
+	python3 - "$1" "$2" <<'PY'
 import json, re, sys
 d = sys.argv[1]
 txt = open(d + "/report.txt").read()
@@ -134,8 +142,21 @@ assert 'id="fig-seek"' in html and html.count("The device was a model, not a dis
 print("none %.2f ms, farther %.2f ms a request; E: %.1f fragments a file, %.2f of A's MB/s; "
       "the report and its figures say the device was a model" % (none, far, fe, re_ / ra))
 PY
-	ok "demo --disk hdd: $(cat "$TMP/out")" ||
-	not_ok "demo --disk hdd" "rc $rc: $(tail -3 "$TMP/out") $(tail -3 "$TMP/demo.err")"
+}
+# run once more when the check fails: on a shared host the FUSE path is
+# slowed at times (CI once: 10.1 ms a request with no seek, 0.8 alone right
+# after); a demo wrong every time still fails, and the first try is said
+first=""
+for try in 1 2; do
+	rm -rf "$TMP/demo"
+	"$IOTRAIL" demo --disk hdd --scale 0.25 -o "$TMP/demo" >"$TMP/demo.out" 2>"$TMP/demo.err"
+	rc=$?
+	check_demo "$TMP/demo" "$TMP/demo.out" >"$TMP/out" 2>&1 && [ $rc = 0 ] && break
+	first="rc $rc: $(tail -1 "$TMP/out" | head -c 200)"
+done
+check_demo "$TMP/demo" "$TMP/demo.out" >"$TMP/out" 2>&1 && [ $rc = 0 ] &&
+	ok "demo --disk hdd: $(cat "$TMP/out")${first:+ (a second try; the first: $first)}" ||
+	not_ok "demo --disk hdd" "rc $rc: $(tail -3 "$TMP/out") $(tail -3 "$TMP/demo.err"); before: $first"
 left() { # what the demo left: work directories, model mounts, loop devices, models
 	echo "$(ls -d "$TMP"/iotrail-demo.* 2>/dev/null | wc -l) $(grep -c "fuse.iotrail-hdd" /proc/mounts)" \
 		"$(losetup -a | grep -c iotrail-demo) $(pgrep -fc "iotrail-hdd .*iotrail-demo")"
