@@ -71,24 +71,36 @@ int metric_add_slow(struct metric *m, uint64_t t, uint64_t v)
 	return 0;
 }
 
+/* fn(ctx, value) for every value of m, wherever it is (v32, v, the runs
+ * taken), until fn returns non-zero: that, or 0. Inlined with its fn. */
+static inline __attribute__((always_inline)) int
+each_value(const struct metric *m, int (*fn)(void *ctx, uint64_t v), void *ctx)
+{
+	size_t nv = nr_v(m);
+	int err = 0;
+
+	for (size_t k = 0; k < m->n32 && !err; k++)
+		err = fn(ctx, m->v32[k]);
+	for (size_t k = 0; k < nv && !err; k++)
+		err = fn(ctx, m->v[k]);
+	for (size_t r = 0; r < m->r32.nr && !err; r++)
+		for (size_t k = 0; k < m->r32.r[r].n && !err; k++)
+			err = fn(ctx, ((const uint32_t *)m->r32.r[r].p)[k]);
+	for (size_t r = 0; r < m->r64.nr && !err; r++)
+		for (size_t k = 0; k < m->r64.r[r].n && !err; k++)
+			err = fn(ctx, ((const uint64_t *)m->r64.r[r].p)[k]);
+	return err;
+}
+
+static int add_one(void *ctx, uint64_t v)
+{
+	return metric_add(ctx, 0, v);
+}
+
 int metric_add_all(struct metric *dst, const struct metric *src)
 {
-	size_t nv = nr_v(src);
-
-	for (size_t k = 0; k < src->n32; k++)
-		if (metric_add(dst, 0, src->v32[k]))
-			return -ENOMEM;
-	for (size_t k = 0; k < nv; k++)
-		if (metric_add(dst, 0, src->v[k]))
-			return -ENOMEM;
-	for (size_t r = 0; r < src->r32.nr; r++)
-		for (size_t k = 0; k < src->r32.r[r].n; k++)
-			if (metric_add(dst, 0, ((const uint32_t *)src->r32.r[r].p)[k]))
-				return -ENOMEM;
-	for (size_t r = 0; r < src->r64.nr; r++)
-		for (size_t k = 0; k < src->r64.r[r].n; k++)
-			if (metric_add(dst, 0, ((const uint64_t *)src->r64.r[r].p)[k]))
-				return -ENOMEM;
+	if (each_value(src, add_one, dst))
+		return -ENOMEM;
 	if (src->agg_n)
 		metric_add_hist(dst, src->agg_b, src->agg_sum);
 	return 0;
@@ -337,32 +349,30 @@ static void add_agg_buckets(const struct metric *m, uint64_t divisor, struct log
 	}
 }
 
-static void hist_add(struct log2_hist *h, uint64_t v, uint64_t divisor)
+struct hist_ctx {
+	struct log2_hist *h;
+	uint64_t divisor;
+};
+
+static int hist_add(void *ctx, uint64_t v)
 {
-	uint64_t x = v / (divisor ? divisor : 1);
+	struct hist_ctx *c = ctx;
+	uint64_t x = v / c->divisor;
 	int k = x ? 63 - __builtin_clzll(x) : 0;
 
-	h->slot[k]++;
-	if (k > h->max_slot)
-		h->max_slot = k;
+	c->h->slot[k]++;
+	if (k > c->h->max_slot)
+		c->h->max_slot = k;
+	return 0;
 }
 
 void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 {
-	size_t nv = nr_v(m);
+	struct hist_ctx c = {h, divisor ? divisor : 1};
 
 	memset(h, 0, sizeof(*h));
 	h->max_slot = -1;
-	for (size_t i = 0; i < nv; i++)
-		hist_add(h, m->v[i], divisor);
-	for (size_t i = 0; i < m->n32; i++)
-		hist_add(h, m->v32[i], divisor);
-	for (size_t r = 0; r < m->r32.nr; r++)
-		for (size_t i = 0; i < m->r32.r[r].n; i++)
-			hist_add(h, ((const uint32_t *)m->r32.r[r].p)[i], divisor);
-	for (size_t r = 0; r < m->r64.nr; r++)
-		for (size_t i = 0; i < m->r64.r[r].n; i++)
-			hist_add(h, ((const uint64_t *)m->r64.r[r].p)[i], divisor);
+	each_value(m, hist_add, &c);
 	add_agg_buckets(m, divisor, h);
 }
 

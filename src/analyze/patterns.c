@@ -609,8 +609,7 @@ int groups_finish(struct groups *gs)
 	bin_samples(gs, gs->s, gs->nr_s);
 	for (size_t k = 0; k < gs->s_runs.nr; k++)
 		bin_samples(gs, gs->s_runs.r[k].p, gs->s_runs.r[k].n);
-	if (gs->nr_d)
-		qsort(gs->d, gs->nr_d, sizeof(*gs->d), cmp_disp);
+	groups_part_end(gs); /* its own dispatches sorted, as a part's are */
 	if (dispatches(gs))
 		return gs->err = -ENOMEM;
 	if (gs->file && traced_runs(gs))
