@@ -619,9 +619,16 @@ static int on_split(struct join *j, const struct iot_rec *r)
 		parent = *v;
 		q_ns = j->bios[parent].q_ns;
 	}
-	if (!u64map_get(&j->bio_by_ptr, r->id)) {
-		err = bio_new(j, r, q_ns, &s);
-		if (err)
+	{
+		/* the kernel has just made this bio: another one of ours at its
+		 * address ended unseen (its request's completion was lost) */
+		uint32_t *old = u64map_get(&j->bio_by_ptr, r->id);
+
+		if (old && (!v || *old != parent)) {
+			bio_free(j, *old);
+			old = NULL;
+		}
+		if (!old && (err = bio_new(j, r, q_ns, &s)))
 			return err;
 	}
 	if (v) { /* the front bio is of the same file, cause and cgroup */

@@ -428,6 +428,46 @@ static void lost_completion_then_reuse(void **state)
 	assert_int_equal(j.st.unfinished, 0);
 }
 
+/* The completion of the request holding split bio S is lost; the kernel
+ * then makes the next split's front bio at S's address. That bio is new:
+ * it keeps its parent's Q (and the old request is counted lost when its
+ * address comes back), not the dead bio's state. */
+static void lost_completion_then_split_reuse(void **state)
+{
+	const uint64_t S = 0x5000;
+
+	feed(mkrec(IOT_EV_BIO_QUEUE, 100, A, 0, 0, 16));
+	feed(mkrec(IOT_EV_SPLIT, 105, S, 8, 0, 8));
+	feed(mkrec(IOT_EV_GETRQ, 110, S, 0, 0, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 120, R, S, 0, 8));
+	/* R's C lost; A's remainder completes on its own */
+	feed(mkrec(IOT_EV_GETRQ, 111, A, 0, 8, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 121, R2, A, 8, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 201, R2, LEFT(8), 8, 8));
+	assert_int_equal(nreq, 1);
+	/* the next read: bio B split, its front part at S again, into R */
+	feed(mkrec(IOT_EV_BIO_QUEUE, 300, B, 0, 64, 16));
+	feed(mkrec(IOT_EV_SPLIT, 305, S, 72, 64, 8));
+	feed(mkrec(IOT_EV_GETRQ, 310, S, 0, 64, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 320, R, S, 64, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 400, R, LEFT(8), 64, 8));
+	assert_int_equal(nreq, 2);
+	assert_int_equal(reqs[1].sector, 64);
+	assert_int_equal(reqs[1].q_ns, 300); /* B's, not lost */
+	assert_int_equal(reqs[1].g_ns, 310);
+	assert_int_equal(reqs[1].nr_bios, 1);
+	assert_int_equal(bios[1].q_ns, 300);
+	assert_int_equal(j.st.lost_completions, 1);
+	feed(mkrec(IOT_EV_GETRQ, 311, B, 0, 72, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 321, R2, B, 72, 8));
+	feed(mkrec(IOT_EV_RQ_COMPLETE, 401, R2, LEFT(8), 72, 8));
+	assert_int_equal(nreq, 3);
+	assert_int_equal(reqs[2].q_ns, 300);
+	join_end(&j);
+	assert_int_equal(j.st.unfinished, 0);
+	assert_int_equal(j.bio_by_ptr.n, 0);
+}
+
 /* Requests still open at the trace's end (in flight as it stopped, or a
  * completion lost whose address never came back) are counted at
  * join_end(), not emitted; a completed one is not counted. */
@@ -1442,6 +1482,7 @@ int main(void)
 	    T(summary_record),
 	    T(address_reuse),
 	    T(lost_completion_then_reuse),
+	    T(lost_completion_then_split_reuse),
 	    T(unfinished_at_end),
 	    T(random_streams),
 	    T(zero_ids),
