@@ -223,8 +223,15 @@ struct iot_summary {
 	__u32 flags;	  /* IOT_OP_* | IOT_F_*; IOT_SUMMARY_F_ERROR */
 };
 #define IOT_SUMMARY_F_ERROR (1u << 31)
-#define IOT_DEGRADE_END	    0u /* IOT_EV_DEGRADE flags */
-#define IOT_DEGRADE_BEGIN   1u
+/* no completion: the request was issued (D) and no program saw it
+ * complete. LOST: its slot was claimed again for a new bio at its address
+ * (the kernel ran no program for the completion; c_ns: when that was
+ * found). UNFINISHED: still in flight at the stop (c_ns: the stop). The
+ * join counts them as it counts such requests in the events: left out. */
+#define IOT_SUMMARY_F_LOST	 (1u << 30)
+#define IOT_SUMMARY_F_UNFINISHED (1u << 29)
+#define IOT_DEGRADE_END		 0u /* IOT_EV_DEGRADE flags */
+#define IOT_DEGRADE_BEGIN	 1u
 
 /*
  * Per-CPU buffer control block, one per CPU in the mmap-able "ctl" array.

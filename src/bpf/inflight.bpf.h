@@ -145,6 +145,43 @@ static __always_inline void sum_free(struct iot_sum_slot *sl)
 		__sync_fetch_and_add(&degrade_live, -1);
 }
 
+static __always_inline __u32 delta32(__u64 from, __u64 to);
+
+/* One SUMMARY record from a slot's state (the slot stays as it is).
+ * c_ns: begin() stamps the record's time with now. */
+static __always_inline void sum_write(struct iot_sum_slot *sl, __u32 nr, __u64 g_ns,
+				      __u32 flags)
+{
+	struct iot_summary *r;
+	__u64 seq;
+
+	/* begin() stamps ts (= c_ns), cpu and type at the shared offsets */
+	r = (struct iot_summary *)begin(IOT_EV_SUMMARY, &seq);
+	if (!r)
+		return;
+	r->sector = sl->sector;
+	r->q_ns = sl->q_ns;
+	r->g_delta_ns = g_ns >= sl->q_ns ? delta32(sl->q_ns, g_ns) : 0;
+	r->i_delta_ns = sl->i_delta_ns;
+	r->d_delta_ns = sl->d_delta_ns;
+	r->nr = nr ?: sl->nr;
+	r->dev = sl->dev;
+	r->tid = sl->tid;
+	r->flags = sl->flags | flags;
+	iot_commit((struct iot_rec *)r, seq);
+}
+
+/* A slot claimed again for a new bio while it held an issued request: no
+ * program saw that request complete (the kernel ran none for it, see
+ * docs/ARCHITECTURE.md "Oracles"). Where requests are written as
+ * summaries, its stages go out flagged lost, for the join to count, before
+ * the new bio's state replaces them; --aggregate has no record for it. */
+static __always_inline void sum_reclaimed(struct iot_sum_slot *sl)
+{
+	if (sl->d_delta_ns && !cfg_aggregate)
+		sum_write(sl, 0, 0, IOT_SUMMARY_F_LOST);
+}
+
 /* Back-pressure: the state of a request queued in a stretch (emit.bpf.h),
  * or NULL; nothing is looked up while no such request is in flight. */
 static __always_inline struct iot_sum_slot *degrade_slot(__u64 key)
@@ -185,6 +222,8 @@ static __always_inline struct iot_sum_slot *sum_bio_queue(struct bio *bio)
 		count_nostate();
 		return NULL;
 	}
+	if (!fresh && STATE_ON) /* --trigger, --speculate: the events say it */
+		sum_reclaimed(sl);
 	sum_fill(sl, bio, dev, sector);
 	return sl;
 }
@@ -207,6 +246,8 @@ static __always_inline bool degrade_queue(struct bio *bio)
 		return false;
 	if (fresh)
 		__sync_fetch_and_add(&degrade_live, 1);
+	else
+		sum_reclaimed(sl);
 	sum_fill(sl, bio, dev, sector);
 	c = this_ctl();
 	if (c)
@@ -226,28 +267,10 @@ static __always_inline __u32 delta32(__u64 from, __u64 to)
 static __always_inline void sum_emit(struct iot_sum_slot *sl, __u32 nr, __u64 g_ns,
 				     int error, __u32 site)
 {
-	struct iot_summary *r;
-	__u64 seq;
-
-	if (cfg_aggregate) {
+	if (cfg_aggregate)
 		agg_request(sl, nr, g_ns, site);
-		sum_free(sl);
-		return;
-	}
-	/* begin() stamps ts (= c_ns), cpu and type at the shared offsets */
-	r = (struct iot_summary *)begin(IOT_EV_SUMMARY, &seq);
-	if (r) {
-		r->sector = sl->sector;
-		r->q_ns = sl->q_ns;
-		r->g_delta_ns = g_ns >= sl->q_ns ? delta32(sl->q_ns, g_ns) : 0;
-		r->i_delta_ns = sl->i_delta_ns;
-		r->d_delta_ns = sl->d_delta_ns;
-		r->nr = nr ?: sl->nr;
-		r->dev = sl->dev;
-		r->tid = sl->tid;
-		r->flags = sl->flags | (error ? IOT_SUMMARY_F_ERROR : 0);
-		iot_commit((struct iot_rec *)r, seq);
-	}
+	else
+		sum_write(sl, nr, g_ns, error ? IOT_SUMMARY_F_ERROR : 0);
 	sum_free(sl);
 }
 
@@ -267,6 +290,8 @@ static __always_inline struct iot_sum_slot *sum_split(struct bio *bio)
 	}
 	if (fresh && cfg_degrade)
 		__sync_fetch_and_add(&degrade_live, 1);
+	if (!fresh && (STATE_ON || cfg_degrade))
+		sum_reclaimed(sl);
 	sl->q_ns = ps->q_ns;
 	sl->sector = KREAD1(bio, bi_iter.bi_sector);
 	sl->i_delta_ns = 0;

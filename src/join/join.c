@@ -1368,7 +1368,8 @@ void join_feed_summary(struct join *j, const struct iot_summary *s)
 {
 	struct join_request r = {
 	    .dev = s->dev,
-	    .flags = s->flags & ~IOT_SUMMARY_F_ERROR,
+	    .flags = s->flags & ~(IOT_SUMMARY_F_ERROR | IOT_SUMMARY_F_LOST |
+				  IOT_SUMMARY_F_UNFINISHED),
 	    .sector = s->sector,
 	    .nr_sectors = s->nr,
 	    .tid = s->tid,
@@ -1388,6 +1389,19 @@ void join_feed_summary(struct join *j, const struct iot_summary *s)
 	    .tid = s->tid,
 	};
 
+	/* issued, its completion seen by no program: counted and left out,
+	 * as the events' lost and unfinished requests are */
+	if (s->flags & IOT_SUMMARY_F_LOST) {
+		j->st.lost_completions++;
+		return;
+	}
+	if (s->flags & IOT_SUMMARY_F_UNFINISHED) {
+		r.c_ns = 0;
+		j->st.unfinished++;
+		if (j->sink.unfinished)
+			j->sink.unfinished(j->sink.ctx, &r);
+		return;
+	}
 	if (j->sink.request)
 		j->sink.request(j->sink.ctx, &r);
 	if (j->sink.bio)
@@ -1416,19 +1430,21 @@ void join_end(struct join *j)
 {
 	uint8_t *is_free;
 	const struct join_request **open;
-	uint32_t nfree = 0, nopen = 0;
+	uint32_t nfree = 0, nopen = 0, nall;
 
 	while (j->held != NONE)
 		release_held(j, j->held);
-	/* the requests still open: every slot not on the free list */
+	/* the requests still open: every slot not on the free list (and
+	 * summaries that said so, counted as they came) */
 	for (uint32_t f = j->free_req; f != NONE && f < j->nr_reqs && nfree < j->nr_reqs;
 	     f = j->reqs[f].next_free)
 		nfree++;
-	j->st.unfinished = j->nr_reqs - nfree;
-	if (!j->sink.unfinished || !j->st.unfinished)
+	nall = j->nr_reqs - nfree;
+	j->st.unfinished += nall;
+	if (!j->sink.unfinished || !nall)
 		return;
 	is_free = calloc(j->nr_reqs, 1);
-	open = malloc(j->st.unfinished * sizeof(*open));
+	open = malloc(nall * sizeof(*open));
 	if (!is_free || !open) {
 		free(is_free);
 		free(open);
@@ -1437,7 +1453,7 @@ void join_end(struct join *j)
 	for (uint32_t f = j->free_req, n = 0; f != NONE && f < j->nr_reqs && n < nfree;
 	     f = j->reqs[f].next_free, n++)
 		is_free[f] = 1;
-	for (uint32_t i = 0; i < j->nr_reqs && nopen < j->st.unfinished; i++)
+	for (uint32_t i = 0; i < j->nr_reqs && nopen < nall; i++)
 		if (!is_free[i])
 			open[nopen++] = &j->reqs[i].r;
 	qsort(open, nopen, sizeof(*open), cmp_unfinished);

@@ -714,6 +714,55 @@ static int drain_until_committed(struct recorder *rc)
 	return e;
 }
 
+/*
+ * --summary and back-pressure write a request at its completion. The ones
+ * issued and still in flight at the stop (their slot holds a D) go out as
+ * SUMMARY records flagged unfinished, stamped with the stop, on CPU 0's
+ * stream after its last record: the report counts them, as it counts the
+ * requests left open in the events. A request the kernel completed with no
+ * program run (docs/ARCHITECTURE.md, "Oracles") whose address never came
+ * back is among them. Called with the programs detached.
+ */
+static int write_unfinished(struct recorder *rc)
+{
+	size_t nr = (size_t)IOT_SUM_SETS * IOT_SUM_WAYS, n = 0;
+	uint64_t now = now_ns(CLOCK_MONOTONIC), seq = rc->ctl[0].head;
+	struct iot_summary *out = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct iot_sum_slot *sl = &rc->sum[i];
+
+		if (!__atomic_load_n(&sl->key, __ATOMIC_ACQUIRE) || !sl->d_delta_ns)
+			continue;
+		if (!out && !(out = calloc(nr, sizeof(*out))))
+			return -ENOMEM;
+		out[n] = (struct iot_summary){
+		    .c_ns = now,
+		    .seq = seq + n,
+		    .sector = sl->sector,
+		    .q_ns = sl->q_ns,
+		    .i_delta_ns = sl->i_delta_ns,
+		    .d_delta_ns = sl->d_delta_ns,
+		    .nr = sl->nr,
+		    .dev = sl->dev,
+		    .tid = sl->tid,
+		    .type = IOT_EV_SUMMARY,
+		    .flags = sl->flags | IOT_SUMMARY_F_UNFINISHED,
+		};
+		n++;
+	}
+	if (n) {
+		err = rc->o->pack ? trace_writer_packed(&rc->w, 0, (struct iot_rec *)out,
+							n, NULL, 0)
+				  : trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, 0, out,
+						       n * IOT_REC_SIZE, NULL, 0);
+		rc->written[0] += n;
+	}
+	free(out);
+	return err;
+}
+
 int final_drain(struct recorder *rc)
 {
 	int e;
@@ -729,6 +778,9 @@ int final_drain(struct recorder *rc)
 		e = drain_ring(rc);
 	} else {
 		e = drain_until_committed(rc);
+		if (!e &&
+		    ((rc->o->summary && !rc->o->aggregate) || record_degrades(rc->o)))
+			e = write_unfinished(rc);
 	}
 	if (!e && rc->o->aggregate)
 		e = write_agg(rc, now_ns(CLOCK_MONOTONIC));

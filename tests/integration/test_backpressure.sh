@@ -34,10 +34,13 @@ summarised() {
 	got=$(json_get "$TMP/bp.json" "[d['read']['requests'] for d in j['devices'] if d['name']=='$D'][0]")
 	drops=$(json_get "$TMP/bp.json" "sum(c['drops'] for c in j['drops'])")
 	grep -q "^iotrail: back-pressure on CPU" "$TMP/bp.err" || { echo "no stretch: $(cat "$TMP/bp.err")"; return 1; }
-	[ "$got" = $((r1 - r0)) ] && [ "$drops" = 0 ] ||
-		{ echo "requests $got, diskstats $((r1 - r0)), drops $drops"; return 1; }
+	# a completion the kernel ran no program for (docs/ARCHITECTURE.md
+	# "Oracles") is counted lost, in the events and in the summaries alike
+	lost=$(json_get "$TMP/bp.json" "j['join']['lost_completions'] + j['join']['unfinished']")
+	[ $((got + lost)) = $((r1 - r0)) ] && [ $((lost * 100)) -le $((3 * (r1 - r0))) ] && [ "$drops" = 0 ] ||
+		{ echo "requests $got, diskstats $((r1 - r0)), drops $drops, lost $lost"; return 1; }
 }
-retry_once "back-pressure: requests in the report equal diskstats' reads, no drops" summarised
+retry_once "back-pressure: requests in the report (and those the kernel lost, counted) equal diskstats' reads, no drops" summarised
 cp "$TMP/bp.err" "$TMP/bp.err.kept"
 n=$(said "$TMP/bp.err" summaries)
 [ "$n" -gt 1000 ] && [ "$(json_get "$TMP/bp.json" "j['backpressure']['summaries']")" = "$n" ] &&

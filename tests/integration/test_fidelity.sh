@@ -30,7 +30,18 @@ record_and_compare() {
 	"$IOTRAIL" report -i "$file" -f json >"$file.json"
 	got=$(json_get "$file.json" "' '.join(str(x) for d in j['devices'] if d['name']=='$D' for x in (d['read']['requests'], d['read']['sectors'], d['write']['requests'], d['write']['sectors']))")
 	want="$((r1 - r0)) $((rs1 - rs0)) $((w1 - w0)) $((ws1 - ws0))"
-	[ "$got" = "$want" ] || { echo "got '$got', want '$want'"; return 1; }
+	lost=$(json_get "$file.json" "j['join']['lost_completions'] + j['join']['unfinished']")
+	# now and then the kernel runs no program for a completion (softirq
+	# over one task; docs/ARCHITECTURE.md "Oracles"): the join counts
+	# each one it lost, and only those may be missing
+	[ "$got" = "$want" ] || python3 - "$got" "$want" "$lost" <<'PY' || { echo "got '$got', want '$want', $lost lost"; return 1; }
+import sys
+g, w, lost = [int(x) for x in sys.argv[1].split()], [int(x) for x in sys.argv[2].split()], int(sys.argv[3])
+dr, ds = w[0] - g[0] + w[2] - g[2], w[1] - g[1] + w[3] - g[3]
+# (a lost flush is in lost, not in the writes)
+assert min(w[i] - g[i] for i in range(4)) >= 0 and 0 < dr <= lost
+assert 0 < lost <= 0.03 * (w[0] + w[2]) and ds <= lost * 2048
+PY
 	d=$(json_get "$file.json" "sum(c['drops'] for c in j['drops'])")
 	[ "$d" = 0 ] || { echo "$d records dropped"; return 1; }
 }
@@ -48,7 +59,9 @@ merges=$(json_get "$TMP/mixed.json" "j['join']['bios'] - j['join']['requests']")
 [ "$merges" -gt 0 ] && ok "buffered workload merged bios ($merges)" || not_ok "buffered workload merged bios" "bios - requests = $merges"
 # every stage of every read/write request present (mq-deadline: Q G I D C)
 q2c=$(json_get "$TMP/mixed.json" "[d for d in j['devices'] if d['name']=='$D'][0]['read']['q2c']['count']")
-[ "$q2c" -ge "$((r1 - r0))" ] && ok "q2c per bio for every read" || not_ok "q2c per bio for every read" "$q2c < $((r1 - r0))"
+lost=$(json_get "$TMP/mixed.json" "j['join']['lost_completions'] + j['join']['unfinished']")
+[ "$q2c" -ge "$((r1 - r0 - lost))" ] && ok "q2c per bio for every read ($lost completions lost)" ||
+	not_ok "q2c per bio for every read" "$q2c < $((r1 - r0)) - $lost lost"
 
 # --summary: one record per request, same counts; three runs, as the flush
 # machinery's own request (no bios) once made it intermittently wrong
@@ -91,6 +104,44 @@ else
 fi
 bpe=$(json_get "$TMP/thrp.iot.json" "$(stat -c %s "$TMP/thrp.iot") // max(j['events'], 1)")
 [ "$bpe" -lt 32 ] && ok "--threads 2 --pack: $bpe bytes per event" || not_ok "--threads 2 --pack packs" "$bpe bytes per event"
+
+# --summary writes a request at its completion: those in flight at the stop
+# are written unfinished (their Q, I and D; docs/FORMAT.md) and counted by
+# the report, not left unsaid. Two readers of a direct-I/O loop over the
+# disk keep it busy past the stop.
+DLOOP=$(make_disk_loop 64M 64)
+unfinished_at_stop() {
+	local pids=() i
+	rm -f "$TMP/stopdd"
+	for i in 0 1; do
+		(for _ in $(seq 200); do
+			[ -e "$TMP/stopdd" ] && break
+			dd if="$DLOOP" of=/dev/null bs=1M count=16 skip=$((i * 32)) iflag=direct status=none
+		done) &
+		pids+=($!)
+	done
+	sleep 0.2
+	"$IOTRAIL" record --summary -o "$TMP/unf.iot" -d "$DLOOP" --duration 300ms 2>"$TMP/unf.err"
+	touch "$TMP/stopdd"
+	wait "${pids[@]}"
+	"$IOTRAIL" report -i "$TMP/unf.iot" -f json >"$TMP/unf.json" || { echo "report failed"; return 1; }
+	"$IOTRAIL" script -i "$TMP/unf.iot" >"$TMP/unf.txt" || { echo "script failed"; return 1; }
+	python3 - "$TMP/unf.json" "$TMP/unf.txt" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+lines = [l for l in open(sys.argv[2]) if " SUM " in l]
+unf = [l for l in lines if l.rstrip().endswith("unfinished at the stop")]
+n = j["join"]["unfinished"]
+assert n >= 1 and len(unf) == n, (n, len(unf))
+# issued, not completed: a D, and no later than the stop they are stamped with
+assert all(" d=0 " not in l for l in unf), unf
+assert sum(c["drops"] for c in j["drops"]) == 0 and not j["gaps"], (j["drops"], j["gaps"])
+done = [d for d in j["devices"] if d["read"]["requests"]]
+assert done and done[0]["read"]["requests"] == len(lines) - n, (done, len(lines), n)
+print("%d of %d summaries unfinished at the stop, counted" % (n, len(lines)))
+PY
+}
+retry_once "--summary: the requests in flight at the stop written unfinished" unfinished_at_stop
 
 # CSV stats say what JSON says
 "$IOTRAIL" report -i "$TMP/mixed.iot" -f csv >"$TMP/mixed.csv"

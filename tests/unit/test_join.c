@@ -381,6 +381,47 @@ static void summary_record(void **state)
 	assert_int_equal(nbio, 1);
 }
 
+/* Summaries of requests whose completion no program saw: a lost one is
+ * counted and left out; an unfinished one is counted at once and handed
+ * over as never finished, and join_end adds the events' open requests to
+ * it rather than replacing it. */
+static void summary_lost_unfinished(void **state)
+{
+	struct iot_summary s;
+
+	memset(&s, 0, sizeof(s));
+	s.type = IOT_EV_SUMMARY;
+	s.c_ns = 500;
+	s.q_ns = 100;
+	s.d_delta_ns = 30;
+	s.sector = 64;
+	s.nr = 8;
+	s.flags = IOT_OP_READ | IOT_SUMMARY_F_LOST;
+	assert_int_equal(join_feed(&j, (const struct iot_rec *)&s), 0);
+	s.sector = 128;
+	s.flags = IOT_OP_WRITE | IOT_SUMMARY_F_UNFINISHED;
+	assert_int_equal(join_feed(&j, (const struct iot_rec *)&s), 0);
+	s.sector = 256;
+	s.flags = IOT_OP_READ;
+	assert_int_equal(join_feed(&j, (const struct iot_rec *)&s), 0);
+	assert_int_equal(nreq, 1);
+	assert_int_equal(reqs[0].sector, 256);
+	assert_int_equal(nbio, 1);
+	assert_int_equal(j.st.lost_completions, 1);
+	assert_int_equal(j.st.unfinished, 1);
+	assert_int_equal(nunf, 1);
+	assert_int_equal(unf_sector[0], 128);
+	/* an events request left open */
+	feed(mkrec(IOT_EV_BIO_QUEUE, 600, A, 0, 512, 8));
+	feed(mkrec(IOT_EV_GETRQ, 610, A, 0, 512, 8));
+	feed(mkrec(IOT_EV_RQ_ISSUE, 620, R, A, 512, 8));
+	join_end(&j);
+	assert_int_equal(j.st.unfinished, 2);
+	assert_int_equal(nunf, 2);
+	assert_int_equal(unf_sector[1], 512);
+	assert_int_equal(nreq, 1);
+}
+
 /* Addresses are reused by the kernel: many sequential requests reusing one
  * bio and one request address must neither leak nor cross-link. */
 static void address_reuse(void **state)
@@ -1483,6 +1524,7 @@ int main(void)
 	    T(address_reuse),
 	    T(lost_completion_then_reuse),
 	    T(lost_completion_then_split_reuse),
+	    T(summary_lost_unfinished),
 	    T(unfinished_at_end),
 	    T(random_streams),
 	    T(zero_ids),
