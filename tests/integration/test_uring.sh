@@ -40,7 +40,8 @@ assert not bad, (len(bad), bad[:3])
 # a request whose block completion the kernel never showed the programs
 # (counted lost by the join, docs/ARCHITECTURE.md "Oracles") has no bio done
 done = [r for r in rows if r["bios"] == 1 and r["total_ns"] >= r["block_ns"] > 0]
-assert len(done) + lost >= n and lost <= 0.03 * n, (len(done), lost, n)
+# (the kernel loses them in bursts of up to about 75: docs/ARCHITECTURE.md)
+assert len(done) + lost >= n and lost <= 0.05 * n, (len(done), lost, n)
 assert len({r["user_data"] for r in rows}) == n
 print("%d requests (/proc/diskstats: %d), each its pid's, via %s, its bio at its offset (%d completions lost)"
       % (len(rows), want, via, lost))
