@@ -74,11 +74,15 @@ for f in reads:
     for q in loq:
         if 'backing file ino ' not in q['detail']:
             bad.append("flow %d: lower Q without the backing page: %s" % (f['flow'], q['detail']))
-print("%d upper requests, %d read calls' flows, %d reach %s (%d waited for a lower request); %d problems"
-      % (len(flows), len(reads), len(reached), lo, waited, len(bad)))
+# a completion the kernel ran no program for (docs/ARCHITECTURE.md
+# "Oracles") leaves its request out, counted
+lost = j['join']['lost_completions'] + j['join']['unfinished']
+print("%d upper requests, %d read calls' flows, %d reach %s (%d waited for a lower request); %d problems; %d completions lost"
+      % (len(flows), len(reads), len(reached), lo, waited, len(bad), lost))
 for b in bad[:5]:
     print(b)
-sys.exit(0 if len(reads) == n and len(reached) == n and waited > 0 and not bad else 1)
+sys.exit(0 if n - lost <= len(reads) <= n and len(reads) - lost <= len(reached) <= len(reads) and
+         lost <= 0.03 * n and waited > 0 and not bad else 1)
 PY
 rc=$?
 name="flows: each of the $N reads of the stacked loop reaches the lower device's requests, in causal order"
