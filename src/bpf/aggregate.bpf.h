@@ -7,12 +7,20 @@
 #ifndef IOTRAIL_AGGREGATE_BPF_H
 #define IOTRAIL_AGGREGATE_BPF_H
 
+/* One histogram an element: one lookup a histogram, not one a counter.
+ * The elements lie end to end (IOT_AGG_HIST * 8 bytes each), so the
+ * mmap holds the u64s user space reads, in the same order as before. */
+struct agg_hist {
+	__u64 v[IOT_AGG_HIST];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, 1); /* set by user space: nr_cpus * slots * IOT_AGG_PER_DEV */
+	__type(value, struct agg_hist);
+	/* set by user space: nr_cpus * slots * IOT_AGG_OPS * IOT_AGG_METRICS */
+	__uint(max_entries, 1);
 } agg SEC(".maps");
 
 struct {
@@ -83,24 +91,22 @@ static __always_inline __u32 agg_dev_slot(__u32 dev, __u32 cgroup, __u32 site)
  * counters has one writer, never nested in itself: a device's histograms
  * are added to by one program (block_rq_complete on a request-based device,
  * block_bio_complete on the others), the system calls' by sys_exit. Twelve
- * locked adds per request were a third of the completion's cost. */
-static __always_inline void agg_add(__u32 slot, __u32 op, __u32 metric, __u64 value)
+ * locked adds per request were a third of the completion's cost. cpu: this
+ * one's (bpf_get_smp_processor_id), asked once per request. */
+static __always_inline void agg_add(__u32 cpu, __u32 slot, __u32 op, __u32 metric,
+				    __u64 value)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 base =
-	    cpu * AGG_PER_CPU +
-	    ((slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS + metric) * IOT_AGG_HIST;
-	__u32 b = base + log2_u64(value), s = base + IOT_AGG_BUCKETS;
-	__u64 *p;
+	__u32 h = cpu * cfg_agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS +
+		  (slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS + metric;
+	struct agg_hist *p;
 
 	if (slot >= cfg_agg_devs || op >= IOT_AGG_OPS || metric >= IOT_AGG_METRICS)
 		return;
-	p = bpf_map_lookup_elem(&agg, &b);
-	if (p)
-		*p += 1;
-	p = bpf_map_lookup_elem(&agg, &s);
-	if (p)
-		*p += value;
+	p = bpf_map_lookup_elem(&agg, &h);
+	if (!p)
+		return;
+	p->v[log2_u64(value) & (IOT_AGG_BUCKETS - 1)] += 1;
+	p->v[IOT_AGG_BUCKETS] += value;
 }
 
 static __always_inline __u32 agg_op(__u32 flags)
@@ -116,6 +122,7 @@ static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64
 {
 	__u32 slot = agg_dev_slot(sl->dev, cfg_agg_cgroup ? sl->tid : 0, site),
 	      op = agg_op(sl->flags);
+	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 now = bpf_ktime_get_ns(), q = sl->q_ns;
 	__u64 i = sl->i_delta_ns ? q + sl->i_delta_ns : 0;
 	__u64 d = sl->d_delta_ns ? q + sl->d_delta_ns : 0;
@@ -127,15 +134,15 @@ static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64
 	if (g_ns < q)
 		g_ns = 0;
 	if (g_ns)
-		agg_add(slot, op, IOT_AGG_Q2G, g_ns - q);
+		agg_add(cpu, slot, op, IOT_AGG_Q2G, g_ns - q);
 	if (g_ns && i >= g_ns)
-		agg_add(slot, op, IOT_AGG_G2I, i - g_ns);
+		agg_add(cpu, slot, op, IOT_AGG_G2I, i - g_ns);
 	if (i && d >= i)
-		agg_add(slot, op, IOT_AGG_I2D, d - i);
+		agg_add(cpu, slot, op, IOT_AGG_I2D, d - i);
 	if (d)
-		agg_add(slot, op, IOT_AGG_D2C, now - d);
-	agg_add(slot, op, IOT_AGG_Q2C, now - q);
-	agg_add(slot, op, IOT_AGG_SIZE, (__u64)(nr ?: sl->nr) << 9);
+		agg_add(cpu, slot, op, IOT_AGG_D2C, now - d);
+	agg_add(cpu, slot, op, IOT_AGG_Q2C, now - q);
+	agg_add(cpu, slot, op, IOT_AGG_SIZE, (__u64)(nr ?: sl->nr) << 9);
 }
 
 #endif /* IOTRAIL_AGGREGATE_BPF_H */
