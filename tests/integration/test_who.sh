@@ -34,18 +34,24 @@ PY
 read -r f0 t0 <"$TMP/ds0"
 read -r f1 t1 <"$TMP/ds1"
 "$IOTRAIL" report -i "$TMP/f.iot" -f json >"$TMP/f.json"
-python3 - "$TMP/f.json" "$B" $((f1 - f0)) $((t1 - t0)) <<'PY' && ok "flushes: the count equals /proc/diskstats', the time agrees" ||
+python3 - "$TMP/f.json" "$B" $((f1 - f0)) $((t1 - t0)) <<'PY' && ok "flushes: the count equals /proc/diskstats' (less the completions the kernel lost, counted), the time agrees" ||
 import json, sys
 r = json.load(open(sys.argv[1]))
 dev = next(d for d in r["devices"] if d["name"] == sys.argv[2])
 fl, want_n, want_ms = dev["flush"], int(sys.argv[3]), int(sys.argv[4])
 assert want_n >= 150, ("diskstats counted", want_n)
-assert fl["count"] == want_n and dev["flushes"] == want_n, (fl, dev["flushes"], want_n)
+# a completion the kernel ran no program for (docs/ARCHITECTURE.md
+# "Oracles") is counted lost by the join, and only those may be missing
+lost = r["join"]["lost_completions"] + r["join"]["unfinished"]
+assert lost <= max(3, 0.03 * want_n), r["join"]
+assert want_n - lost <= fl["count"] <= want_n and dev["flushes"] == fl["count"], (
+    fl, dev["flushes"], want_n, lost)
 assert fl["from"] == "start", fl
 got_ms = fl["count"] * fl["avg_ns"] / 1e6
 # diskstats sums in ns and shows whole ms: a few ms of rounding
-assert abs(got_ms - want_ms) <= max(3, 0.05 * want_ms), (got_ms, want_ms)
-print("flushes", want_n, "ms", round(got_ms, 1), want_ms)
+# (a lost one's time counts there but not here: up to the slowest seen)
+assert abs(got_ms - want_ms) <= max(3, 0.05 * want_ms) + lost * fl["max_ns"] / 1e6, (got_ms, want_ms)
+print("flushes", want_n, "ms", round(got_ms, 1), want_ms, "lost", lost)
 PY
 	not_ok "flushes against /proc/diskstats" "$(python3 -c "import json;print([d['flush'] for d in json.load(open('$TMP/f.json'))['devices']])") want $((f1 - f0)) $((t1 - t0))ms"
 "$IOTRAIL" report -i "$TMP/f.iot" -r >"$TMP/f.txt"
@@ -153,8 +159,12 @@ SH
 	"$IOTRAIL" report -i "$TMP/c.iot" -a who --by cgroup -f json >"$TMP/c.json"
 	python3 - "$TMP/c.json" "$MAJMIN" "$A" "$C" <<'PY' && ok "who --by cgroup: bytes per cgroup equal blkio.throttle.io_service_bytes" ||
 import json, os, sys
-who = json.load(open(sys.argv[1]))["who"]
+j = json.load(open(sys.argv[1]))
+who = j["who"]
 majmin = sys.argv[2]
+# a request whose completion the kernel ran no program for (docs/
+# ARCHITECTURE.md "Oracles") is counted lost, not charged: up to 1 MiB each
+slack = (j["join"]["lost_completions"] + j["join"]["unfinished"]) << 20
 for g in sys.argv[3:]:
     want = {}
     for line in open(g + "/blkio.throttle.io_service_bytes"):
@@ -165,8 +175,8 @@ for g in sys.argv[3:]:
     rows = [r for r in who["rows"] if r["cgroup"] == path]
     assert len(rows) == 1, (path, who["rows"])
     got = rows[0]
-    assert want["Read"] > 0 and got["read_bytes"] == want["Read"], (path, got, want)
-    assert got["write_bytes"] == want["Write"], (path, got, want)
+    assert want["Read"] > 0 and 0 <= want["Read"] - got["read_bytes"] <= slack, (path, got, want, slack)
+    assert 0 <= want["Write"] - got["write_bytes"] <= slack, (path, got, want, slack)
     print(path, want["Read"], want["Write"])
 PY
 		not_ok "who --by cgroup" "$(head -c 800 "$TMP/c.json")"
