@@ -60,7 +60,8 @@ if share < 1:
     assert got >= share * want and got_bytes >= share * want_bytes, (got, want, got_bytes, want_bytes, rows)
 else:  # what is missing is what the join counted lost (docs/ARCHITECTURE.md, "Oracles")
     assert got + lost == want and got_bytes >= want_bytes - 8192 * lost, (got, lost, want, got_bytes, want_bytes)
-assert lost <= 0.03 * want, (lost, want)
+# (the kernel loses them in bursts of up to about 75: docs/ARCHITECTURE.md)
+assert lost <= 0.05 * want, (lost, want)
 print("%d of %d reads (/proc/diskstats; %d completions lost), every one fio's (pid %d), cause %s"
       % (got, want, lost, rows[0]["pid"], cause))
 PY

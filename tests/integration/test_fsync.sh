@@ -16,11 +16,13 @@ MNT=$TMP/mnt
 mount_quiet_ext4 "$L" "$MNT"
 sync
 
-# what the trace may leave unplaced of the median call: 12%, and 20% with a
+# what the trace may leave unplaced of the median call: 15%, and 20% with a
 # sanitizer's recorder, which takes much of the 2 vCPUs from the calls it
 # traces (CI under AddressSanitizer once 17.4% on both tries, while the
-# plain recorder's calls in that run left 6-10%)
-case $IOTRAIL in */asan/* | */tsan/*) MEDIAN_MAX=0.20 ;; *) MEDIAN_MAX=0.12 ;; esac
+# plain recorder's calls in that run left 6-10%). The unplaced part is the
+# call's own CPU time, which a busy host stretches: the plain recorder's
+# sqlite calls once left 14.0% on both tries in CI, 5-10% alone
+case $IOTRAIL in */asan/* | */tsan/*) MEDIAN_MAX=0.20 ;; *) MEDIAN_MAX=0.15 ;; esac
 export MEDIAN_MAX
 # check_split JSON CALL N: N calls of CALL (at least N with a trailing +),
 # parts that add up, other within MEDIAN_MAX of the median call's time

@@ -182,7 +182,14 @@ LK=$(make_loop 16M)
 "$IOTRAIL" record -o "$TMP/killed.iot" -d "${LK#/dev/}" -- sh -c \
 	'while :; do "$0" if="$1" of=/dev/null bs=4k iflag=direct status=none; done' "$EVILDD" "$LK" 2>/dev/null &
 pid=$!
-sleep 1.5
+# killed once it has written records: a sanitizer's recorder on a busy
+# machine once took longer than 1.5 s to start, and was killed before it
+# had written its header
+for _ in $(seq 300); do
+	[ "$(stat -c %s "$TMP/killed.iot" 2>/dev/null || echo 0)" -gt 65536 ] && break
+	sleep 0.1
+done
+sleep 0.5
 child=$(pgrep -P $pid) # the traced shell: ours, by parent
 kill -KILL $pid
 rm -rf "/dev/shm/iotrail-marks.$pid" # its user markers' directory, by name
