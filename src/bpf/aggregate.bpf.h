@@ -19,7 +19,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct agg_hist);
-	/* set by user space: nr_cpus * slots * IOT_AGG_OPS * IOT_AGG_METRICS */
+	/* set by user space: nr_cpus * slots * IOT_AGG_HISTS_PER_DEV */
 	__uint(max_entries, 1);
 } agg SEC(".maps");
 
@@ -33,7 +33,7 @@ struct {
 __u64 agg_next_slot = 1; /* .bss: slot 0 is "no device" (64-bit: see iot_stop) */
 /* aggsize: device slots (slot 0 included) per CPU, at most IOT_AGG_DEVS */
 const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
-#define AGG_PER_CPU (cfg_agg_devs * IOT_AGG_PER_DEV)
+#define AGG_HISTS_PER_CPU (cfg_agg_devs * IOT_AGG_HISTS_PER_DEV)
 
 /* The last device (and cgroup) a CPU looked up and its slot: under load
  * the next request is nearly always on the same one, and the hash lookup
@@ -96,8 +96,8 @@ static __always_inline __u32 agg_dev_slot(__u32 dev, __u32 cgroup, __u32 site)
 static __always_inline void agg_add(__u32 cpu, __u32 slot, __u32 op, __u32 metric,
 				    __u64 value)
 {
-	__u32 h = cpu * cfg_agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS +
-		  (slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS + metric;
+	__u32 h = cpu * AGG_HISTS_PER_CPU + (slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS +
+		  metric;
 	struct agg_hist *p;
 
 	if (slot >= cfg_agg_devs || op >= IOT_AGG_OPS || metric >= IOT_AGG_METRICS)

@@ -311,12 +311,13 @@ struct iot_stop {
  * (system calls); the others are handed out in order of first sight
  * ("agg_devs" map: dev_t -> slot).
  */
-#define IOT_AGG_DEVS	64u /* at most; 16 unless aggsize or serve --by cgroup asks */
-#define IOT_AGG_OPS	3u  /* read, write, other */
-#define IOT_AGG_METRICS 16u
-#define IOT_AGG_BUCKETS 64u
-#define IOT_AGG_HIST	(IOT_AGG_BUCKETS + 1u) /* buckets, then the sum */
-#define IOT_AGG_PER_DEV (IOT_AGG_OPS * IOT_AGG_METRICS * IOT_AGG_HIST)
+#define IOT_AGG_DEVS	      64u /* at most; 16 unless aggsize or serve --by cgroup asks */
+#define IOT_AGG_OPS	      3u /* read, write, other */
+#define IOT_AGG_METRICS	      16u
+#define IOT_AGG_BUCKETS	      64u
+#define IOT_AGG_HIST	      (IOT_AGG_BUCKETS + 1u) /* buckets, then the sum */
+#define IOT_AGG_HISTS_PER_DEV (IOT_AGG_OPS * IOT_AGG_METRICS)
+#define IOT_AGG_PER_DEV	      (IOT_AGG_HISTS_PER_DEV * IOT_AGG_HIST)
 /* metrics: the five stages (ns), request size (bytes), syscalls (ns) */
 #define IOT_AGG_Q2G  0u
 #define IOT_AGG_G2I  1u

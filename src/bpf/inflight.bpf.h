@@ -145,7 +145,12 @@ static __always_inline void sum_free(struct iot_sum_slot *sl)
 		__sync_fetch_and_add(&degrade_live, -1);
 }
 
-static __always_inline __u32 delta32(__u64 from, __u64 to);
+static __always_inline __u32 delta32(__u64 from, __u64 to)
+{
+	__u64 d = to > from ? to - from : 0;
+
+	return d > 0xffffffffull ? 0xffffffffu : (d ?: 1);
+}
 
 /* One SUMMARY record from a slot's state (the slot stays as it is).
  * c_ns: begin() stamps the record's time with now. */
@@ -253,13 +258,6 @@ static __always_inline bool degrade_queue(struct bio *bio)
 	if (c)
 		__sync_fetch_and_add(&c->degrade_summaries, 1);
 	return true;
-}
-
-static __always_inline __u32 delta32(__u64 from, __u64 to)
-{
-	__u64 d = to > from ? to - from : 0;
-
-	return d > 0xffffffffull ? 0xffffffffu : (d ?: 1);
 }
 
 /* One record from a slot (or, --aggregate, its histograms' counts), then

@@ -357,6 +357,18 @@ static int drain_all(struct recorder *rc)
 					0);
 }
 
+/* n whole records of cpu's stream, packed or not, at the stop */
+static int write_records(struct recorder *rc, uint32_t cpu, const struct iot_rec *r,
+			 uint64_t n)
+{
+	if (!n)
+		return 0;
+	rc->written[cpu] += n;
+	return rc->o->pack ? trace_writer_packed(&rc->w, cpu, r, n, NULL, 0)
+			   : trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, r,
+						n * IOT_REC_SIZE, NULL, 0);
+}
+
 /*
  * bufpolicy=ring: nothing is written while recording. At the stop, after the
  * programs are detached, each CPU's buffer holds its newest records; they
@@ -383,12 +395,7 @@ static int drain_ring(struct recorder *rc)
 			if (__atomic_load_n(&base[s & mask].seq, __ATOMIC_ACQUIRE) == s)
 				out[n++] = base[s & mask];
 		note_tasks(&rc->drainers[0], out, n);
-		if (n)
-			err = rc->o->pack
-				  ? trace_writer_packed(&rc->w, cpu, out, n, NULL, 0)
-				  : trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, cpu, out,
-						       n * IOT_REC_SIZE, NULL, 0);
-		rc->written[cpu] += n;
+		err = write_records(rc, cpu, out, n);
 	}
 	free(out);
 	if (!err)
@@ -728,7 +735,7 @@ static int write_unfinished(struct recorder *rc)
 	size_t nr = (size_t)IOT_SUM_SETS * IOT_SUM_WAYS, n = 0;
 	uint64_t now = now_ns(CLOCK_MONOTONIC), seq = rc->ctl[0].head;
 	struct iot_summary *out = NULL;
-	int err = 0;
+	int err;
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct iot_sum_slot *sl = &rc->sum[i];
@@ -752,13 +759,7 @@ static int write_unfinished(struct recorder *rc)
 		};
 		n++;
 	}
-	if (n) {
-		err = rc->o->pack ? trace_writer_packed(&rc->w, 0, (struct iot_rec *)out,
-							n, NULL, 0)
-				  : trace_writer_chunk(&rc->w, IOT_CHUNK_EVENTS, 0, out,
-						       n * IOT_REC_SIZE, NULL, 0);
-		rc->written[0] += n;
-	}
+	err = write_records(rc, 0, (const struct iot_rec *)out, n);
 	free(out);
 	return err;
 }

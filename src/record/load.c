@@ -294,8 +294,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_agg_devs = rc->agg_devs;
 	if (o->aggregate)
 		bpf_map__set_max_entries(rc->skel->maps.agg, rc->nr_cpus * rc->agg_devs *
-								 IOT_AGG_OPS *
-								 IOT_AGG_METRICS);
+								 IOT_AGG_HISTS_PER_DEV);
 	rc->skel->rodata->cfg_speculate = o->speculate_ns != 0;
 	rc->skel->rodata->cfg_spec_ns = o->speculate_ns;
 	rc->skel->rodata->cfg_spec_nrec = rc->spec_nrec;

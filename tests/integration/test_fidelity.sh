@@ -134,7 +134,7 @@ lines = [l for l in open(sys.argv[2]) if " SUM " in l]
 unf = [l for l in lines if l.rstrip().endswith("unfinished at the stop")]
 n = j["join"]["unfinished"]
 assert n >= 1 and len(unf) == n, (n, len(unf))
-# issued, not completed: a D, and no later than the stop they are stamped with
+# issued, not completed: each has a D
 assert all(" d=0 " not in l for l in unf), unf
 assert sum(c["drops"] for c in j["drops"]) == 0 and not j["gaps"], (j["drops"], j["gaps"])
 done = [d for d in j["devices"] if d["read"]["requests"]]
