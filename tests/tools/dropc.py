@@ -5,7 +5,9 @@ one of a device; with --type, records of another type (4: the issue, 1: a
 bio's queueing, 33: a system call's exit). Prints what it removed, one
 "address time" line each (the request's, the bio's, or for an exit the
 task's id), to the truth file. A task's last exit is kept: lost, it would
-look like a call still open as the trace ended, which nothing can tell.
+look like a call still open as the trace ended, which nothing can tell. So
+is the issue of a request with no completion in the trace (one the kernel
+ran no program for): without both, nothing says the request was issued.
 
 usage: dropc.py IN OUT TRUTH (--every N | --dev MAJOR:MINOR) [--type T]
 """
@@ -13,7 +15,34 @@ import struct
 import sys
 
 REC = 64
+D = 4  # IOT_EV_RQ_ISSUE
 C = 5  # IOT_EV_RQ_COMPLETE
+
+
+def records(data, hsize):
+    """Each whole record of the EVENTS chunks, as (time, type, request)."""
+    off = hsize
+    while off + 16 <= len(data):
+        ctype, _cpu, size = struct.unpack_from("<IIQ", data, off)
+        for k in range(off + 16, off + 16 + size if ctype == 1 else off + 16, REC):
+            ts, _seq, rid = struct.unpack_from("<QQQ", data, k)
+            yield ts, struct.unpack_from("<H", data, k + 56)[0], rid, k
+        off += 16 + size
+
+
+def uncompleted_issues(data, hsize):
+    """The issues (request, time) whose request's next D or C is not a C."""
+    by_rq = {}
+    for ts, typ, rid, _k in records(data, hsize):
+        if typ in (D, C):
+            by_rq.setdefault(rid, []).append((ts, typ))
+    out = set()
+    for rid, evs in by_rq.items():
+        evs.sort()
+        for i, (ts, typ) in enumerate(evs):
+            if typ == D and (i + 1 == len(evs) or evs[i + 1][1] != C):
+                out.add((rid, ts))
+    return out
 
 
 def main():
@@ -25,15 +54,11 @@ def main():
     out = [data[:hsize]]
     off, seen, gone = hsize, 0, []
     last_exit = {}  # tid -> the time of its last exit
-    while kind == 33 and off + 16 <= len(data):
-        ctype, cpu, size = struct.unpack_from("<IIQ", data, off)
-        for k in range(off + 16, off + 16 + size if ctype == 1 else off + 16, REC):
-            if struct.unpack_from("<H", data, k + 56)[0] == 33:
-                ts = struct.unpack_from("<Q", data, k)[0]
-                tid = struct.unpack_from("<I", data, k + 52)[0]
-                last_exit[tid] = max(ts, last_exit.get(tid, 0))
-        off += 16 + size
-    off = hsize
+    for ts, typ, _rid, k in records(data, hsize) if kind == 33 else ():
+        if typ == 33:
+            tid = struct.unpack_from("<I", data, k + 52)[0]
+            last_exit[tid] = max(ts, last_exit.get(tid, 0))
+    unfinished = uncompleted_issues(data, hsize) if kind == D else set()
     if mode == "--dev":
         ma, mi = map(int, arg.split(":"))
         dev = ma << 20 | mi
@@ -53,6 +78,9 @@ def main():
                         if last_exit[rid] == ts:
                             keep.append(r)
                             continue
+                    if (rid, ts) in unfinished:
+                        keep.append(r)
+                        continue
                     seen += 1
                     if (mode == "--every" and seen % int(arg) == 0) or \
                        (mode == "--dev" and rdev == dev):
