@@ -16,7 +16,8 @@
  *   I, D           the request's: its own, or its bios' (bi_next), ORed:
  *                  a request carries every flow merged into it
  *   D on a loop    the request's mask onto the backing file's pages
- *   C              the request's, then forgotten
+ *   C              the request's, then forgotten (with --accounting,
+ *                  handed to its block_io_done, later in the same call)
  *
  * Events whose object carries no mask are not written. Tables, drops and
  * journal commits are written as always.
@@ -28,6 +29,8 @@ const volatile bool cfg_flow = false;
 const volatile __u32 cfg_nr_flows = 0;
 /* a definition starts at page faults: else faults cost no map work */
 const volatile bool cfg_flow_faults = false;
+/* --accounting too: a completion hands its mask on to block_io_done */
+const volatile bool cfg_flow_done = false;
 const volatile struct iot_flow_def cfg_flows[IOT_FLOW_MAX] = {};
 /* the loop devices, with the backing file's inode and offset */
 const volatile __u32 cfg_nr_flow_loops = 0;
@@ -82,6 +85,50 @@ struct {
 	__type(key, struct flow_page);
 	__type(value, __u32);
 } flow_pages SEC(".maps");
+
+/* A request's mask from its last C to its block_io_done, which comes later
+ * in the same call on the same CPU, when the request's entry is forgotten
+ * and its bios are gone. A few deep: another device's completion may
+ * interrupt between the two (a nested one deeper than this loses its E). */
+#define FLOW_DONE_DEPTH 4u
+struct flow_done {
+	__u64 rq[FLOW_DONE_DEPTH];
+	__u32 mask[FLOW_DONE_DEPTH];
+	__u32 next;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct flow_done);
+} flow_done SEC(".maps");
+
+static __always_inline void flow_done_put(__u64 rq, __u32 mask)
+{
+	__u32 k = 0, i;
+	struct flow_done *d = bpf_map_lookup_elem(&flow_done, &k);
+
+	if (!d)
+		return;
+	i = d->next++ % FLOW_DONE_DEPTH;
+	d->rq[i] = rq;
+	d->mask[i] = mask;
+}
+
+static __always_inline __u32 flow_done_take(__u64 rq)
+{
+	__u32 k = 0;
+	struct flow_done *d = bpf_map_lookup_elem(&flow_done, &k);
+
+	for (__u32 i = 0; d && i < FLOW_DONE_DEPTH; i++) {
+		if (d->rq[i] == rq) {
+			d->rq[i] = 0;
+			return d->mask[i];
+		}
+	}
+	return 0;
+}
 
 /* Per loop device: its flows' requests in flight (issued, not completed),
  * and the union of their masks since it was last idle. */

@@ -277,7 +277,7 @@ int BPF_PROG(block_io_done, struct request *rq)
 {
 	if (degrade_slot((__u64)KREAD1(rq, bio)))
 		return 0;
-	if (cfg_flow && !flow_rq(rq, false))
+	if (cfg_flow && !flow_done_take((__u64)rq))
 		return 0;
 	return emit_rq(IOT_EV_IO_DONE, rq, 0, rq_sectors(rq));
 }
@@ -308,11 +308,15 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 		}
 	}
 	if (cfg_flow) {
-		if (!flow_rq(rq, false))
+		__u32 m = flow_rq(rq, false);
+
+		if (!m)
 			return 0;
 		if (nr_bytes >= KREAD1(rq, __data_len)) {
 			bpf_map_delete_elem(&flow_objs, &rq);
 			flow_loop_complete(rq_devt(rq));
+			if (cfg_flow_done)
+				flow_done_put((__u64)rq, m);
 		}
 	}
 	/* a data-less request (a flush) shows its bio and the kernel's start

@@ -160,6 +160,7 @@ static void config_flows(struct recorder *rc)
 		return;
 	}
 	ro->cfg_flow = true;
+	ro->cfg_flow_done = o->accounting;
 	ro->cfg_nr_flows = (uint32_t)o->nr_flows;
 	for (int i = 0; i < o->nr_flows; i++) {
 		memcpy((void *)&ro->cfg_flows[i], &o->flows[i].d, sizeof(o->flows[i].d));
