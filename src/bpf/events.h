@@ -249,7 +249,10 @@ struct iot_ctl {
 	__u64 spec_discards; /* --speculate: requests discarded (fast) */
 	__u64 degraded;	     /* back-pressure: 1 inside a stretch */
 	__u64 tail;	     /* first sequence number not yet consumed */
-	__u64 pad1[7];
+	/* --aggregate: slots claimed again while they held an issued request,
+	 * whose completion no program saw (not in the histograms) */
+	__u64 agg_lost;
+	__u64 pad1[6];
 	/* back-pressure, written by the producer in a stretch only */
 	__u64 degrade_skipped;	 /* records not written, every stretch */
 	__u64 degrade_summaries; /* requests queued here in a stretch */

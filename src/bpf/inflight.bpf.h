@@ -180,11 +180,20 @@ static __always_inline void sum_write(struct iot_sum_slot *sl, __u32 nr, __u64 g
  * program saw that request complete (the kernel ran none for it, see
  * docs/ARCHITECTURE.md "Oracles"). Where requests are written as
  * summaries, its stages go out flagged lost, for the join to count, before
- * the new bio's state replaces them; --aggregate has no record for it. */
+ * the new bio's state replaces them; --aggregate counts it (ctl). */
 static __always_inline void sum_reclaimed(struct iot_sum_slot *sl)
 {
-	if (sl->d_delta_ns && !cfg_aggregate)
+	struct iot_ctl *c;
+
+	if (!sl->d_delta_ns)
+		return;
+	if (!cfg_aggregate) {
 		sum_write(sl, 0, 0, IOT_SUMMARY_F_LOST);
+		return;
+	}
+	c = this_ctl();
+	if (c)
+		__sync_fetch_and_add(&c->agg_lost, 1);
 }
 
 /* Back-pressure: the state of a request queued in a stretch (emit.bpf.h),

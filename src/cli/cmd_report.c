@@ -389,6 +389,9 @@ int cmd_report(int argc, char **argv)
 	ri.nr_degrades = pl.rd.nr_degrades;
 	ri.summaries = pl.rd.nr_summaries;
 	ri.join = pl.jn.st;
+	/* --aggregate: requests issued with no completion seen, as the
+	 * events' lost completions */
+	ri.join.lost_completions += pl.rd.agg_lost;
 	ri.comm = pipeline_comm;
 	if (pl.rd.hdr.repair_method) {
 		ri.repair_method = pl.rd.hdr.repair_method - 1 < NR_RM

@@ -524,8 +524,12 @@ static void handle(void *ctx, const char *path, const char *accept,
 		};
 
 		uint32_t *cg = NULL;
-		bool ok = !record_live_read(&sv->lv, &e, &n, sv->by_cgroup ? &cg : NULL,
-					    &mi.lost);
+		struct record_live_lost lost;
+		bool ok =
+		    !record_live_read(&sv->lv, &e, &n, sv->by_cgroup ? &cg : NULL, &lost);
+
+		mi.lost = lost.no_room;
+		mi.lost_completions = lost.completions;
 
 		if (ok) {
 			if (!sv->by_cgroup)

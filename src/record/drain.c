@@ -481,6 +481,16 @@ static void set_entry(struct iot_agg_entry *e, const uint64_t *slot_dev, size_t 
 	memcpy(e->buckets, cur, sizeof(e->buckets));
 }
 
+/* --aggregate: the requests the CPUs found issued with no completion seen */
+static uint64_t agg_lost(const struct iot_ctl *ctl, uint32_t nr_cpus)
+{
+	uint64_t n = 0;
+
+	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++)
+		n += __atomic_load_n(&ctl[cpu].agg_lost, __ATOMIC_RELAXED);
+	return n;
+}
+
 /*
  * --aggregate: one AGG chunk with what each histogram gained since the last
  * one (summed over CPUs, read through the mmap), naming each device by the
@@ -515,6 +525,8 @@ static int write_agg(struct recorder *rc, uint64_t now)
 			set_entry(&e[n++], slot_dev, hi, cur);
 	}
 	h.nr_entries = n;
+	h.lost = (uint32_t)(agg_lost(rc->ctl, rc->nr_cpus) - rc->agg_lost_prev);
+	rc->agg_lost_prev += h.lost;
 	err = trace_writer_chunk(&rc->w, IOT_CHUNK_AGG, 0, &h, sizeof(h), e,
 				 n * sizeof(*e));
 	free(e);
@@ -523,7 +535,7 @@ static int write_agg(struct recorder *rc, uint64_t now)
 }
 
 int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, size_t *n,
-		     uint32_t **cgroups, uint64_t *lost)
+		     uint32_t **cgroups, struct record_live_lost *lost)
 {
 	const size_t hists = (size_t)lv->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
 	uint64_t slot_dev[IOT_AGG_DEVS];
@@ -555,9 +567,11 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 				       32);
 		set_entry(&e[(*n)++], slot_dev, hi, cur);
 	}
-	*lost = 0;
+	lost->no_room = 0;
 	for (uint32_t cpu = 0; cpu < lv->nr_cpus; cpu++)
-		*lost += __atomic_load_n(&lv->ctl[cpu].drops_nostate, __ATOMIC_RELAXED);
+		lost->no_room +=
+		    __atomic_load_n(&lv->ctl[cpu].drops_nostate, __ATOMIC_RELAXED);
+	lost->completions = agg_lost(lv->ctl, lv->nr_cpus);
 	*out = e;
 	if (cgroups)
 		*cgroups = cg;

@@ -18,18 +18,24 @@ struct record_live {
 	size_t per_cpu;	     /* u64 per CPU */
 	uint32_t nr_cpus, agg_devs;
 	int slot_fd;		   /* the "agg_devs" map: dev_t -> slot */
-	const struct iot_ctl *ctl; /* per CPU: drops_nostate */
+	const struct iot_ctl *ctl; /* per CPU: drops_nostate, agg_lost */
 	uint64_t start_ns;	   /* CLOCK_MONOTONIC at the attach */
 };
 
 struct iot_agg_entry;
+/* The requests not in the histograms, since the start. */
+struct record_live_lost {
+	uint64_t no_room;     /* the in-flight table had no room for them */
+	uint64_t completions; /* issued, their completion never seen (the
+				 kernel ran no program for it) */
+};
+
 /* Every histogram that counted something, summed over the CPUs since the
  * start, its device named by dev_t (0: system calls); *out is malloc'd,
  * and so is *cgroups (when not NULL): each entry's cgroup (--by cgroup,
- * else 0). *lost: requests the in-flight table had no room for. 0 or
- * -ENOMEM. */
+ * else 0). 0 or -ENOMEM. */
 int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, size_t *n,
-		     uint32_t **cgroups, uint64_t *lost);
+		     uint32_t **cgroups, struct record_live_lost *lost);
 
 struct record_opts {
 	const char *output; /* trace file path */

@@ -67,6 +67,7 @@ struct recorder {
 	uint32_t spec_nrec; /* --speculate: records per buffer */
 	uint64_t *agg_prev; /* sums over CPUs at the last AGG chunk */
 	uint64_t agg_last_ns;
+	uint64_t agg_lost_prev; /* the CPUs' agg_lost summed at the last AGG */
 	uint64_t *written;	/* records written per CPU */
 	uint64_t *torn;		/* slots skipped: reserved, never committed */
 	uint64_t *drops_said;	/* per CPU: all its drops at the last DROPS_AT */

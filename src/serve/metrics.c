@@ -170,6 +170,10 @@ void metrics_write(FILE *f, const struct iot_agg_entry *e, size_t n,
 	       "Requests the recorder's in-flight table had no room for: not in the "
 	       "histograms");
 	fprintf(f, "iotrail_lost_requests_total %" PRIu64 "\n", mi->lost);
+	family(f, mi, "iotrail_lost_completions_total", "counter",
+	       "Requests issued whose completion the kernel ran no program for "
+	       "(found when their slot was used again): not in the histograms");
+	fprintf(f, "iotrail_lost_completions_total %" PRIu64 "\n", mi->lost_completions);
 	family(f, mi, "iotrail_scrapes_total", "counter", "Scrapes answered");
 	fprintf(f, "iotrail_scrapes_total %" PRIu64 "\n", mi->scrapes);
 	family(f, mi, "iotrail_uptime_seconds", "gauge",

@@ -556,6 +556,12 @@ static int index_chunks(struct trace_reader *r, int fd)
 			r->agg_list = n;
 			r->agg_list[r->nr_aggs++] = rc;
 			r->aggs = r->agg_list;
+			if (c.size >= sizeof(struct iot_agg_header)) {
+				struct iot_agg_header h;
+
+				memcpy(&h, r->map + rc.offset, sizeof(h));
+				r->agg_lost += h.lost;
+			}
 			break;
 		}
 		case IOT_CHUNK_SPEC:

@@ -91,6 +91,7 @@ struct trace_reader {
 	bool has_end;
 	const struct reader_chunk *aggs; /* AGG chunks (--aggregate), in order */
 	size_t nr_aggs;
+	uint64_t agg_lost; /* the AGG chunks' lost, summed */
 	struct reader_chunk *agg_list;
 	void **copies; /* aligned copies of unaligned chunks and tables */
 	size_t nr_copies, cap_copies;

@@ -27,7 +27,16 @@ agg_run() { # [--syscalls]
 	"$IOTRAIL" report -i "$TMP/agg.iot" -f json -a latency,syscall >"$TMP/agg.json" || { echo "report failed"; return 1; }
 	got=$(json_get "$TMP/agg.json" "' '.join(str(x) for d in j['devices'] if d['name']=='$D' for x in (d['read']['requests'], d['read']['sectors'], d['write']['requests'], d['write']['sectors']))")
 	want="$((r1 - r0)) $((rs1 - rs0)) $((w1 - w0)) $((ws1 - ws0))"
-	[ "$got" = "$want" ] || { echo "got '$got', want '$want'"; return 1; }
+	[ "$got" = "$want" ] && return 0
+	# a request the kernel ran no completion program for is counted lost
+	# (its op and size unknown): the requests add up with it, no more
+	lost=$(json_get "$TMP/agg.json" "j['join']['lost_completions']")
+	read -r gr grs gw gws <<<"$got"
+	[ "$lost" -gt 0 ] && [ $((gr + gw + lost)) = $((r1 - r0 + w1 - w0)) ] &&
+		[ "$grs" -le $((rs1 - rs0)) ] && [ "$gws" -le $((ws1 - ws0)) ] &&
+		{ echo "$lost lost, counted"; return 0; }
+	echo "got '$got' ($lost counted lost), want '$want'"
+	return 1
 }
 # the system calls' histograms first (--syscalls), then the block layer's
 # alone, the default: the rest of the checks read that one
@@ -44,9 +53,10 @@ expect_eq "aggregate: the report says the system calls were not timed, and how t
 	"$(grep -c 'system calls not timed: record --aggregate --syscalls' "$TMP/agg.txt") $(grep -c 'system calls not timed' "$TMP/aggsys.txt")" "1 0"
 read -r r0 rs0 w0 ws0 <"$TMP/before"
 read -r r1 rs1 w1 ws1 <"$TMP/after"
+# (a request lost, see below, has none: it is counted instead)
 expect_eq "aggregate: a Q2C for every read and write" \
-	"$(json_get "$TMP/agg.json" "[ (d['read']['q2c']['count'], d['write']['q2c']['count']) for d in j['devices'] if d['name']=='$D'][0]")" \
-	"($((r1 - r0)), $((w1 - w0)))"
+	"$(json_get "$TMP/agg.json" "[ (d['read']['q2c']['count'] == d['read']['requests'], d['write']['q2c']['count'] == d['write']['requests'], d['read']['q2c']['count'] + d['write']['q2c']['count'] + j['join']['lost_completions']) for d in j['devices'] if d['name']=='$D'][0]")" \
+	"(True, True, $((r1 - r0 + w1 - w0)))"
 expect_eq "aggregate: no per-event records" "$(json_get "$TMP/agg.json" "(j['mode'], j['events'])")" "('aggregate', 0)"
 nagg=$(python3 - "$TMP/agg.iot" <<'PY'
 import struct, sys
@@ -60,6 +70,33 @@ print(n)
 PY
 )
 [ "$nagg" -ge 2 ] && ok "aggregate: one AGG chunk per interval ($nagg)" || not_ok "aggregate: AGG chunks per interval" "$nagg"
+
+# Beside two busy loops, this kernel now and then runs no program for a
+# request's completion (docs/ARCHITECTURE.md, "Oracles": here about one run
+# in two loses some): the histograms miss it, and the request is counted
+# lost when its slot is claimed again. In each of four runs the histograms'
+# reads and the lost ones add up to diskstats'.
+DL=$(make_disk_loop 256M 64)
+DD=${DL#/dev/}
+: >"$TMP/hog"
+for _ in 1 2; do (while [ -e "$TMP/hog" ]; do :; done) & done
+res="" bad=""
+for i in 1 2 3 4; do
+	b=$(diskstats "$DD")
+	"$IOTRAIL" record --aggregate -o "$TMP/hog.iot" -d "$DL" -- dd if="$DL" of=/dev/null \
+		bs=64k count=1000 iflag=direct status=none 2>"$TMP/err"
+	a=$(diskstats "$DD")
+	"$IOTRAIL" report -i "$TMP/hog.iot" -f json >"$TMP/hog.json" 2>>"$TMP/err"
+	got=$(json_get "$TMP/hog.json" "'%d %d' % ([d['read']['requests'] for d in j['devices'] if d['name']=='$DD'][0], j['join']['lost_completions'])")
+	want=$((${a%% *} - ${b%% *}))
+	read -r n lost <<<"$got"
+	res="$res $n+$lost=$want"
+	[ $((n + lost)) = "$want" ] && [ "$want" = 1000 ] || bad="$bad run $i: $got, diskstats $want $(tail -1 "$TMP/err");"
+done
+rm -f "$TMP/hog"
+wait
+[ -z "$bad" ] && ok "aggregate beside busy loops: reads + lost = diskstats' in each run:$res" ||
+	not_ok "aggregate beside busy loops" "$bad"
 
 # the same workload recorded per event: the same system calls (request
 # counts of buffered reads vary between runs; each run matches its diskstats)

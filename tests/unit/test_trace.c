@@ -1231,6 +1231,47 @@ static void drop_stretches(void **state)
 	trace_reader_release(&r);
 }
 
+static void count_agg(void *ctx, const struct iot_agg_entry *e)
+{
+	*(uint64_t *)ctx += e->buckets[3];
+}
+
+/* AGG chunks: their entries read in order, each interval's lost requests
+ * summed; a chunk shorter than its header counts nothing, an entry cut
+ * short is not read */
+static void agg_lost(void **state)
+{
+	struct {
+		struct iot_agg_header h;
+		struct iot_agg_entry e[2];
+	} c = {{.start_ns = 0, .end_ns = 100, .nr_entries = 2, .lost = 3}, {{0}}};
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	uint64_t n = 0;
+	char err[256];
+
+	(void)state;
+	c.e[0].buckets[3] = 5;
+	c.e[1].buckets[3] = 7;
+	header(&h, 1);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_AGG, 0, &c, sizeof(c), NULL, 0);
+	c.h = (struct iot_agg_header){
+	    .start_ns = 100, .end_ns = 200, .nr_entries = 2, .lost = 4};
+	/* the second entry cut short */
+	trace_writer_chunk(&w, IOT_CHUNK_AGG, 0, &c, sizeof(c) - 8, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_AGG, 0, &c, 20, NULL, 0); /* too short */
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_aggs, 3);
+	assert_int_equal(r.agg_lost, 7);
+	trace_reader_aggs(&r, count_agg, &n);
+	assert_int_equal(n, 5 + 7 + 5);
+	trace_reader_release(&r);
+}
+
 /* Back-pressure marks: each CPU's begin and end become a stretch, one left
  * open at the end stays open (to_ns 0), an end with no begin is ignored;
  * SUMMARY records are counted; a rewind counts them again, not twice */
@@ -1295,6 +1336,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(merge_order),
+	    cmocka_unit_test(agg_lost),
 	    cmocka_unit_test(merge_many_streams),
 	    cmocka_unit_test(inversion_and_gap),
 	    cmocka_unit_test(segments_same),
