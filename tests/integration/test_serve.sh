@@ -89,6 +89,39 @@ for stage in q2g d2c q2c; do
 		ok "histogram_quantile(0.99) of $stage through PromQL: $p99 s" ||
 		not_ok "p99 $stage" "$p99"
 done
+# docs/FLEET.md says what holds: its alert rules pass promtool, and each of
+# its PromQL queries is answered by this Prometheus, with data (but those
+# by cgroup: serve --by cgroup, below)
+awk '/^## Alert rules/ {f = 1} f && /^```yaml/ {y = 1; next} y && /^```/ {exit} y' \
+	"$ROOT/docs/FLEET.md" >"$TMP/rules.yml"
+promtool check rules "$TMP/rules.yml" >"$TMP/out" 2>&1 &&
+	grep -q "SUCCESS: [1-9][0-9]* rules found" "$TMP/out" &&
+	ok "docs/FLEET.md: its alert rules pass promtool ($(grep -o '[0-9]* rules found' "$TMP/out"))" ||
+	not_ok "docs/FLEET.md alert rules" "$(tail -5 "$TMP/out")"
+python3 - "$ROOT/docs/FLEET.md" "http://127.0.0.1:$PP/api/v1/query" <<'PY' >"$TMP/out" 2>&1 &&
+import json, re, sys, urllib.parse, urllib.request
+text = open(sys.argv[1]).read()
+queries = []
+for block in re.findall(r"^```promql\n(.*?)^```", text, re.S | re.M):
+    cur = ""
+    for line in block.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cur += line.strip()
+        if cur.count("(") == cur.count(")"):  # a query may take lines
+            queries.append(cur)
+            cur = ""
+bad = []
+for q in queries:
+    body = urllib.parse.urlencode({"query": q}).encode()
+    r = json.load(urllib.request.urlopen(sys.argv[2], body))
+    if r["status"] != "success" or (not r["data"]["result"] and "cgroup" not in q):
+        bad.append((q, r.get("error") or "no data"))
+assert len(queries) >= 8 and not bad, (len(queries), bad)
+print(len(queries))
+PY
+	ok "docs/FLEET.md: its $(cat "$TMP/out") PromQL queries answered" ||
+	not_ok "docs/FLEET.md PromQL" "$(tail -3 "$TMP/out")"
 # the buckets hold what _count says, and the mean lies in them
 curl -s "http://127.0.0.1:$SP/metrics" >"$TMP/m.txt"
 python3 - "$TMP/m.txt" "$D" <<'PY' >"$TMP/out" 2>&1 &&
