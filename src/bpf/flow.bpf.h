@@ -89,7 +89,10 @@ struct {
 /* A request's mask from its last C to its block_io_done, which comes later
  * in the same call on the same CPU, when the request's entry is forgotten
  * and its bios are gone. A few deep: another device's completion may
- * interrupt between the two (a nested one deeper than this loses its E). */
+ * interrupt between the two (a nested one deeper than this loses its E).
+ * Every request's C puts its mask, 0 outside the flows: a request with no
+ * block_io_done (a flush's) leaves its entry behind, and the next request
+ * at its address must not take it. */
 #define FLOW_DONE_DEPTH 4u
 struct flow_done {
 	__u64 rq[FLOW_DONE_DEPTH];
@@ -106,12 +109,16 @@ struct {
 
 static __always_inline void flow_done_put(__u64 rq, __u32 mask)
 {
-	__u32 k = 0, i;
+	__u32 k = 0, i = FLOW_DONE_DEPTH;
 	struct flow_done *d = bpf_map_lookup_elem(&flow_done, &k);
 
 	if (!d)
 		return;
-	i = d->next++ % FLOW_DONE_DEPTH;
+	for (__u32 w = 0; w < FLOW_DONE_DEPTH; w++)
+		if (d->rq[w] == rq)
+			i = w;
+	if (i >= FLOW_DONE_DEPTH)
+		i = d->next++ % FLOW_DONE_DEPTH;
 	d->rq[i] = rq;
 	d->mask[i] = mask;
 }

@@ -309,14 +309,15 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 	}
 	if (cfg_flow) {
 		__u32 m = flow_rq(rq, false);
+		bool last = nr_bytes >= KREAD1(rq, __data_len);
 
+		if (last && cfg_flow_done)
+			flow_done_put((__u64)rq, m);
 		if (!m)
 			return 0;
-		if (nr_bytes >= KREAD1(rq, __data_len)) {
+		if (last) {
 			bpf_map_delete_elem(&flow_objs, &rq);
 			flow_loop_complete(rq_devt(rq));
-			if (cfg_flow_done)
-				flow_done_put((__u64)rq, m);
 		}
 	}
 	/* a data-less request (a flush) shows its bio and the kernel's start
