@@ -25,6 +25,10 @@ sync
 # another time 14.7% in CI, 7.6% alone right after)
 case $IOTRAIL in */asan/* | */tsan/*) MEDIAN_MAX=0.20 ;; *) MEDIAN_MAX=0.15 ;; esac
 export MEDIAN_MAX
+# sqlite's calls take half as long (445 us on average against 1000 for the
+# C loop's, CI), their CPU time about the same (50-70 us): a larger share,
+# 11-12% in CI runs, 15.5% on both tries in one (nothing else running)
+SHORT_MAX=$(awk -v m=$MEDIAN_MAX 'BEGIN { print m + 0.10 }')
 # check_split JSON CALL N: N calls of CALL (at least N with a trailing +),
 # parts that add up, other within MEDIAN_MAX of the median call's time
 check_split() {
@@ -108,7 +112,7 @@ split_case "fsync loop (C)" f fsync 100 'rm -f "$MNT/f"' -- "$TOOLS/fsyncloop" "
 # --- sqlite inserts, one transaction each ---------------------------------------
 for i in $(seq 100); do echo "insert into t (v) values (hex(randomblob(100)));"; done >"$TMP/ins.sql"
 # a rollback journal: the journal file and the database each synced per insert
-split_case "sqlite inserts" s fdatasync 200+ \
+MEDIAN_MAX=$SHORT_MAX split_case "sqlite inserts" s fdatasync 200+ \
 	'rm -f "$MNT/db"; sqlite3 "$MNT/db" "create table t (k integer primary key, v text);"' \
 	-- sqlite3 "$MNT/db" ".read $TMP/ins.sql"
 [ "$(sqlite3 "$MNT/db" "select count(*) from t")" = 100 ] &&
