@@ -85,8 +85,12 @@ static __always_inline struct iot_sum_slot *sum_find(__u64 key)
 	__u32 base;
 
 	/* 0 marks a free slot: a request without bios (the flush machinery's
-	 * own flush request) must not adopt one */
-	if (!key)
+	 * own flush request) must not adopt one. Not armed (before the start,
+	 * or past the stop while the programs are detached): the table is
+	 * left as it was, so a request in flight at the stop stays there, for
+	 * the recorder to write unfinished, rather than be freed by a
+	 * completion that could no longer write it. */
+	if (!key || !armed)
 		return NULL;
 	key = addr_of(key);
 	if (!key)
@@ -229,7 +233,7 @@ static __always_inline struct iot_sum_slot *sum_bio_queue(struct bio *bio)
 	struct iot_sum_slot *sl;
 	bool fresh;
 
-	if (!dev_wanted(dev, sector))
+	if (!armed || !dev_wanted(dev, sector)) /* (see sum_find) */
 		return NULL;
 	sl = sum_claim(key, &fresh);
 	if (!sl) {

@@ -119,8 +119,10 @@ unfinished_at_stop() {
 	fio=$!
 	sleep 0.5
 	"$IOTRAIL" record --summary -o "$TMP/unf.iot" -d "$DLOOP" --duration 300ms 2>"$TMP/unf.err"
+	local rc=$?
 	kill "$fio" # (the recorder may take seconds to start under ASan)
 	wait "$fio"
+	[ $rc = 0 ] || { echo "record: exit $rc: $(tail -3 "$TMP/unf.err")"; return 1; }
 	"$IOTRAIL" report -i "$TMP/unf.iot" -f json >"$TMP/unf.json" || { echo "report failed"; return 1; }
 	"$IOTRAIL" script -i "$TMP/unf.iot" >"$TMP/unf.txt" || { echo "script failed"; return 1; }
 	python3 - "$TMP/unf.json" "$TMP/unf.txt" <<'PY'
@@ -129,7 +131,7 @@ j = json.load(open(sys.argv[1]))
 lines = [l for l in open(sys.argv[2]) if " SUM " in l]
 unf = [l for l in lines if l.rstrip().endswith("unfinished at the stop")]
 n = j["join"]["unfinished"]
-assert n >= 1 and len(unf) == n, (n, len(unf))
+assert n >= 1 and len(unf) == n, (n, len(unf), len(lines), j["join"], j["drops"])
 # issued, not completed: each has a D
 assert all(" d=0 " not in l for l in unf), unf
 assert sum(c["drops"] for c in j["drops"]) == 0 and not j["gaps"], (j["drops"], j["gaps"])
