@@ -40,17 +40,21 @@ PY
 	ok "since boot: $(cat "$TMP/out")" || not_ok "since boot" "$(tail -3 "$TMP/out")"
 
 # --- side by side over a steady load ---------------------------------------------
-fio --filename="$L" --direct=1 --size=128M --time_based --runtime=9 \
-	--output=/dev/null --name=r --rw=randread --bs=4k --rate_iops=400 \
-	--name=w --rw=randwrite --bs=16k --rate_iops=100 &
-FIO=$!
-sleep 1.5
-"$IOTRAIL" stat -x -y -o JSON -d "$B" 1 5 >"$TMP/a.json" &
-S=$!
-iostat -x -y -o JSON -d "$B" 1 5 >"$TMP/b.json"
-wait $S
-wait $FIO
-python3 - "$TMP/a.json" "$TMP/b.json" <<'PY' >"$TMP/out" 2>&1 &&
+# (once more when it fails: a stall of the shared host's disk in one second,
+# seen by the two from instants apart, moved an interval's r/s from 400 to
+# 313 for one of them in a CI run under ASan, with other tests beside it)
+steady() {
+	fio --filename="$L" --direct=1 --size=128M --time_based --runtime=9 \
+		--output=/dev/null --name=r --rw=randread --bs=4k --rate_iops=400 \
+		--name=w --rw=randwrite --bs=16k --rate_iops=100 &
+	FIO=$!
+	sleep 1.5
+	"$IOTRAIL" stat -x -y -o JSON -d "$B" 1 5 >"$TMP/a.json" &
+	S=$!
+	iostat -x -y -o JSON -d "$B" 1 5 >"$TMP/b.json"
+	wait $S
+	wait $FIO
+	python3 - "$TMP/a.json" "$TMP/b.json" <<'PY' >"$TMP/out" 2>&1
 import json, sys
 def reps(p):
     st = json.load(open(p))["sysstat"]["hosts"][0]["statistics"]
@@ -72,7 +76,14 @@ assert 70 <= sum(x["w/s"] for x in a) / 5 <= 130, a
 print("5 one-second reports; largest differences: " +
       ", ".join("%s %.2f" % kv for kv in worst.items()))
 PY
-	ok "steady load: $(cat "$TMP/out")" || not_ok "steady load" "$(tail -3 "$TMP/out")"
+}
+if steady; then
+	ok "steady load: $(cat "$TMP/out")"
+elif first=$(tail -1 "$TMP/out") && steady; then
+	ok "steady load: $(cat "$TMP/out") (a second try; the first: $first)"
+else
+	not_ok "steady load" "$(tail -3 "$TMP/out")"
+fi
 
 # --- --trace: the trace's figures beside iostat's ------------------------------------
 # reads at depth 4 and writes with an fsync every 8 (flush requests),
