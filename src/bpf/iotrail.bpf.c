@@ -309,8 +309,13 @@ int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_b
 	}
 	if (cfg_flow) {
 		__u32 m = flow_rq(rq, false);
-		bool last = nr_bytes >= KREAD1(rq, __data_len);
+		bool last;
 
+		/* other I/O's completions read nothing more, but with
+		 * --accounting (flow_done_put puts their 0) */
+		if (!m && !cfg_flow_done)
+			return 0;
+		last = nr_bytes >= KREAD1(rq, __data_len);
 		if (last && cfg_flow_done)
 			flow_done_put((__u64)rq, m);
 		if (!m)

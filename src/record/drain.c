@@ -474,7 +474,7 @@ static void sum_hist(const uint64_t *agg, size_t per_cpu, uint32_t nr_cpus, size
 static void set_entry(struct iot_agg_entry *e, const uint64_t *slot_dev, size_t hi,
 		      const uint64_t cur[IOT_AGG_HIST])
 {
-	e->dev = (uint32_t)slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)];
+	e->dev = (uint32_t)slot_dev[hi / IOT_AGG_HISTS_PER_DEV];
 	e->op = (hi / IOT_AGG_METRICS) % IOT_AGG_OPS;
 	e->metric = hi % IOT_AGG_METRICS;
 	e->sum = cur[IOT_AGG_BUCKETS];
@@ -498,7 +498,7 @@ static uint64_t agg_lost(const struct iot_ctl *ctl, uint32_t nr_cpus)
  */
 static int write_agg(struct recorder *rc, uint64_t now)
 {
-	const size_t hists = (size_t)rc->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
+	const size_t hists = (size_t)rc->agg_devs * IOT_AGG_HISTS_PER_DEV;
 	struct iot_agg_header h = {.start_ns = rc->agg_last_ns, .end_ns = now};
 	uint64_t slot_dev[IOT_AGG_DEVS];
 	struct iot_agg_entry *e;
@@ -537,7 +537,7 @@ static int write_agg(struct recorder *rc, uint64_t now)
 int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, size_t *n,
 		     uint32_t **cgroups, struct record_live_lost *lost)
 {
-	const size_t hists = (size_t)lv->agg_devs * IOT_AGG_OPS * IOT_AGG_METRICS;
+	const size_t hists = (size_t)lv->agg_devs * IOT_AGG_HISTS_PER_DEV;
 	uint64_t slot_dev[IOT_AGG_DEVS];
 	struct iot_agg_entry *e;
 	uint32_t *cg = NULL;
@@ -562,9 +562,7 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 		if (!count)
 			continue;
 		if (cg)
-			cg[*n] =
-			    (uint32_t)(slot_dev[hi / (IOT_AGG_OPS * IOT_AGG_METRICS)] >>
-				       32);
+			cg[*n] = (uint32_t)(slot_dev[hi / IOT_AGG_HISTS_PER_DEV] >> 32);
 		set_entry(&e[(*n)++], slot_dev, hi, cur);
 	}
 	lost->no_room = 0;
