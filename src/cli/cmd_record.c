@@ -64,7 +64,10 @@ static void record_usage(FILE *f)
 	    "                        1khz; switchmax=50hz: always at switchrate),\n"
 	    "                        specsize (default 1k per speculation), nspec "
 	    "(4096),\n"
-	    "                        aggsize (histogram bytes per CPU, default 390k)\n"
+	    "                        aggsize (histogram bytes per CPU, default 390k),\n"
+	    "                        settle (after COMMAND exits, how long to wait\n"
+	    "                        for the devices' requests in flight, default\n"
+	    "                        1s; 0: stop at the exit)\n"
 	    "      --nice N          the recorder's priority (default -10; the command\n"
 	    "                        keeps its own): a late recorder drops records\n"
 	    "      --threads N       threads that drain the buffers, each its share of\n"
@@ -81,7 +84,8 @@ static void record_usage(FILE *f)
 	    "                        T (or that fail), drop the others' (specsize, "
 	    "nspec)\n"
 	    "\n"
-	    "Stops when COMMAND exits, TIME passes, or on SIGINT/SIGTERM.\n");
+	    "Stops when COMMAND exits (once the requests it left in flight are\n"
+	    "done, settle=), TIME passes, or on SIGINT/SIGTERM.\n");
 }
 
 /* One buffer option, from --NAME VALUE or -x NAME=VALUE. Returns 0, or 2
@@ -116,6 +120,12 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 		if (parse_rate(val, &o->switchmax_ns))
 			return usage_error(
 			    "switchmax=%s: not a rate (try 1khz, 1ms, 50hz)", val);
+	} else if (!strcmp(key, "settle")) {
+		if (!strcmp(val, "0"))
+			o->settle_ns = 0;
+		else if (parse_time(val, &o->settle_ns))
+			return usage_error("settle=%s: not a time (try 1s, 200ms, 0)",
+					   val);
 	} else if (!strcmp(key, "bufresize")) {
 		if (!strcmp(val, "auto"))
 			o->bufresize_manual = false;
@@ -148,7 +158,8 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 	} else {
 		return usage_error(
 		    "-x %s: unknown option (bufpolicy, backpressure, bufsize, "
-		    "switchrate, switchmax, bufresize, specsize, nspec, aggsize)",
+		    "switchrate, switchmax, bufresize, specsize, nspec, aggsize, "
+		    "settle)",
 		    key);
 	}
 	return 0;
@@ -252,6 +263,7 @@ int cmd_record(int argc, char **argv)
 	    .bufsize = RECORD_DEFAULT_BUFSIZE,
 	    .switch_ns = RECORD_DEFAULT_SWITCH_NS,
 	    .switchmax_ns = RECORD_DEFAULT_SWITCHMAX_NS,
+	    .settle_ns = RECORD_DEFAULT_SETTLE_NS,
 	    .nice = RECORD_DEFAULT_NICE,
 	    .specsize = RECORD_DEFAULT_SPECSIZE,
 	    .nspec = RECORD_DEFAULT_NSPEC,

@@ -107,12 +107,12 @@ int finish_child(struct recorder *rc, int ret)
 		rc->child_done = true;
 	}
 	st = rc->child_status;
-	if (rc->reason == IOT_STOP_COMMAND && WIFEXITED(st) && WEXITSTATUS(st)) {
+	if (rc->child_exited && WIFEXITED(st) && WEXITSTATUS(st)) {
 		fprintf(stderr, "iotrail: %s exited with status %d\n", rc->o->argv[0],
 			WEXITSTATUS(st));
 		return ret ? ret : WEXITSTATUS(st); /* as time(1) and perf do */
 	}
-	if (rc->reason == IOT_STOP_COMMAND && WIFSIGNALED(st)) {
+	if (rc->child_exited && WIFSIGNALED(st)) {
 		fprintf(stderr, "iotrail: %s killed by signal %d (%s)\n", rc->o->argv[0],
 			WTERMSIG(st), strsignal(WTERMSIG(st)));
 		return ret ? ret : 128 + WTERMSIG(st);

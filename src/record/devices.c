@@ -193,6 +193,46 @@ struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg, char 
 	return NULL;
 }
 
+/* One device's stat file: fields 1, 5, 12 and 16 are the reads, writes,
+ * discards and flushes completed, field 9 the requests in flight
+ * (Documentation/block/stat.rst; a kernel before 4.18 or 5.5 has fewer
+ * fields, read as 0). */
+static void add_stat(const char *name, struct devtab_io *io)
+{
+	unsigned long long f[17] = {0};
+	char path[512], line[512];
+	const char *p;
+	char *end;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/stat", name);
+	if (read_line(path, line, sizeof(line)))
+		return;
+	p = line;
+	for (int i = 0; i < 17; i++, p = end) {
+		f[i] = strtoull(p, &end, 10);
+		if (end == p)
+			break;
+	}
+	io->done += f[0] + f[4] + f[11] + f[15];
+	io->in_flight += f[8];
+}
+
+void devtab_io(const struct dev_table *t, struct devtab_io *io)
+{
+	bool filtered = false;
+
+	for (size_t i = 0; i < t->n; i++)
+		filtered |= (t->e[i].flags & IOT_DEV_FILTERED) != 0;
+	*io = (struct devtab_io){0};
+	for (size_t i = 0; i < t->n; i++) {
+		const struct iot_dev_entry *e = &t->e[i];
+
+		if (filtered ? (e->flags & IOT_DEV_FILTERED) != 0
+			     : !(e->flags & IOT_DEV_PARTITION))
+			add_stat(e->name, io);
+	}
+}
+
 void devtab_release(struct dev_table *t)
 {
 	free(t->e);

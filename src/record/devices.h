@@ -25,6 +25,14 @@ int devtab_scan(struct dev_table *t);
 struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg, char *err,
 				     size_t errlen);
 void devtab_release(struct dev_table *t);
+
+/* What the kernel counts now of the devices recorded (those selected with
+ * -d, else every disk), summed: requests in flight, and requests completed
+ * (reads, writes, discards and flushes), from /sys/class/block/NAME/stat. */
+struct devtab_io {
+	uint64_t in_flight, done;
+};
+void devtab_io(const struct dev_table *t, struct devtab_io *io);
 /* The loop devices of t over a disk model's file (iotrail-hdd, a FUSE
  * filesystem whose directory holds "model"): "loop0: iotrail-hdd rpm=...;
  * ..." into out, "" if none. */

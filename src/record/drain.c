@@ -25,9 +25,11 @@
 #include "recorder.h"
 #include "spec.h"
 
-/* the longest the main loop sleeps (the command's exit, --duration and
- * the kernel's stop are noticed within it) */
+/* the longest the main loop sleeps (--duration and the kernel's stop are
+ * noticed within it; the command's exit wakes it, SIGCHLD) */
 #define RECORD_TICK_NS (100 * 1000 * 1000ull)
+/* how often the devices' in-flight counts are read while settling */
+#define SETTLE_TICK_NS (1000 * 1000ull)
 
 /* A task or file already noted by this share is skipped without the lock:
  * the tables would ignore it (a tid is named once, an inode resolved once). */
@@ -589,6 +591,53 @@ static void progress(struct recorder *rc, bool final)
 		(unsigned long long)drops, final ? "\n" : "   ");
 }
 
+/*
+ * After the command's exit, the requests it left in flight (readahead, an
+ * O_DIRECT write of a process it did not wait for) complete later: the
+ * recording goes on until the recorded devices have none in flight, or
+ * have completed as many requests as they had in flight at the exit (on a
+ * device other processes keep busy, the count never reaches 0), for at
+ * most settle=TIME. Whether a request was the command's is not known
+ * here: the counts are the devices', from sysfs.
+ */
+struct settle {
+	struct devtab_io at_exit;
+	uint64_t start_ns, end_ns;
+};
+
+static void settle_begin(struct recorder *rc, struct settle *s, uint64_t now)
+{
+	devtab_io(&rc->devs, &s->at_exit);
+	s->start_ns = now;
+	s->end_ns = now + rc->o->settle_ns;
+}
+
+static bool settle_done(struct recorder *rc, const struct settle *s, uint64_t now,
+			bool debug)
+{
+	struct devtab_io io;
+
+	devtab_io(&rc->devs, &io);
+	if (io.in_flight && io.done - s->at_exit.done < s->at_exit.in_flight) {
+		if (now < s->end_ns)
+			return false;
+		fprintf(stderr,
+			"iotrail: %llu requests still in flight on the recorded "
+			"devices %.1f s after %s exited; stopped (settle=)\n",
+			(unsigned long long)io.in_flight, (now - s->start_ns) / 1e9,
+			rc->o->argv[0]);
+		return true;
+	}
+	if (debug)
+		fprintf(stderr,
+			"iotrail: debug: %llu requests in flight at the command's "
+			"exit; settled in %.1f ms (%llu completed)\n",
+			(unsigned long long)s->at_exit.in_flight,
+			(now - s->start_ns) / 1e6,
+			(unsigned long long)(io.done - s->at_exit.done));
+	return true;
+}
+
 int record_loop(struct recorder *rc)
 {
 	const struct record_opts *o = rc->o;
@@ -606,6 +655,7 @@ int record_loop(struct recorder *rc)
 	uint64_t last_drain = 0, max_gap = 0, max_drain = 0,
 		 next_drain = rc->start_ns + period;
 	bool debug = getenv("IOTRAIL_DEBUG") != NULL, tty = isatty(STDERR_FILENO);
+	struct settle settle = {0};
 	int err = 0;
 
 	rc->agg_last_ns = rc->start_ns;
@@ -621,6 +671,8 @@ int record_loop(struct recorder *rc)
 
 		if (o->policy != IOT_POLICY_SWITCH || wait > RECORD_TICK_NS)
 			wait = RECORD_TICK_NS;
+		if (rc->child_exited && wait > SETTLE_TICK_NS)
+			wait = SETTLE_TICK_NS;
 		if (o->duration_ns && rc->start_ns + o->duration_ns > now &&
 		    rc->start_ns + o->duration_ns - now < wait)
 			wait = rc->start_ns + o->duration_ns - now;
@@ -655,18 +707,24 @@ int record_loop(struct recorder *rc)
 			break;
 		}
 		if (record_stop_signal) {
-			rc->reason = IOT_STOP_SIGNAL;
-			break;
-		}
-		if (rc->child > 0 &&
-		    waitpid(rc->child, &rc->child_status, WNOHANG) == rc->child) {
-			rc->child_done = true;
-			rc->reason = IOT_STOP_COMMAND;
+			rc->reason =
+			    rc->child_exited ? IOT_STOP_COMMAND : IOT_STOP_SIGNAL;
 			break;
 		}
 		t = now_ns(CLOCK_MONOTONIC);
+		if (rc->child > 0 && !rc->child_exited &&
+		    waitpid(rc->child, &rc->child_status, WNOHANG) == rc->child) {
+			rc->child_done = rc->child_exited = true;
+			rc->reason = IOT_STOP_COMMAND;
+			if (!o->settle_ns)
+				break;
+			settle_begin(rc, &settle, t);
+		}
+		if (rc->child_exited && settle_done(rc, &settle, t, debug))
+			break;
 		if (o->duration_ns && t - rc->start_ns >= o->duration_ns) {
-			rc->reason = IOT_STOP_DURATION;
+			rc->reason =
+			    rc->child_exited ? IOT_STOP_COMMAND : IOT_STOP_DURATION;
 			break;
 		}
 		if (o->aggregate && t >= next_agg) {

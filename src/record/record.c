@@ -31,6 +31,12 @@ static void on_signal(int sig)
 	record_stop_signal = sig;
 }
 
+/* Only to wake the main loop's sleep: the command's exit is seen at once. */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
 /* What needs nothing loaded: the command, the processes, the CPUs, the
  * buffer size, the devices. 0, or the exit status after saying why. */
 static int check_and_size(struct recorder *rc)
@@ -234,6 +240,14 @@ int record_run(const struct record_opts *o)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
+	if (o->argv) {
+		/* SA_RESTART: only a sleep is cut short (nanosleep never
+		 * restarts); the drain threads block every signal */
+		struct sigaction sc = {.sa_handler = on_child,
+				       .sa_flags = SA_RESTART | SA_NOCLDSTOP};
+
+		sigaction(SIGCHLD, &sc, NULL);
+	}
 	rc.start_ns = now_ns(CLOCK_MONOTONIC);
 	rc.drops_read_ns = rc.start_ns;
 	ret = 0;

@@ -44,6 +44,8 @@ struct record_opts {
 	pid_t *pids; /* -p arguments */
 	int nr_pids;
 	uint64_t duration_ns;  /* 0: until COMMAND exits or a signal */
+	uint64_t settle_ns;    /* after COMMAND exits: the most the recording
+				  waits for the devices' requests in flight */
 	uint64_t bufsize;      /* per-CPU buffer, bytes */
 	uint64_t switch_ns;    /* drain period, the longest (switchrate) */
 	uint64_t switchmax_ns; /* the shortest it shrinks to (switchmax) */
@@ -92,6 +94,9 @@ bool record_degrades(const struct record_opts *o);
  * it drop-free with twice the margin (bench/overhead.sh reports drops). */
 #define RECORD_DEFAULT_SWITCH_NS (20ull * 1000 * 1000)
 #define RECORD_DEFAULT_NICE	 (-10)
+/* a request left in flight by the command: a disk's is served within a
+ * second unless the disk is stuck or queued deep behind others */
+#define RECORD_DEFAULT_SETTLE_NS (1000ull * 1000 * 1000)
 /* The drain period adapts between switchrate and switchmax (1 kHz): halved
  * after a drain that found a CPU's buffer more than 1/8 full, doubled back
  * after one that found every buffer under 1/32 full; it starts at

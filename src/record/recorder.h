@@ -92,7 +92,8 @@ struct recorder {
 	int exec_fd; /* read end: exec errno from the child */
 	int child_status;
 	bool child_done;
-	int orig_nice; /* the command gets it back; the recorder runs at --nice */
+	bool child_exited; /* by itself: child_status is the command's */
+	int orig_nice;	   /* the command gets it back; the recorder runs at --nice */
 
 	/* the loading's choices, for META */
 	char variant[1024];	 /* the program chosen per tracepoint */
