@@ -96,14 +96,14 @@ static __always_inline struct pending *track(struct request *rq)
 	return bpf_map_lookup_elem(&pending, &key);
 }
 
-SEC("raw_tp/block_io_start")
+SEC("tp_btf/block_io_start")
 int BPF_PROG(top_io_start, struct request *rq)
 {
 	track(rq);
 	return 0;
 }
 
-SEC("raw_tp/block_rq_issue")
+SEC("tp_btf/block_rq_issue")
 int BPF_PROG(top_issue, struct request *rq)
 {
 	__u64 key = (__u64)rq;
@@ -116,20 +116,24 @@ int BPF_PROG(top_issue, struct request *rq)
 	return 0;
 }
 
+/* one request into an entry, every count under the entry's lock (no
+ * helper may be called holding it: log2_u64 is arithmetic) */
 static __always_inline void add(struct top_stats *s, int op, __u64 bytes, const __u64 *t,
 				const bool *has)
 {
-	__sync_fetch_and_add(&s->ios[op], 1);
-	__sync_fetch_and_add(&s->bytes[op], bytes);
+	bpf_spin_lock(&s->lock);
+	s->ios[op]++;
+	s->bytes[op] += bytes;
 	for (int k = 0; k < TOP_STAGES; k++) {
 		if (!has[k])
 			continue;
-		__sync_fetch_and_add(&s->sum_ns[k], t[k]);
-		__sync_fetch_and_add(&s->hist[k][log2_u64(t[k])], 1);
+		s->sum_ns[k] += t[k];
+		s->hist[k][log2_u64(t[k]) & (TOP_HIST - 1)]++;
 	}
+	bpf_spin_unlock(&s->lock);
 }
 
-SEC("raw_tp/block_rq_complete")
+SEC("tp_btf/block_rq_complete")
 int BPF_PROG(top_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), start, t[TOP_STAGES];

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,9 +22,11 @@ static void on_signal(int sig)
 	stop_now = 1;
 }
 
+/* libbpf's messages (the verifier's log among them) under IOTRAIL_DEBUG */
 static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	return 0;
+	(void)level;
+	return getenv("IOTRAIL_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 void live_quiet(void)
