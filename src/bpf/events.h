@@ -226,8 +226,9 @@ struct iot_summary {
 /* no completion: the request was issued (D) and no program saw it
  * complete. LOST: its slot was claimed again for a new bio at its address
  * (the kernel ran no program for the completion; c_ns: when that was
- * found). UNFINISHED: still in flight at the stop (c_ns: the stop). The
- * join counts them as it counts such requests in the events: left out. */
+ * found), or reaped by the recorder after a minute (c_ns: the stop). UNFINISHED: still in
+ * flight at the stop (c_ns: the stop). The join counts them as it counts such requests in
+ * the events: left out. */
 #define IOT_SUMMARY_F_LOST	 (1u << 30)
 #define IOT_SUMMARY_F_UNFINISHED (1u << 29)
 #define IOT_DEGRADE_END		 0u /* IOT_EV_DEGRADE flags */
@@ -250,7 +251,8 @@ struct iot_ctl {
 	__u64 degraded;	     /* back-pressure: 1 inside a stretch */
 	__u64 tail;	     /* first sequence number not yet consumed */
 	/* --aggregate: slots claimed again while they held an issued request,
-	 * whose completion no program saw (not in the histograms) */
+	 * whose completion no program saw (not in the histograms); the
+	 * recorder adds the ones it reaps to CPU 0's */
 	__u64 agg_lost;
 	__u64 pad1[6];
 	/* back-pressure, written by the producer in a stretch only */

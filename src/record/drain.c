@@ -22,6 +22,7 @@
 
 #include <bpf/bpf.h>
 
+#include "../util/grow.h"
 #include "recorder.h"
 #include "spec.h"
 
@@ -412,25 +413,42 @@ uint64_t kernel_stop(const struct recorder *rc)
 	return __atomic_load_n(&rc->skel->bss->stop.reason, __ATOMIC_ACQUIRE);
 }
 
+/* A reaped slot held an issued request: no program saw it complete (the
+ * kernel ran none, docs/ARCHITECTURE.md "Oracles"), as when the kernel
+ * claims such a slot again (sum_reclaimed): --aggregate counts it with
+ * those, --summary and back-pressure write it flagged lost at the stop. */
+static void reaped_lost(struct recorder *rc, const struct iot_sum_slot *copy)
+{
+	const struct record_opts *o = rc->o;
+
+	if (o->aggregate)
+		__atomic_fetch_add(&rc->ctl[0].agg_lost, 1, __ATOMIC_RELAXED);
+	else if ((o->summary || record_degrades(o)) &&
+		 !GROW(rc->reaped, rc->nr_reaped + 1, rc->cap_reaped))
+		rc->reaped[rc->nr_reaped++] = *copy;
+}
+
 /*
  * --summary keeps per-bio state in the kernel; a bio that never completes
  * (front-merged away, or torn by a lost event) would hold its slot forever.
  * About once a second the recorder frees, through the mmap, slots whose Q is
- * over a minute old and that held the same bio with the same Q one sweep
- * earlier: a slot just claimed by the kernel (key written, q_ns not yet)
- * changes between two sweeps and is never taken.
+ * over a minute old (IOTRAIL_REAP_AGE, for tests) and that held the same
+ * bio with the same Q one sweep earlier: a slot just claimed by the kernel
+ * (key written, q_ns not yet) changes between two sweeps and is never
+ * taken. What it held is copied first: once freed, the kernel may take it.
  */
 static void reap_inflight(struct recorder *rc, uint64_t now)
 {
 	for (size_t i = 0; i < (size_t)IOT_SUM_SETS * IOT_SUM_WAYS; i++) {
-		struct iot_sum_slot *sl = &rc->sum[i];
+		struct iot_sum_slot *sl = &rc->sum[i], copy;
 		uint64_t key = __atomic_load_n(&sl->key, __ATOMIC_ACQUIRE);
 		uint64_t q = __atomic_load_n(&sl->q_ns, __ATOMIC_ACQUIRE);
 
-		if (!key || !q || q + 60000000000ull >= now) {
+		if (!key || !q || q + rc->reap_age_ns >= now) {
 			rc->reap_key[i] = 0;
 			continue;
 		}
+		copy = *sl;
 		if (rc->reap_key[i] == key && rc->reap_q[i] == q &&
 		    __atomic_compare_exchange_n(&sl->key, &key, 0, false,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
@@ -439,6 +457,8 @@ static void reap_inflight(struct recorder *rc, uint64_t now)
 			if (record_degrades(rc->o)) /* back-pressure counts its slots */
 				__atomic_fetch_sub(&rc->skel->bss->degrade_live, 1,
 						   __ATOMIC_RELAXED);
+			if (copy.key == key && copy.q_ns == q && copy.d_delta_ns)
+				reaped_lost(rc, &copy);
 		}
 		rc->reap_key[i] = key;
 		rc->reap_q[i] = q;
@@ -791,6 +811,24 @@ static int drain_until_committed(struct recorder *rc)
 	return e;
 }
 
+static struct iot_summary unwritten(const struct iot_sum_slot *sl, uint64_t now,
+				    uint64_t seq, uint32_t flag)
+{
+	return (struct iot_summary){
+	    .c_ns = now,
+	    .seq = seq,
+	    .sector = sl->sector,
+	    .q_ns = sl->q_ns,
+	    .i_delta_ns = sl->i_delta_ns,
+	    .d_delta_ns = sl->d_delta_ns,
+	    .nr = sl->nr,
+	    .dev = sl->dev,
+	    .tid = sl->tid,
+	    .type = IOT_EV_SUMMARY,
+	    .flags = sl->flags | flag,
+	};
+}
+
 /*
  * --summary and back-pressure write a request at its completion. The ones
  * issued and still in flight at the stop (their slot holds a D) go out as
@@ -798,35 +836,27 @@ static int drain_until_committed(struct recorder *rc)
  * stream after its last record: the report counts them, as it counts the
  * requests left open in the events. A request the kernel completed with no
  * program run (docs/ARCHITECTURE.md, "Oracles") whose address never came
- * back is among them. Called with the programs detached.
+ * back is among them, unless the reaper took its slot first: those go out
+ * flagged lost, also stamped with the stop. Called with the programs
+ * detached.
  */
 static int write_unfinished(struct recorder *rc)
 {
 	size_t nr = (size_t)IOT_SUM_SETS * IOT_SUM_WAYS, n = 0;
 	uint64_t now = now_ns(CLOCK_MONOTONIC), seq = rc->ctl[0].head;
-	struct iot_summary *out = NULL;
+	struct iot_summary *out = calloc(nr + rc->nr_reaped, sizeof(*out));
 	int err;
 
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < rc->nr_reaped; i++, n++)
+		out[n] = unwritten(&rc->reaped[i], now, seq + n, IOT_SUMMARY_F_LOST);
 	for (size_t i = 0; i < nr; i++) {
 		const struct iot_sum_slot *sl = &rc->sum[i];
 
 		if (!__atomic_load_n(&sl->key, __ATOMIC_ACQUIRE) || !sl->d_delta_ns)
 			continue;
-		if (!out && !(out = calloc(nr, sizeof(*out))))
-			return -ENOMEM;
-		out[n] = (struct iot_summary){
-		    .c_ns = now,
-		    .seq = seq + n,
-		    .sector = sl->sector,
-		    .q_ns = sl->q_ns,
-		    .i_delta_ns = sl->i_delta_ns,
-		    .d_delta_ns = sl->d_delta_ns,
-		    .nr = sl->nr,
-		    .dev = sl->dev,
-		    .tid = sl->tid,
-		    .type = IOT_EV_SUMMARY,
-		    .flags = sl->flags | IOT_SUMMARY_F_UNFINISHED,
-		};
+		out[n] = unwritten(sl, now, seq + n, IOT_SUMMARY_F_UNFINISHED);
 		n++;
 	}
 	err = write_records(rc, 0, (const struct iot_rec *)out, n);

@@ -21,6 +21,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "../util/parse.h"
 #include "recorder.h"
 #include "spec.h"
 
@@ -92,6 +93,14 @@ static int check_and_size(struct recorder *rc)
 	    !rc->stuck_rounds || !rc->reap_key || !rc->reap_q) {
 		fprintf(stderr, "iotrail: out of memory\n");
 		return 1;
+	}
+	/* how long a slot may wait for its completion; shorter for tests */
+	rc->reap_age_ns = 60000000000ull;
+	if (getenv("IOTRAIL_REAP_AGE") &&
+	    parse_time(getenv("IOTRAIL_REAP_AGE"), &rc->reap_age_ns)) {
+		fprintf(stderr, "iotrail: IOTRAIL_REAP_AGE=%s: not a time (try 60s)\n",
+			getenv("IOTRAIL_REAP_AGE"));
+		return 2;
 	}
 	/* every -d must name a device before anything is loaded */
 	for (int i = 0; i < o->nr_devs; i++) {
@@ -169,6 +178,7 @@ static void release(struct recorder *rc)
 	free(rc->stuck_rounds);
 	free(rc->reap_key);
 	free(rc->reap_q);
+	free(rc->reaped);
 }
 
 bool record_degrades(const struct record_opts *o)

@@ -61,7 +61,12 @@ struct recorder {
 	struct iot_sum_slot *sum; /* mmap of "inflight" (--summary) */
 	size_t sum_bytes;
 	uint64_t *reap_key, *reap_q; /* per slot: what the last reap saw */
-	uint64_t *agg;		     /* mmap of "agg" (--aggregate) */
+	uint64_t reap_age_ns;	     /* a slot's Q older than this is reaped */
+	/* issued requests reaped with no completion seen: LOST summaries at
+	 * the stop (--summary, back-pressure) */
+	struct iot_sum_slot *reaped;
+	size_t nr_reaped, cap_reaped;
+	uint64_t *agg; /* mmap of "agg" (--aggregate) */
 	size_t agg_bytes;
 	uint32_t agg_devs;  /* device slots per CPU (aggsize) */
 	uint32_t spec_nrec; /* --speculate: records per buffer */

@@ -219,7 +219,8 @@ struct iot_agg_header {
 	uint64_t end_ns;     /* interval end */
 	uint32_t nr_entries; /* struct iot_agg_entry that follow */
 	uint32_t lost;	     /* requests found in it issued with no completion seen
-				(their slot claimed again): not in the histograms;
+				(their slot claimed again, or reaped after a minute):
+				not in the histograms;
 				0 in files written before it was counted */
 };
 

@@ -6,7 +6,10 @@
 # /proc/diskstats counts, none unfinished, in events mode and --aggregate;
 # with settle=0 the same run leaves some unfinished (so the case does
 # test the wait); a short settle= stops anyway and says so; the command's
-# exit status is kept; a bad value is named.
+# exit status is kept; a bad value is named. And a request held at the
+# device past the reaper's age (the model stopped, IOTRAIL_REAP_AGE=1s):
+# --summary writes it flagged lost, --aggregate counts it lost, rather
+# than freeing its slot unsaid.
 . "$(dirname "$0")/lib.sh"
 require_root
 HDD=${IOTRAIL_HDD:-$(dirname "$IOTRAIL")/iotrail-hdd}
@@ -15,6 +18,7 @@ HDD=${IOTRAIL_HDD:-$(dirname "$IOTRAIL")/iotrail-hdd}
 mkdir -p "$TMP/m" "$TMP/fs"
 truncate -s 2G "$TMP/back.img"
 "$HDD" "$TMP/back.img" "$TMP/m" 2>"$TMP/hdd.err" &
+HDD_PID=$!
 for _ in $(seq 50); do mountpoint -q "$TMP/m" && break; sleep 0.1; done
 MOUNTS+=("$TMP/m")
 L=$(losetup -f --show --direct-io=on "$TMP/m/disk.img")
@@ -95,5 +99,32 @@ rc=$?
 [ "$rc" = 2 ] && grep -q "settle=soon: not a time" "$TMP/bad.err" && [ ! -e "$TMP/bad.iot" ] &&
 	ok "-x settle=soon: exit 2, the option named, no trace" ||
 	not_ok "bad settle" "rc $rc: $(cat "$TMP/bad.err")"
+
+# --- a request the reaper takes -------------------------------------------------
+# the model stopped: a direct read of the device waits at the loop for 5 s,
+# past a reap age of 1 s; its completion, after, finds no slot
+held() { # NAME SECTOR RECORD_OPTIONS...
+	local name=$1 sector=$2
+	shift 2
+	IOTRAIL_REAP_AGE=1s "$IOTRAIL" record -o "$TMP/$name.iot" -d "$N" -x settle=0 "$@" -- \
+		sh -c "kill -STOP $HDD_PID; dd if=$L of=/dev/null bs=4k count=1 skip=$((sector / 8)) iflag=direct status=none &
+		       sleep 5; kill -CONT $HDD_PID; wait" 2>"$TMP/$name.err"
+	RC=$?
+	kill -CONT "$HDD_PID" 2>/dev/null
+	idle
+	"$IOTRAIL" report -i "$TMP/$name.iot" -f json >"$TMP/$name.json" 2>/dev/null
+}
+held reapsum 1048584 --summary
+lost=$(field reapsum "j['join']['lost_completions']")
+"$IOTRAIL" script -i "$TMP/reapsum.iot" >"$TMP/reapsum.txt" 2>&1
+[ "$RC" = 0 ] && [ "$lost" -ge 1 ] &&
+	grep -Eq " SUM +loop[0-9]+ +R[A-Z]* +1048584 \+ 8 .*lost: no completion seen" "$TMP/reapsum.txt" &&
+	ok "--summary: the read held past the reap age is written lost ($lost lost)" ||
+	not_ok "reaped, --summary" "rc $RC, $lost lost: $(grep SUM "$TMP/reapsum.txt" | head -3) $(cat "$TMP/reapsum.err")"
+held reapagg 2097160 --aggregate
+lost=$(field reapagg "j['join']['lost_completions']")
+[ "$RC" = 0 ] && [ "$lost" -ge 1 ] &&
+	ok "--aggregate: the read held past the reap age is counted lost ($lost)" ||
+	not_ok "reaped, --aggregate" "rc $RC, $lost lost: $(cat "$TMP/reapagg.err")"
 
 finish
