@@ -24,20 +24,41 @@ B=${L#/dev/}
 reads() { awk -v d="$B" '$3 == d {print $4}' /proc/diskstats; }
 sectors() { awk -v d="$B" '$3 == d {print $6}' /proc/diskstats; }
 
-run() { # NAME CAUSE FIO-ENGINE-OPTIONS...
-	local name=$1 cause=$2 r0 r1 s0 s1
+# NAME CAUSE FIO-ENGINE-OPTIONS...: once more, saying why, when the oracle
+# itself is off (python exits 3): diskstats counting far fewer reads than
+# fio did (a CI run under ASan once had 202 for fio's 2048, once, with
+# every other run exact; both diskstats lines are kept for a next time)
+run() {
+	local first="" attempt prc
+	for attempt in 1 2; do
+		run_once "$@"
+		prc=$?
+		[ $prc = 3 ] || break
+		first="$(cat "$TMP/out")"
+	done
+	case $prc in
+	0) ok "$1: $(cat "$TMP/out")${first:+ (a second try; the first: $first)}" ;;
+	1 | 3) not_ok "$1" "$(tail -4 "$TMP/out")${first:+ (a second try; the first: $first)}" ;;
+	esac
+}
+
+run_once() { # NAME CAUSE FIO-ENGINE-OPTIONS...; 2: said already
+	local name=$1 cause=$2 r0 r1 s0 s1 d0 d1
 	shift 2
+	d0=$(awk -v d="$B" '$3 == d' /proc/diskstats)
 	r0=$(reads)
 	s0=$(sectors)
 	"$IOTRAIL" record -o "$TMP/a.iot" -d "$B" -- fio --name=j --filename="$L" \
 		--rw=randread --bs=4k --direct=1 --iodepth=16 --size=64M --io_size=8M \
 		--randrepeat=1 --output-format=json --output="$TMP/fio.json" "$@" 2>"$TMP/err" ||
-		{ not_ok "$name: record" "$(tail -3 "$TMP/err")"; return; }
+		{ not_ok "$name: record" "$(tail -3 "$TMP/err")"; return 2; }
 	r1=$(reads)
 	s1=$(sectors)
+	d1=$(awk -v d="$B" '$3 == d' /proc/diskstats)
 	"$IOTRAIL" report -i "$TMP/a.iot" -a who --by task,cause -f json >"$TMP/a.json" 2>"$TMP/err" ||
-		{ not_ok "$name: report" "$(tail -3 "$TMP/err")"; return; }
-	python3 - "$TMP/a.json" "$cause" $((r1 - r0)) "$TMP/fio.json" $((s1 - s0)) "${MIN_SHARE:-1}" <<'PY' >"$TMP/out" 2>&1 &&
+		{ not_ok "$name: report" "$(tail -3 "$TMP/err")"; return 2; }
+	python3 - "$TMP/a.json" "$cause" $((r1 - r0)) "$TMP/fio.json" $((s1 - s0)) "${MIN_SHARE:-1}" \
+		"$d0" "$d1" <<'PY' >"$TMP/out" 2>&1
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = [r for r in d["who"]["rows"] if r["read_requests"]]
@@ -48,7 +69,11 @@ cause, want = sys.argv[2], int(sys.argv[3])
 fio_ios = json.load(open(sys.argv[4]))["jobs"][0]["read"]["total_ios"]
 want_bytes = int(sys.argv[5]) * 512
 # requests: two adjacent reads queued together may merge into one
-assert want >= 1900 and 2047 <= fio_ios <= 2048, (want, fio_ios)
+assert 2047 <= fio_ios <= 2048, fio_ios
+if want < 1900:
+    print("diskstats counted %d reads for fio's %d: %s, then %s"
+          % (want, fio_ios, sys.argv[7], sys.argv[8]))
+    sys.exit(3)
 got = sum(r["read_requests"] for r in rows)
 got_bytes = sum(r["read_bytes"] for r in rows)
 assert all(r["cause"] == cause and r["comm"] == "fio" for r in rows), rows
@@ -68,7 +93,6 @@ assert lost <= (0.05 if share == 1 else 1 - share) * want, (lost, want)
 print("%d of %d reads (/proc/diskstats; %d completions lost), every one fio's (pid %d), cause %s"
       % (got, want, lost, rows[0]["pid"], cause))
 PY
-		ok "$name: $(cat "$TMP/out")" || not_ok "$name" "$(tail -4 "$TMP/out")"
 }
 
 run "io_uring" io_uring --ioengine=io_uring
