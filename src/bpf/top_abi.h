@@ -4,7 +4,6 @@
 #define IOTRAIL_TOP_ABI_H
 
 #ifndef __bpf__
-#include <linux/bpf.h> /* struct bpf_spin_lock */
 #include <linux/types.h>
 #endif
 
@@ -22,11 +21,8 @@ struct top_proc_key {
 	__u32 tgid, disk;
 };
 
-/* per process and disk, and per disk, since the programs were attached;
- * a completion adds under the lock, and user space copies an entry under it
- * (BPF_F_LOCK), so an interval's figures hold each request whole */
+/* per process and disk, and per disk, since the programs were attached */
 struct top_stats {
-	struct bpf_spin_lock lock;
 	__u64 ios[TOP_OPS], bytes[TOP_OPS];
 	__u64 sum_ns[TOP_STAGES];
 	__u64 hist[TOP_STAGES][TOP_HIST];

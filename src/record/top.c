@@ -72,7 +72,7 @@ static int read_map(int fd, bool procs, struct top_row **rows, size_t *nr, size_
 			*rows = n;
 			*cap = ncap;
 		}
-		if (bpf_map_lookup_elem_flags(fd, &key, &(*rows)[*nr].s, BPF_F_LOCK))
+		if (bpf_map_lookup_elem(fd, &key, &(*rows)[*nr].s))
 			continue; /* gone in between */
 		(*rows)[*nr].key = key.tgid;
 		(*rows)[(*nr)++].disk = procs ? key.disk : key.tgid;

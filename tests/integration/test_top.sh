@@ -50,11 +50,12 @@ for b in blocks:
         print("an interval strays from fio's %.0f r/s and %.0f w/s:" % (fio_r, fio_w), d)
         sys.exit(3)
     sched, s99, dev_avg, d99, aw, a99 = map(float, d[0][6:12])
-    # the stages add up, within the rounding: a completion adds a request's
-    # stages under its entry's lock, and top copies the entry under it
-    # (added one after another without it, a CI run had 4.0 + 235.7
-    # against 243.0: a request cut in two by the interval's end)
-    assert abs(sched + dev_avg - aw) < 0.2 and 0 < dev_avg <= aw, d
+    # the stages add up, within the rounding and a request or two whose
+    # completion the interval's end cut in two (its stages are added one
+    # after another: a CI run had 4.0 + 235.7 against 243.0, a99 2097 us,
+    # about 600 requests)
+    n = r_s + w_s + o_s
+    assert abs(sched + dev_avg - aw) < max(0.2, 2 * a99 / n) and 0 < dev_avg <= aw, d
     assert aw <= a99 * 1.0001 or a99 >= dev_avg, d
     # the two fio jobs: one reads, one writes; nothing else on this disk
     p = [l.split() for l in lines if l[:7].strip().isdigit()]
