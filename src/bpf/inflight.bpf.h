@@ -31,53 +31,10 @@ struct {
  * found under that bio's own state (its Q is the later bio's).
  */
 
-/*
- * A kernel address as a number. Under tp_btf an argument is a trusted
- * pointer, and the verifier refuses arithmetic on it ("pointer arithmetic
- * with >>= operator prohibited"), and a partial read of it spilled to the
- * stack: --summary, --aggregate, --trigger and --speculate were refused
- * there and ran on the raw_tp build, about twice the cost per program. A
- * value read back from a map is a number (the loader is privileged, so the
- * store is allowed); read again should an interrupt's program on this CPU
- * have come between the store and the load. 0 when it cannot be had.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} addr_scratch SEC(".maps");
-
-static __always_inline __u64 addr_of(__u64 p)
-{
-#ifdef IOT_TP_BTF
-	__u32 zero = 0;
-	__u64 *s = bpf_map_lookup_elem(&addr_scratch, &zero);
-	__u64 k;
-
-	if (!s)
-		return 0;
-	/* in assembly: the compiler, knowing k == p after the check, would
-	 * hand on p itself, a pointer again */
-	asm volatile("*(u64 *)(%[s] + 0) = %[p]\n\t"
-		     "%[k] = *(u64 *)(%[s] + 0)\n\t"
-		     "if %[k] == %[p] goto +2\n\t"
-		     "*(u64 *)(%[s] + 0) = %[p]\n\t"
-		     "%[k] = *(u64 *)(%[s] + 0)\n\t"
-		     : [k] "=&r"(k)
-		     : [p] "r"(p), [s] "r"(s)
-		     : "memory");
-	return k;
-#else
-	return p;
-#endif
-}
-
 /* key: a number (addr_of) */
 static __always_inline __u32 sum_set(__u64 key)
 {
-	/* bios are slab objects: drop the low bits, fold the high ones */
-	return ((__u32)(key >> 6) ^ (__u32)(key >> 22)) & (IOT_SUM_SETS - 1);
+	return addr_set(key, IOT_SUM_SETS);
 }
 
 static __always_inline struct iot_sum_slot *sum_find(__u64 key)

@@ -10,6 +10,7 @@
  *   config.bpf.h     what user space fixes before load
  *   record.bpf.h     records and the bio/request events
  *   aggregate.bpf.h  --aggregate histograms
+ *   addr.bpf.h       a kernel address as a number, and its set in a table
  *   inflight.bpf.h   the in-flight table (--summary, --aggregate, --trigger)
  *   speculate.bpf.h  --speculate
  *   syscalls.bpf.h   syscall numbers, the process filter, fd -> file
@@ -28,6 +29,7 @@
 #include "record.bpf.h"
 #include "log2.bpf.h"
 #include "aggregate.bpf.h"
+#include "addr.bpf.h"
 #include "inflight.bpf.h"
 #include "speculate.bpf.h"
 #include "syscalls.bpf.h"
