@@ -11,6 +11,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+/* tp_btf programs: the kernel's structures read with plain loads */
+#define IOT_TP_BTF
+#include "addr.bpf.h"
 #include "devlat_abi.h"
 #include "shims.bpf.h"
 
@@ -18,17 +21,53 @@ char LICENSE[] SEC("license") = "GPL";
 
 __u64 epoch; /* the sampling interval, advanced by user space */
 
+/* The requests at the driver: a 4-way set-associative array keyed by the
+ * request's address, as top's (src/bpf/top.bpf.c): no hash map update and
+ * delete per request. */
+#define ISSUED_SETS 16384u
+#define ISSUED_WAYS 4u
+
 struct issued {
+	__u64 key; /* the request's address (addr_of), 0: free */
 	__u64 d_ns, start_ns;
 	__u32 disk, part;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64); /* struct request * */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ISSUED_SETS *ISSUED_WAYS);
+	__type(key, __u32);
 	__type(value, struct issued);
 } issued SEC(".maps");
+
+/* key: a number (addr_of), not 0 */
+static __always_inline struct issued *issued_find(__u64 key)
+{
+	__u32 base = addr_set(key, ISSUED_SETS) * ISSUED_WAYS;
+
+	for (__u32 w = 0; w < ISSUED_WAYS; w++) {
+		__u32 i = base + w;
+		struct issued *v = bpf_map_lookup_elem(&issued, &i);
+
+		if (v && v->key == key)
+			return v;
+	}
+	return NULL;
+}
+
+static __always_inline struct issued *issued_claim(__u64 key)
+{
+	__u32 base = addr_set(key, ISSUED_SETS) * ISSUED_WAYS;
+
+	for (__u32 w = 0; w < ISSUED_WAYS; w++) {
+		__u32 i = base + w;
+		struct issued *v = bpf_map_lookup_elem(&issued, &i);
+
+		if (v && !v->key && __sync_val_compare_and_swap(&v->key, 0, key) == 0)
+			return v;
+	}
+	return NULL;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -126,46 +165,41 @@ static __always_inline void stale(struct issued *v, __u64 now)
 
 static __always_inline __u32 part_devt(struct request *rq, __u32 disk)
 {
-	struct block_device *part = BPF_CORE_READ(rq, part);
+	struct block_device *part = KREAD1(rq, part);
 	__u32 dev;
 
 	if (!part)
 		return disk;
-	dev = BPF_CORE_READ(part, bd_dev); /* the kernel's encoding, as disk */
+	dev = KREAD1(part, bd_dev); /* the kernel's encoding, as disk */
 	return dev ? dev : disk;
 }
 
-SEC("raw_tp/block_rq_issue")
+TP(block_rq_issue)
 int BPF_PROG(devlat_issue, struct request *rq)
 {
-	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
-	struct issued v = {.d_ns = now, .disk = rq_devt(rq)};
-	__u32 zero = 0;
+	__u64 key = addr_of((__u64)rq), now = bpf_ktime_get_ns();
+	__u32 disk = rq_devt(rq), zero = 0;
+	struct issued *v;
 
-	if (!v.disk)
+	if (!disk || !key)
 		return 0;
-	v.part = part_devt(rq, v.disk);
-	v.start_ns = BPF_CORE_READ(rq, start_time_ns);
-	if (bpf_map_update_elem(&issued, &key, &v, BPF_NOEXIST)) {
-		struct issued *old = bpf_map_lookup_elem(&issued, &key);
-
+	v = issued_find(key);
+	if (v) { /* issued again, its completion not seen */
+		stale(v, now);
+	} else if (!(v = issued_claim(key))) {
 		struct devlat_lost *l = bpf_map_lookup_elem(&lost, &zero);
 
-		if (old) {
-			/* issued again, its completion not seen */
-			stale(old, now);
-			*old = v;
-			up(v.disk, now);
-			if (v.part != v.disk)
-				up(v.part, now);
-		} else if (l) {
+		if (l)
 			__sync_fetch_and_add(&l->table_full, 1);
-		}
 		return 0;
 	}
-	up(v.disk, now);
-	if (v.part != v.disk)
-		up(v.part, now);
+	v->d_ns = now;
+	v->start_ns = KREAD1(rq, start_time_ns);
+	v->disk = disk;
+	v->part = part_devt(rq, disk);
+	up(v->disk, now);
+	if (v->part != v->disk)
+		up(v->part, now);
 	return 0;
 }
 
@@ -183,9 +217,9 @@ static __always_inline int group_of(__u32 cmd_flags)
 
 static __always_inline void end(struct request *rq, bool done)
 {
-	__u64 key = (__u64)rq, now = bpf_ktime_get_ns(), g2d = 0;
-	struct issued *v = bpf_map_lookup_elem(&issued, &key), never;
-	__u64 start = BPF_CORE_READ(rq, start_time_ns);
+	__u64 key = addr_of((__u64)rq), now = bpf_ktime_get_ns(), g2d = 0;
+	struct issued *v = key ? issued_find(key) : NULL, never;
+	__u64 start = KREAD1(rq, start_time_ns);
 	bool has_start;
 	int grp;
 
@@ -194,7 +228,7 @@ static __always_inline void end(struct request *rq, bool done)
 		 * request, whose completion was not seen; this one was not
 		 * issued (an empty PREFLUSH write) */
 		stale(v, now);
-		bpf_map_delete_elem(&issued, &key);
+		v->key = 0;
 		v = NULL;
 	}
 	if (!v) {
@@ -216,7 +250,7 @@ static __always_inline void end(struct request *rq, bool done)
 	if (has_start)
 		g2d = v->d_ns - v->start_ns;
 	/* requeued: not at the driver any more, and not done */
-	grp = done ? group_of(BPF_CORE_READ(rq, cmd_flags)) : -1;
+	grp = done ? group_of(KREAD1(rq, cmd_flags)) : -1;
 	if (v == &never) {
 		count(v->disk, grp, g2d, 0, has_start);
 		if (v->part != v->disk)
@@ -226,20 +260,20 @@ static __always_inline void end(struct request *rq, bool done)
 	down(v->disk, now, grp, g2d, now - v->d_ns, has_start);
 	if (v->part != v->disk)
 		down(v->part, now, grp, g2d, now - v->d_ns, has_start);
-	bpf_map_delete_elem(&issued, &key);
+	v->key = 0;
 }
 
-SEC("raw_tp/block_rq_complete")
+TP(block_rq_complete)
 int BPF_PROG(devlat_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	/* a partial completion leaves the request at the driver */
-	if (nr_bytes < BPF_CORE_READ(rq, __data_len))
+	if (nr_bytes < KREAD1(rq, __data_len))
 		return 0;
 	end(rq, true);
 	return 0;
 }
 
-SEC("raw_tp/block_rq_requeue")
+TP(block_rq_requeue)
 int BPF_PROG(devlat_requeue, struct request *rq)
 {
 	end(rq, false);
