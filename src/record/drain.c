@@ -614,11 +614,12 @@ static void progress(struct recorder *rc, bool final)
 /*
  * After the command's exit, the requests it left in flight (readahead, an
  * O_DIRECT write of a process it did not wait for) complete later: the
- * recording goes on until the recorded devices have none in flight, or
- * have completed as many requests as they had in flight at the exit (on a
- * device other processes keep busy, the count never reaches 0), for at
+ * recording goes on until the recorded devices have none in flight, for at
  * most settle=TIME. Whether a request was the command's is not known
- * here: the counts are the devices', from sysfs.
+ * here: the counts are the devices', from sysfs. Ending once the devices
+ * had completed as many as were in flight at the exit (for a device others
+ * keep busy) stopped with some still in flight: sysfs counts only the
+ * requests started at the driver, not those waiting for a tag behind them.
  */
 struct settle {
 	struct devtab_io at_exit;
@@ -638,7 +639,7 @@ static bool settle_done(struct recorder *rc, const struct settle *s, uint64_t no
 	struct devtab_io io;
 
 	devtab_io(&rc->devs, &io);
-	if (io.in_flight && io.done - s->at_exit.done < s->at_exit.in_flight) {
+	if (io.in_flight) {
 		if (now < s->end_ns)
 			return false;
 		fprintf(stderr,
@@ -859,6 +860,8 @@ static int write_unfinished(struct recorder *rc)
 		out[n] = unwritten(sl, now, seq + n, IOT_SUMMARY_F_UNFINISHED);
 		n++;
 	}
+	/* their tasks named too (from the exited map, if gone) */
+	note_tasks(&rc->drainers[0], (const struct iot_rec *)out, n);
 	err = write_records(rc, 0, (const struct iot_rec *)out, n);
 	free(out);
 	return err;

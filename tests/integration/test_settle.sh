@@ -65,7 +65,7 @@ unf=$(field events "j['join']['unfinished']")
 lost=$(field events "j['join']['lost_completions']")
 [ "$RC" = 0 ] && [ "$unf" -le 2 ] && [ "$((req + lost + unf))" = "$DELTA" ] && [ "$DELTA" -gt 100 ] &&
 	ok "events: $req reads, $lost lost completions and $unf unfinished, diskstats $DELTA" ||
-	not_ok "events" "rc $RC, $req reads + $lost lost + $unf unfinished, diskstats $DELTA"
+	not_ok "events" "rc $RC, $req reads + $lost lost + $unf unfinished, diskstats $DELTA: $(json_get "$TMP/events.json" "j['join']")"
 
 run agg 40 --aggregate
 req=$(field agg "j['join']['requests']")
