@@ -54,4 +54,40 @@ static __always_inline __u32 addr_set(__u64 key, __u32 nr_sets)
 	return ((__u32)(key >> 6) ^ (__u32)(key >> 22)) & (nr_sets - 1);
 }
 
+/* A table of kernel objects in flight, keyed by address: an array map of
+ * nr_sets * ADDR_WAYS values, each beginning with a __u64 key (the address,
+ * addr_of; 0 when free). Claimed with a compare-and-swap, found with four
+ * compares, freed by storing 0 (top's and stat --trace's requests). */
+#define ADDR_WAYS 4u
+
+/* key's entry in map, or NULL; key not 0 */
+static __always_inline void *addr_find(void *map, __u32 nr_sets, __u64 key)
+{
+	__u32 base = addr_set(key, nr_sets) * ADDR_WAYS;
+
+	for (__u32 w = 0; w < ADDR_WAYS; w++) {
+		__u32 i = base + w;
+		__u64 *e = bpf_map_lookup_elem(map, &i);
+
+		if (e && *e == key)
+			return e;
+	}
+	return NULL;
+}
+
+/* a free entry of key's set, now key's; NULL when the set is full */
+static __always_inline void *addr_claim(void *map, __u32 nr_sets, __u64 key)
+{
+	__u32 base = addr_set(key, nr_sets) * ADDR_WAYS;
+
+	for (__u32 w = 0; w < ADDR_WAYS; w++) {
+		__u32 i = base + w;
+		__u64 *e = bpf_map_lookup_elem(map, &i);
+
+		if (e && !*e && __sync_val_compare_and_swap(e, 0, key) == 0)
+			return e;
+	}
+	return NULL;
+}
+
 #endif /* IOTRAIL_ADDR_BPF_H */

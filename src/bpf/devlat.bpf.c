@@ -25,48 +25,28 @@ __u64 epoch; /* the sampling interval, advanced by user space */
  * request's address, as top's (src/bpf/top.bpf.c): no hash map update and
  * delete per request. */
 #define ISSUED_SETS 16384u
-#define ISSUED_WAYS 4u
 
 struct issued {
-	__u64 key; /* the request's address (addr_of), 0: free */
+	__u64 key; /* first (addr.bpf.h): the request's address, 0: free */
 	__u64 d_ns, start_ns;
 	__u32 disk, part;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, ISSUED_SETS *ISSUED_WAYS);
+	__uint(max_entries, ISSUED_SETS *ADDR_WAYS);
 	__type(key, __u32);
 	__type(value, struct issued);
 } issued SEC(".maps");
 
-/* key: a number (addr_of), not 0 */
 static __always_inline struct issued *issued_find(__u64 key)
 {
-	__u32 base = addr_set(key, ISSUED_SETS) * ISSUED_WAYS;
-
-	for (__u32 w = 0; w < ISSUED_WAYS; w++) {
-		__u32 i = base + w;
-		struct issued *v = bpf_map_lookup_elem(&issued, &i);
-
-		if (v && v->key == key)
-			return v;
-	}
-	return NULL;
+	return addr_find(&issued, ISSUED_SETS, key);
 }
 
 static __always_inline struct issued *issued_claim(__u64 key)
 {
-	__u32 base = addr_set(key, ISSUED_SETS) * ISSUED_WAYS;
-
-	for (__u32 w = 0; w < ISSUED_WAYS; w++) {
-		__u32 i = base + w;
-		struct issued *v = bpf_map_lookup_elem(&issued, &i);
-
-		if (v && !v->key && __sync_val_compare_and_swap(&v->key, 0, key) == 0)
-			return v;
-	}
-	return NULL;
+	return addr_claim(&issued, ISSUED_SETS, key);
 }
 
 struct {

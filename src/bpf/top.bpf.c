@@ -28,10 +28,9 @@ const volatile struct top_stats zero_stats;
  * delete were most of a request's cost): claimed with a compare-and-swap,
  * found with four compares, freed with a store. */
 #define PENDING_SETS 16384u
-#define PENDING_WAYS 4u
 
 struct pending {
-	__u64 key; /* the request's address (addr_of), 0: free */
+	__u64 key; /* first (addr.bpf.h): the request's address, 0: free */
 	__u64 d_ns;
 	__u32 tgid, disk;
 	__u64 bytes;
@@ -39,7 +38,7 @@ struct pending {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PENDING_SETS *PENDING_WAYS);
+	__uint(max_entries, PENDING_SETS *ADDR_WAYS);
 	__type(key, __u32);
 	__type(value, struct pending);
 } pending SEC(".maps");
@@ -81,33 +80,14 @@ static __always_inline struct top_lost *lost_of(void)
 	return bpf_map_lookup_elem(&lost, &zero);
 }
 
-/* key: a number (addr_of), not 0 */
 static __always_inline struct pending *pending_find(__u64 key)
 {
-	__u32 base = addr_set(key, PENDING_SETS) * PENDING_WAYS;
-
-	for (__u32 w = 0; w < PENDING_WAYS; w++) {
-		__u32 i = base + w;
-		struct pending *p = bpf_map_lookup_elem(&pending, &i);
-
-		if (p && p->key == key)
-			return p;
-	}
-	return NULL;
+	return addr_find(&pending, PENDING_SETS, key);
 }
 
 static __always_inline struct pending *pending_claim(__u64 key)
 {
-	__u32 base = addr_set(key, PENDING_SETS) * PENDING_WAYS;
-
-	for (__u32 w = 0; w < PENDING_WAYS; w++) {
-		__u32 i = base + w;
-		struct pending *p = bpf_map_lookup_elem(&pending, &i);
-
-		if (p && !p->key && __sync_val_compare_and_swap(&p->key, 0, key) == 0)
-			return p;
-	}
-	return NULL;
+	return addr_claim(&pending, PENDING_SETS, key);
 }
 
 /* the process's entry on the disk, made at its first request */
