@@ -177,10 +177,13 @@ PY
 dd if=/dev/urandom of="$MNT/p" bs=1M count=64 status=none
 sync
 python3 -c pass # python's own files in the cache: its device reads are the file's
-"$IOTRAIL" record -o "$TMP/c.iot" -d "$FB" -- python3 "$TMP/twice.py" "$MNT/p" "$TMP/io" 2>"$TMP/err" ||
-	not_ok "record: a file read twice" "$(tail -2 "$TMP/err")"
-"$IOTRAIL" report -i "$TMP/c.iot" -a who --by task -f json >"$TMP/c.json"
-python3 - "$TMP/c.json" $(cat "$TMP/io") <<'PY' >"$TMP/out" 2>&1 &&
+# once more when the kernel lost more than 3% of the completions (python
+# exits 3): a CI run lost 80 of 944, in every other run 0 to a few
+cache_run() {
+	"$IOTRAIL" record -o "$TMP/c.iot" -d "$FB" -- python3 "$TMP/twice.py" "$MNT/p" "$TMP/io" 2>"$TMP/err" ||
+		{ echo "record: $(tail -2 "$TMP/err")" >"$TMP/out"; return 1; }
+	"$IOTRAIL" report -i "$TMP/c.iot" -a who --by task -f json >"$TMP/c.json"
+	python3 - "$TMP/c.json" $(cat "$TMP/io") <<'PY' >"$TMP/out" 2>&1
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = d["who"]["rows"]
@@ -192,7 +195,9 @@ r = r[0]
 # "Oracles") are left out: up to a read-ahead window (128 KiB) each
 lost = d["join"]["lost_completions"] + d["join"]["unfinished"]
 slack = lost * (128 << 10)
-assert lost <= 0.03 * r["read_requests"], d["join"]
+if lost > 0.03 * r["read_requests"]:
+    print("%d of %d completions lost: %s" % (lost, r["read_requests"], d["join"]))
+    sys.exit(3)
 assert read_bytes >= 64 << 20, read_bytes  # the cold read went to the device
 assert abs(r["read_bytes"] - read_bytes) <= 0.01 * read_bytes + slack, (r, read_bytes, d["join"])
 want = rchar - read_bytes  # what the page cache served
@@ -201,7 +206,17 @@ assert r["read_calls_io"] > 0 and r["read_calls"] > 2 * r["read_calls_io"], r
 print("device %d KiB (/proc: %d), cache %d KiB (/proc: rchar - read_bytes = %d), %d of %d read calls waited for I/O (%d completions lost)"
       % (r["read_bytes"] >> 10, read_bytes >> 10, r["cache_read_bytes"] >> 10, want >> 10, r["read_calls_io"], r["read_calls"], lost))
 PY
-	ok "page cache: $(cat "$TMP/out")" || not_ok "page cache" "$(tail -3 "$TMP/out")"
+}
+first=""
+cache_run
+prc=$?
+if [ $prc = 3 ]; then
+	first=$(cat "$TMP/out")
+	cache_run
+	prc=$?
+fi
+[ $prc = 0 ] && ok "page cache: $(cat "$TMP/out")${first:+ (a second try; the first: $first)}" ||
+	not_ok "page cache" "$(tail -3 "$TMP/out")${first:+ (a second try; the first: $first)}"
 # per file: the calls on the file got 128 MiB, half from the device; every
 # page read ahead was read
 "$IOTRAIL" report -i "$TMP/c.iot" -a who --by file -f json >"$TMP/f.json"
