@@ -23,7 +23,9 @@ for _ in $(seq 50); do mountpoint -q "$TMP/m" && break; sleep 0.1; done
 MOUNTS+=("$TMP/m")
 L=$(losetup -f --show --direct-io=on "$TMP/m/disk.img")
 N=${L#/dev/}
-mkfs.ext4 -q -F "$L"
+# no lazy init: ext4lazyinit zeroes the inode tables in the background
+# (32 writes, once inside a recording)
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$L"
 mount "$L" "$TMP/fs"
 MOUNTS=("$TMP/fs" "${MOUNTS[@]}")
 dd if=/dev/urandom of="$TMP/fs/f" bs=1M count=120 status=none
@@ -58,29 +60,29 @@ field() { json_get "$TMP/$1.json" "$2"; }
 # The kernel runs no program for about 1 completion in 30,000 (docs/
 # ARCHITECTURE.md, "Oracles"): such a request can be left open at the stop
 # (events: unfinished; --aggregate: in no count), so 2 of about 700 may be;
-# stopping at dd's exit leaves over a hundred (settle=0 below). Nothing
-# missing is what the wait is for: more than diskstats' count (three runs
-# had 32 or 33 reads more, in events mode and --aggregate, not understood
-# yet: docs/ARCHITECTURE.md, "Oracles") is not this test's to judge.
+# stopping at dd's exit leaves over a hundred (settle=0 below). Reads
+# against reads: the journal may write (dd's atime) while we record.
+reads_of() { field "$1" "[d['read']['requests'] for d in j['devices'] if d['name'] == '$N'][0]"; }
 run events 0
-req=$(field events "j['join']['requests']")
+req=$(reads_of events)
 unf=$(field events "j['join']['unfinished']")
 lost=$(field events "j['join']['lost_completions']")
-[ "$RC" = 0 ] && [ "$unf" -le 2 ] && [ "$((req + lost))" -ge "$((DELTA - 2))" ] && [ "$DELTA" -gt 100 ] &&
+[ "$RC" = 0 ] && [ "$unf" -le 2 ] && [ "$req" -le "$DELTA" ] && [ "$((req + lost + unf))" -ge "$((DELTA - 2))" ] &&
+	[ "$DELTA" -gt 100 ] &&
 	ok "events: $req reads, $lost lost completions and $unf unfinished, diskstats $DELTA" ||
 	not_ok "events" "rc $RC, $req reads + $lost lost + $unf unfinished, diskstats $DELTA: $(json_get "$TMP/events.json" "j['join']")"
 
 run agg 40 --aggregate
-req=$(field agg "j['join']['requests']")
+req=$(reads_of agg)
 lost=$(field agg "j['join']['lost_completions']")
-[ "$RC" = 0 ] && [ "$((req + lost))" -ge "$((DELTA - 2))" ] && [ "$DELTA" -gt 100 ] &&
+[ "$RC" = 0 ] && [ "$req" -le "$DELTA" ] && [ "$((req + lost))" -ge "$((DELTA - 2))" ] && [ "$DELTA" -gt 100 ] &&
 	ok "--aggregate: $req reads and $lost lost completions, diskstats $DELTA" ||
 	not_ok "--aggregate" "rc $RC, $req reads + $lost lost, diskstats $DELTA"
 
 # the same without the wait: the recording stops at dd's exit
 run nosettle 80 -x settle=0
 unf=$(field nosettle "j['join']['unfinished']")
-req=$(field nosettle "j['join']['requests']")
+req=$(reads_of nosettle)
 [ "$RC" = 0 ] && [ "$unf" -gt 0 ] && [ "$req" -lt "$DELTA" ] &&
 	ok "settle=0: $unf of diskstats' $DELTA reads unfinished at dd's exit (the case leaves requests in flight)" ||
 	not_ok "settle=0" "rc $RC, $req requests, $unf unfinished, diskstats $DELTA"
