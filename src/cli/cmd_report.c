@@ -392,6 +392,7 @@ int cmd_report(int argc, char **argv)
 	/* --aggregate: requests issued with no completion seen, as the
 	 * events' lost completions */
 	ri.join.lost_completions += pl.rd.agg_lost;
+	ri.join.unfinished += pl.rd.has_end ? pl.rd.end.unfinished : 0;
 	ri.comm = pipeline_comm;
 	if (pl.rd.hdr.repair_method) {
 		ri.repair_method = pl.rd.hdr.repair_method - 1 < NR_RM

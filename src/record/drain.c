@@ -841,6 +841,19 @@ static struct iot_summary unwritten(const struct iot_sum_slot *sl, uint64_t now,
  * flagged lost, also stamped with the stop. Called with the programs
  * detached.
  */
+/* --aggregate: the requests issued and still in flight at the stop (the
+ * table as the detached programs left it): in no histogram, as
+ * write_unfinished's are in no summary */
+static uint64_t held_issued(const struct recorder *rc)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < (size_t)IOT_SUM_SETS * IOT_SUM_WAYS; i++)
+		n += __atomic_load_n(&rc->sum[i].key, __ATOMIC_ACQUIRE) &&
+		     rc->sum[i].d_delta_ns;
+	return n;
+}
+
 static int write_unfinished(struct recorder *rc)
 {
 	size_t nr = (size_t)IOT_SUM_SETS * IOT_SUM_WAYS, n = 0;
@@ -886,8 +899,10 @@ int final_drain(struct recorder *rc)
 		    ((rc->o->summary && !rc->o->aggregate) || record_degrades(rc->o)))
 			e = write_unfinished(rc);
 	}
-	if (!e && rc->o->aggregate)
+	if (!e && rc->o->aggregate) {
+		rc->agg_unfinished = held_issued(rc);
 		e = write_agg(rc, now_ns(CLOCK_MONOTONIC));
+	}
 	if (e)
 		fprintf(stderr, "iotrail: %s: %s\n", rc->o->output, strerror(-e));
 	if (isatty(STDERR_FILENO))

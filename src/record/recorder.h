@@ -72,12 +72,13 @@ struct recorder {
 	uint32_t spec_nrec; /* --speculate: records per buffer */
 	uint64_t *agg_prev; /* sums over CPUs at the last AGG chunk */
 	uint64_t agg_last_ns;
-	uint64_t agg_lost_prev; /* the CPUs' agg_lost summed at the last AGG */
-	uint64_t *written;	/* records written per CPU */
-	uint64_t *torn;		/* slots skipped: reserved, never committed */
-	uint64_t *drops_said;	/* per CPU: all its drops at the last DROPS_AT */
-	uint64_t drops_read_ns; /* when the drops were read last */
-	uint64_t *stuck_seq;	/* per CPU: uncommitted slot seen last drain */
+	uint64_t agg_lost_prev;	 /* the CPUs' agg_lost summed at the last AGG */
+	uint64_t agg_unfinished; /* --aggregate: issued, not complete at the stop */
+	uint64_t *written;	 /* records written per CPU */
+	uint64_t *torn;		 /* slots skipped: reserved, never committed */
+	uint64_t *drops_said;	 /* per CPU: all its drops at the last DROPS_AT */
+	uint64_t drops_read_ns;	 /* when the drops were read last */
+	uint64_t *stuck_seq;	 /* per CPU: uncommitted slot seen last drain */
 	unsigned int *stuck_rounds;
 	bool final_wait; /* the last drains: wait for every writer to commit */
 	/* the drain threads (drain.c): each round (drain_round, under

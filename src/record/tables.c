@@ -228,6 +228,7 @@ int write_tables(struct recorder *rc, uint32_t reason)
 	    .end_mono_ns = now_ns(CLOCK_MONOTONIC),
 	    .reason = reason,
 	    .command_status = rc->child > 0 && rc->child_done ? rc->child_status : -1,
+	    .unfinished = rc->agg_unfinished,
 	};
 
 	end.kernel_misses = kernel_misses(rc, missed, sizeof(missed));

@@ -200,6 +200,9 @@ struct iot_end {
 	uint64_t kernel_misses; /* events the kernel kept from a program already
 				   running on that CPU (BPF recursion guard);
 				   since 1.1 */
+	uint64_t unfinished;	/* --aggregate: requests issued and not complete
+				   at the stop, in no histogram; 0 in files
+				   written before it was counted (24-byte END) */
 };
 
 /* --speculate: what was asked and what came of it (sums over CPUs). */
@@ -243,7 +246,7 @@ _Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
 _Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
 _Static_assert(sizeof(struct iot_cgroup_entry) == 128, "cgroup entry");
 _Static_assert(sizeof(struct iot_file_entry) == 256, "file entry");
-_Static_assert(sizeof(struct iot_end) == 24, "end record");
+_Static_assert(sizeof(struct iot_end) == 32, "end record");
 _Static_assert(sizeof(struct iot_stop) == 48, "stop record");
 _Static_assert(sizeof(struct iot_agg_header) == 24, "agg header");
 _Static_assert(sizeof(struct iot_spec_info) == 48, "spec info");
