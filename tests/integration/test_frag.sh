@@ -222,7 +222,7 @@ for i in 1 2 3 4 5; do echo "$i" >"$MISC/vanish/f$i"; done
 # (LeakSanitizer cannot run under ptrace: off for the sanitizer build)
 export ASAN_OPTIONS=detect_leaks=0
 strace -f -o "$TMP/strace.out" -e trace=openat "$IOTRAIL" frag --method fiemap -f tsv "$MISC/vanish" >/dev/null 2>&1
-n=$(grep -n '/f3"' "$TMP/strace.out" | head -1 | cut -d: -f1)
+n=$(grep -nE '[/"]f3"' "$TMP/strace.out" | head -1 | cut -d: -f1) # from its directory: "f3"
 strace -f -o /dev/null -e trace=openat -e inject=openat:error=ENOENT:when="${n:-1}" \
 	"$IOTRAIL" frag --method fiemap -f tsv "$MISC/vanish" >"$TMP/o" 2>"$TMP/e"
 st=$?
