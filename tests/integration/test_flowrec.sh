@@ -144,8 +144,12 @@ for e in j["flow_events"]:
     first.setdefault(e["flow"], e)
 assert all(first[f["flow"]]["event"] == "fault" for f in fl), list(first.values())[:3]
 # the whole file (cold), within what the process read from the device (its
-# other files too: python's modules when they were not cached)
-assert abs(got - (32 << 20)) <= lost * (128 << 10) and got <= rbytes, (got, rbytes, j["join"])
+# other files too: python's modules when they were not cached). The fault
+# flows may hold a little more than the file (a CI run: 8 KiB; a local one:
+# 32 KiB, two 16 KiB reads at one fault, and read_bytes 32 KiB more than the
+# file too): what the process read from the device bounds them
+assert got >= (32 << 20) - lost * (128 << 10) and got <= rbytes, \
+    (got, rbytes, [(f["flow"], f["bytes"], f["requests"]) for f in fl], j["join"])
 assert j["flows_recorded"].startswith("maps: start=fault"), j["flows_recorded"]
 print("%d fault flows of the reader, %d KiB (/proc/PID/io: %d), none of noisedd's"
       % (len(fl), got >> 10, rbytes >> 10))
