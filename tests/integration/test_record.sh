@@ -45,8 +45,10 @@ dd if=$L1 of=/dev/null bs=4k count=500 iflag=direct status=none
 dd if=$L2 of=/dev/null bs=4k count=700 iflag=direct status=none
 W
 "$IOTRAIL" record -o "$TMP/d.iot" -d "$L2" -- bash "$TMP/two.sh" 2>/dev/null
-names=$("$IOTRAIL" report -i "$TMP/d.iot" -f json | python3 -c "import json,sys; print(sorted((d['name'], d['read']['requests']) for d in json.load(sys.stdin)['devices']))")
-expect_eq "-d records only that device" "$names" "[('${L2#/dev/}', 700)]"
+# (a request whose completion the kernel did not show is counted lost or
+# unfinished, docs/ARCHITECTURE.md "Oracles": a CI run had 699)
+names=$("$IOTRAIL" report -i "$TMP/d.iot" -f json | python3 -c "import json,sys; j=json.load(sys.stdin); print(sorted((d['name'], d['read']['requests'] + (j['join']['lost_completions'] + j['join']['unfinished'])) for d in j['devices']))")
+expect_eq "-d records only that device (reads, and lost or unfinished ones)" "$names" "[('${L2#/dev/}', 700)]"
 
 # --- partitions: -d PART selects its disk's events inside it ----------------
 PF=$(mktemp "$TMP/loop.XXXXXX")

@@ -90,7 +90,10 @@ req=$(reads_of nosettle)
 	not_ok "settle=0" "rc $RC, $req requests, $unf unfinished, diskstats $DELTA"
 # --aggregate counts those issued and in flight at the stop (END's
 # unfinished); those still queued behind them are in no count (a bio
-# merged into another request holds a slot the same way)
+# merged into another request holds a slot the same way). Not understood
+# yet: one ASan run counted 627 reads + 126 unfinished against diskstats'
+# 752, its second run 626 + 126 against the same 752 (one read in a
+# histogram and in flight at once?); the check stays exact
 run aggnosettle 60 --aggregate -x settle=0
 unf=$(field aggnosettle "j['join']['unfinished']")
 lost=$(field aggnosettle "j['join']['lost_completions']")
