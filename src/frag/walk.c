@@ -29,15 +29,21 @@
 #define WALK_MAX_THREADS 64
 #define WALK_NO_DIR	 UINT32_MAX
 
+/* A regular file found: its path (whole), its directory's index in dirs[]
+ * (WALK_NO_DIR: none kept) and where its name starts in the path. */
+struct walk_found {
+	char *path;
+	uint32_t dir;
+	uint32_t name_at;
+};
+
 struct walk {
 	struct frag_scan *s;
 	bool sync;
 	dev_t dev;
 	uint64_t special, links;
-	char **paths;	   /* the regular files found, in readdir order */
-	uint32_t *dir_of;  /* paths[i]'s directory in dirs[], WALK_NO_DIR: none */
-	uint16_t *name_at; /* where its name starts in paths[i] */
-	size_t nr, cap, cap_dir_of, cap_name_at;
+	struct walk_found *found; /* in readdir order */
+	size_t nr, cap;
 	char **dirs; /* the directories read, whole paths */
 	size_t nr_dirs, cap_dirs;
 	/* phase 2 */
@@ -53,11 +59,12 @@ struct walk {
 static bool scan_file(struct walk *w, size_t i, int dfd)
 {
 	struct frag_file *f = &w->s->files[w->base + i];
-	const char *path = w->paths[i];
+	const struct walk_found *fo = &w->found[i];
+	const char *path = fo->path;
 	struct stat st, st2;
 	int fd, err;
 
-	fd = openat(dfd >= 0 ? dfd : AT_FDCWD, dfd >= 0 ? path + w->name_at[i] : path,
+	fd = openat(dfd >= 0 ? dfd : AT_FDCWD, dfd >= 0 ? path + fo->name_at : path,
 		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		fprintf(stderr, "iotrail: %s: %s\n", path,
@@ -97,10 +104,10 @@ static void *scan_some(void *arg)
 	while ((i = atomic_fetch_add(&w->next, WALK_BATCH)) < w->nr) {
 		end = i + WALK_BATCH < w->nr ? i + WALK_BATCH : w->nr;
 		for (; i < end; i++) {
-			if (w->dir_of[i] != dir) {
+			if (w->found[i].dir != dir) {
 				if (dfd >= 0)
 					close(dfd);
-				dir = w->dir_of[i];
+				dir = w->found[i].dir;
 				/* gone or replaced: the file's own open says so */
 				dfd =
 				    dir == WALK_NO_DIR
@@ -131,17 +138,15 @@ static void found_file(struct walk *w, int dirfd, const char *name, const char *
 			w->s->block_size = st.st_blksize;
 	}
 	p = strdup(path);
-	if (!p || GROW(w->paths, w->nr + 1, w->cap) ||
-	    GROW(w->dir_of, w->nr + 1, w->cap_dir_of) ||
-	    GROW(w->name_at, w->nr + 1, w->cap_name_at)) {
+	if (!p || GROW(w->found, w->nr + 1, w->cap)) {
 		free(p);
 		fprintf(stderr, "iotrail: %s: out of memory\n", path);
 		w->errors++;
 		return;
 	}
-	w->dir_of[w->nr] = dir;
-	w->name_at[w->nr] = (uint16_t)name_at;
-	w->paths[w->nr++] = p;
+	w->found[w->nr].path = p;
+	w->found[w->nr].dir = dir;
+	w->found[w->nr++].name_at = (uint32_t)name_at;
 }
 
 static void walk_dir(struct walk *w, int fd, char *path, size_t len)
@@ -246,15 +251,15 @@ static int scan_files(struct walk *w, unsigned int threads)
 		struct frag_file *f = &s->files[w->base + i];
 
 		if (w->ok[i]) {
-			f->path = w->paths[i];
+			f->path = w->found[i].path;
 			if (kept != i)
 				s->files[w->base + kept] = *f;
 			kept++;
 		} else {
-			free(w->paths[i]);
+			free(w->found[i].path);
 			free(f->ext);
 		}
-		w->paths[i] = NULL;
+		w->found[i].path = NULL;
 	}
 	s->nr_files = w->base + kept;
 	return 0;
@@ -309,10 +314,8 @@ int frag_walk(const char *root, bool sync, unsigned int threads, struct frag_sca
 		    root, (unsigned long long)w.special, (unsigned long long)w.links);
 	s->errors += w.errors;
 	for (size_t i = 0; i < w.nr; i++)
-		free(w.paths[i]);
-	free(w.paths);
-	free(w.dir_of);
-	free(w.name_at);
+		free(w.found[i].path);
+	free(w.found);
 	for (size_t i = 0; i < w.nr_dirs; i++)
 		free(w.dirs[i]);
 	free(w.dirs);

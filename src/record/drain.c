@@ -830,6 +830,24 @@ static struct iot_summary unwritten(const struct iot_sum_slot *sl, uint64_t now,
 	};
 }
 
+/* A slot held by a request issued and still in flight at the stop (the
+ * table as the detached programs left it). */
+static bool held_issued(const struct iot_sum_slot *sl)
+{
+	return __atomic_load_n(&sl->key, __ATOMIC_ACQUIRE) && sl->d_delta_ns;
+}
+
+/* --aggregate: the requests in flight at the stop, in no histogram (as
+ * write_unfinished's are in no summary) */
+static uint64_t count_unfinished(const struct recorder *rc)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < (size_t)IOT_SUM_SETS * IOT_SUM_WAYS; i++)
+		n += held_issued(&rc->sum[i]);
+	return n;
+}
+
 /*
  * --summary and back-pressure write a request at its completion. The ones
  * issued and still in flight at the stop (their slot holds a D) go out as
@@ -841,19 +859,6 @@ static struct iot_summary unwritten(const struct iot_sum_slot *sl, uint64_t now,
  * flagged lost, also stamped with the stop. Called with the programs
  * detached.
  */
-/* --aggregate: the requests issued and still in flight at the stop (the
- * table as the detached programs left it): in no histogram, as
- * write_unfinished's are in no summary */
-static uint64_t held_issued(const struct recorder *rc)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < (size_t)IOT_SUM_SETS * IOT_SUM_WAYS; i++)
-		n += __atomic_load_n(&rc->sum[i].key, __ATOMIC_ACQUIRE) &&
-		     rc->sum[i].d_delta_ns;
-	return n;
-}
-
 static int write_unfinished(struct recorder *rc)
 {
 	size_t nr = (size_t)IOT_SUM_SETS * IOT_SUM_WAYS, n = 0;
@@ -868,7 +873,7 @@ static int write_unfinished(struct recorder *rc)
 	for (size_t i = 0; i < nr; i++) {
 		const struct iot_sum_slot *sl = &rc->sum[i];
 
-		if (!__atomic_load_n(&sl->key, __ATOMIC_ACQUIRE) || !sl->d_delta_ns)
+		if (!held_issued(sl))
 			continue;
 		out[n] = unwritten(sl, now, seq + n, IOT_SUMMARY_F_UNFINISHED);
 		n++;
@@ -900,7 +905,7 @@ int final_drain(struct recorder *rc)
 			e = write_unfinished(rc);
 	}
 	if (!e && rc->o->aggregate) {
-		rc->agg_unfinished = held_issued(rc);
+		rc->agg_unfinished = count_unfinished(rc);
 		e = write_agg(rc, now_ns(CLOCK_MONOTONIC));
 	}
 	if (e)
