@@ -127,6 +127,15 @@ $(OUT)/bench/percall: bench/percall.c $(OUT)/floor.skel.h
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $< $(LDLIBS) -lpthread
 
+$(OUT)/blockfloor.bpf.o: bench/blockfloor.bpf.c $(OUT)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $(OUT)/blockfloor.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(OUT)/blockfloor.tmp.bpf.o
+$(OUT)/blockfloor.skel.h: $(OUT)/blockfloor.bpf.o
+	$(BPFTOOL) gen skeleton $< name blockfloor_bpf > $@.tmp && mv $@.tmp $@
+$(OUT)/bench/blockfloor: bench/blockfloor.c $(OUT)/blockfloor.skel.h
+	@mkdir -p $(dir $@)
+	$(COMPILE) -o $@ $< $(LDLIBS)
+
 $(OUT)/bench/packsize: bench/packsize.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $^ $(LDLIBS)

@@ -3,6 +3,9 @@
 # (kernel.bpf_stats_enabled: run_time_ns / run_cnt), while fio does 4k random
 # direct reads on a loop device. Excludes the tracepoint's own entry cost.
 #   bench/bpf_cost.sh [IOTRAIL] [SECONDS] [RECORD OPTIONS...]
+# IOTRAIL floor-empty or floor-q2c: bench/blockfloor's programs instead of
+# iotrail's (empty ones; the least a Q2C histogram needs): the floor under
+# --aggregate's block_bio_queue and block_bio_complete.
 # ENGINE=io_uring or ENGINE=libaio (depth 16 per job) instead of psync;
 # DEV=zram0 on zram (bio-based: no request stages) instead of a loop device;
 # BUFFERED=1 buffered reads of a 768 MB file on ext4 made on the device
@@ -55,7 +58,13 @@ fio --name=b --filename=$TARGET --rw=randread --bs=4k --direct=$DIRECT --ioengin
     --time_based --runtime=$SECS --size=$SIZE --group_reporting --output-format=json --output=$W/f.json
 bpftool prog show -j > $W/after.json
 R
-"$IOTRAIL" record -o "$W/t.iot" -d "${L#/dev/}" "$@" -- bash "$W/run.sh" 2>/dev/null
+case $IOTRAIL in
+floor-*)
+	make -s build/bench/blockfloor || exit 1
+	build/bench/blockfloor "${IOTRAIL#floor-}" -- bash "$W/run.sh" 2>/dev/null
+	;;
+*) "$IOTRAIL" record -o "$W/t.iot" -d "${L#/dev/}" "$@" -- bash "$W/run.sh" 2>/dev/null ;;
+esac
 python3 - "$W" <<'PY'
 import json, sys
 w = sys.argv[1]

@@ -13,7 +13,10 @@
 # `iotrail serve` scraped every second; iotrail-pack is `record --pack` (the default);
 # iotrail-whole is `record --no-pack`;
 # iotrail-drop is `record --backpressure drop`; iotrail-aggregate-sys is
-# `record --aggregate --syscalls`; iotrail-old-summary and
+# `record --aggregate --syscalls`; floor-empty and floor-q2c run fio
+# under bench/blockfloor's programs on block_bio_queue and
+# block_bio_complete (empty ones; the least a Q2C histogram needs): the
+# floor under --aggregate; iotrail-old-summary and
 # iotrail-old-aggregate run IOTRAIL_OLD's cheap modes); ENGINE=io_uring
 # or ENGINE=libaio (depth 16 per job) instead of psync; JOBS=1 (default 2).
 set -u
@@ -42,6 +45,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 mountpoint -q $T || mount -t tracefs nodev $T
+make -s build/bench/blockfloor || exit 1
 SERVE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 echo 1 >/sys/block/zram0/reset
@@ -76,6 +80,7 @@ run() { # VARIANT DEV -> IOPS
 	iotrail-pack) $IOTRAIL record --pack -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.pack ;;
 	iotrail-summary) $IOTRAIL record --summary -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>>$W/drops.$d.summary ;;
 	iotrail-aggregate) $IOTRAIL record --aggregate -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
+	floor-empty | floor-q2c) build/bench/blockfloor ${v#floor-} -- $(fio_cmd $dev) 2>/dev/null ;;
 	iotrail-aggregate-sys) $IOTRAIL record --aggregate --syscalls -o $W/t.iot -d $d -- $(fio_cmd $dev) 2>/dev/null ;;
 	iotrail-serve)
 		# the fleet endpoint, scraped every second (a busy Prometheus)
