@@ -188,9 +188,11 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 		h.nr_recs = bytes / 2; /* cut: at most what the bytes hold */
 	/* indexed as the header says: not checked at all (its bytes checked
 	 * as they are unpacked), or checked after the walk, in parallel
-	 * (check_deferred) */
-	unchecked = r->unchecked && h.nr_recs;
-	if (!cut && (unchecked || r->check_threads > 1)) {
+	 * (check_deferred). A chunk of no records is checked here: its
+	 * payload may be no bytes at all, which a deferred chunk's
+	 * packed_bytes (nonzero until checked) cannot say. */
+	unchecked = r->unchecked;
+	if (!cut && h.nr_recs && (unchecked || r->check_threads > 1)) {
 		if (!unchecked) {
 			if (GROW(r->deferred, r->nr_deferred + 1, r->cap_deferred))
 				return -ENOMEM;
@@ -198,9 +200,9 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 		}
 		rc->type = IOT_CHUNK_EVENTS;
 		rc->recs = NULL;
-		/* unchecked: the whole payload (records take bytes); deferred:
-		 * set to the exact bytes then (nonzero: not yet unpacked) */
-		rc->packed_bytes = bytes ?: 1;
+		/* unchecked: the whole payload (2 bytes a record at least, so
+		 * never 0); deferred: set to the exact bytes then */
+		rc->packed_bytes = bytes;
 		rc->size = h.nr_recs * IOT_REC_SIZE;
 		r->nr_records += h.nr_recs;
 		return add_chunk(r, rc, cap);
@@ -249,7 +251,7 @@ static void *check_some(void *arg)
 		if (iot_unpack_some(in, ch->packed_bytes, NULL, ch->size / IOT_REC_SIZE,
 				    &used) == ch->size / IOT_REC_SIZE &&
 		    padding_ok(in, used, ch->packed_bytes))
-			ch->packed_bytes = used ?: 1;
+			ch->packed_bytes = used;
 		else
 			__atomic_store_n(&dc->bad, true, __ATOMIC_RELAXED);
 		if (r->size > READER_POPULATE_MAX) {
@@ -762,7 +764,9 @@ int trace_reader_open_threads(struct trace_reader *r, const char *path,
 int trace_reader_open_unchecked(struct trace_reader *r, const char *path,
 				unsigned int threads, char *errbuf, size_t errlen)
 {
-	return open_indexed(r, path, threads, true, errbuf, errlen);
+	int err = open_indexed(r, path, threads, true, errbuf, errlen);
+
+	return err > 0 ? open_indexed(r, path, 1, true, errbuf, errlen) : err;
 }
 
 int trace_reader_open(struct trace_reader *r, const char *path, char *errbuf,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Packed records (format 1.10, docs/FORMAT.md): every kind of trace the
 # suite makes (events, io_uring with markers, --summary, --aggregate, ring,
-# --speculate, repaired, imported from blktrace, synthetic) packed by
+# --speculate, repaired, imported from blktrace, synthetic, synthetic of 257 CPUs) packed by
 # `iotrail pack` reports byte for byte as the original, in text, JSON, the
 # CSVs and script's events; unpacked it is the original file again; `record
 # --pack` (the default) writes 1.10 files of about 14 bytes a record that
@@ -42,6 +42,10 @@ rec speculate --no-pack --speculate 50us -- fio_job p libaio --rw=randread --iod
 	not_ok "repair" "$(tail -2 "$TMP/err")"
 "$TOOLS/mktrace" "$TMP/synthetic.iot" 20000 4 2>"$TMP/err" ||
 	not_ok "mktrace" "$(tail -2 "$TMP/err")"
+# a big machine's: 257 CPUs, past 256 and not a power of two (the merge's
+# tree of streams, segments of many streams)
+"$TOOLS/mktrace" "$TMP/cpus257.iot" 20000 257 2>"$TMP/err" ||
+	not_ok "mktrace 257 CPUs" "$(tail -2 "$TMP/err")"
 # blktrace's records through ftrace's blk tracer (test_import's capture)
 blk_capture "$D" "$TMP/blk.bin" fio_job b psync --rw=randread --io_size=2M
 "$IOTRAIL" import blktrace "$TMP/blk.bin" -o "$TMP/imported.iot" 2>"$TMP/err" ||
@@ -57,7 +61,7 @@ report_all() { # DIR: every output of the trace DIR/t.iot into DIR/out
 		"$IOTRAIL" script -i t.iot >out/script.txt 2>>out/err.txt)
 }
 minor() { od -An -tu2 -j14 -N2 "$1" | tr -d ' '; }
-for t in events uring marks summary aggregate ring speculate repaired synthetic imported; do
+for t in events uring marks summary aggregate ring speculate repaired synthetic cpus257 imported; do
 	[ -s "$TMP/$t.iot" ] || { not_ok "$t: packed" "no trace"; continue; }
 	rm -rf "$TMP/a" "$TMP/b" "$TMP/c"
 	mkdir -p "$TMP/a" "$TMP/b" "$TMP/c"

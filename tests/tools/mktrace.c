@@ -86,9 +86,10 @@ int main(int argc, char **argv)
 	}
 	n = strtoull(argv[2], NULL, 10);
 	ncpu = argc > 3 ? atoi(argv[3]) : 2;
-	if (ncpu < 1 || ncpu > 64)
+	if (ncpu < 1 || ncpu > IOT_MAX_CPUS) {
+		fprintf(stderr, "mktrace: NR_CPUS: 1 to %u\n", IOT_MAX_CPUS);
 		return 2;
-	cpu = calloc(ncpu, sizeof(*cpu));
+	}
 	h.header_size = sizeof(h);
 	h.version_major = IOT_VERSION_MAJOR;
 	h.version_minor = IOT_VERSION_MINOR_UNPACKED;
@@ -100,6 +101,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mktrace: %s: %s\n", argv[1], strerror(-err));
 		return 1;
 	}
+	cpu = calloc(ncpu, sizeof(*cpu));
+	if (!cpu)
+		return 1;
 	if (nvme)
 		trace_writer_chunk(&w, IOT_CHUNK_META, 0,
 				   "mode=events\ndrivers=nvme\n\n\n\n\n\n\n", 32, NULL,

@@ -491,7 +491,7 @@ static void truncated(void **state)
 
 /* write_two_cpus' records, packed: chunk for chunk, the wrapped one in two
  * parts. Returns the file offset of each EVENTS_PACKED chunk's header. */
-static void write_two_cpus_packed(long off[6])
+static void write_two_cpus_packed_empty(long off[6], bool empty)
 {
 	struct iot_file_header h;
 	struct trace_writer w;
@@ -516,6 +516,8 @@ static void write_two_cpus_packed(long off[6])
 	} while (0)
 	PACKED(0, c0, 3, NULL, 0);
 	PACKED(1, c1, 1, NULL, 0);
+	if (empty) /* a chunk of no records: its header alone */
+		assert_int_equal(trace_writer_packed(&w, 1, c1, 0, NULL, 0), 0);
 	round_mark(&w, 150);
 	PACKED(1, c1 + 1, 1, c1 + 2, 2); /* a wrapped span: one run */
 	PACKED(0, c0 + 3, 2, NULL, 0);
@@ -523,9 +525,16 @@ static void write_two_cpus_packed(long off[6])
 	PACKED(0, c0 + 5, 1, NULL, 0);
 	PACKED(1, c1 + 4, 2, NULL, 0);
 #undef PACKED
+	if (empty)
+		assert_int_equal(trace_writer_packed(&w, 0, c0, 0, NULL, 0), 0);
 	round_mark(&w, 300);
 	end(&w);
 	assert_int_equal(trace_writer_close(&w), 0);
+}
+
+static void write_two_cpus_packed(long off[6])
+{
+	write_two_cpus_packed_empty(off, false);
 }
 
 /* every record of the file, in the reader's order */
@@ -563,6 +572,44 @@ static void packed_round_trip(void **state)
 	assert_memory_equal(plain, packed, sizeof(plain[0]) * 12);
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(off[i] % 8, 0);
+}
+
+/* A packed chunk of no records (`iotrail pack` of an empty EVENTS chunk)
+ * is well formed: opened checked, checked on threads or unchecked, the
+ * trace gives the same records, and says nothing. Its payload is no bytes
+ * at all: a check on threads once read a byte past it (the next chunk's
+ * type), called the chunk damaged, and the unchecked open gave up with no
+ * message. */
+static void packed_empty_chunk(void **state)
+{
+	struct iot_rec plain[16];
+	const struct iot_rec *rec;
+	struct trace_reader r;
+	char err[256] = "", warn[512];
+	long off[6];
+	int n;
+
+	(void)state;
+	write_two_cpus();
+	n = read_all(plain, 16, warn, sizeof(warn));
+	write_two_cpus_packed_empty(off, true);
+	for (int how = 0; how < 3; how++) {
+		int k = 0;
+
+		assert_int_equal(
+		    how == 0 ? trace_reader_open(&r, path, err, sizeof(err))
+		    : how == 1
+			? trace_reader_open_threads(&r, path, 4, err, sizeof(err))
+			: trace_reader_open_unchecked(&r, path, 4, err, sizeof(err)),
+		    0);
+		assert_string_equal(err, "");
+		assert_string_equal(r.warning, "");
+		assert_int_equal(r.nr_records, n);
+		while (trace_reader_next(&r, &rec) == 1 && k < n)
+			assert_memory_equal(rec, &plain[k++], sizeof(*rec));
+		assert_int_equal(k, n);
+		trace_reader_release(&r);
+	}
 }
 
 /* A packed chunk cut short gives its whole records; one damaged inside
@@ -1343,6 +1390,7 @@ int main(void)
 	    cmocka_unit_test(speculative_sorted),
 	    cmocka_unit_test(truncated),
 	    cmocka_unit_test(packed_round_trip),
+	    cmocka_unit_test(packed_empty_chunk),
 	    cmocka_unit_test(packed_damage),
 	    cmocka_unit_test(packed_many_chunks),
 	    cmocka_unit_test(not_a_trace),
