@@ -62,8 +62,15 @@ static int check_and_size(struct recorder *rc)
 				"and CAP_SYS_RESOURCE); trying anyway\n");
 	}
 	ncpu = libbpf_num_possible_cpus();
-	if (ncpu <= 0 || ncpu > (int)IOT_MAX_CPUS) {
-		fprintf(stderr, "iotrail: cannot count CPUs: %d\n", ncpu);
+	if (ncpu <= 0) {
+		fprintf(stderr, "iotrail: cannot count CPUs: %s\n", strerror(-ncpu));
+		return 1;
+	}
+	if (ncpu > (int)IOT_MAX_CPUS) {
+		fprintf(stderr,
+			"iotrail: %d possible CPUs (/sys/devices/system/cpu/possible); "
+			"iotrail records at most %u\n",
+			ncpu, IOT_MAX_CPUS);
 		return 1;
 	}
 	rc->nr_cpus = ncpu;

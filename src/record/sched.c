@@ -20,6 +20,7 @@ static int read_maps(struct sched_bpf *skel, struct sched_result *r)
 	int tfd = bpf_map__fd(skel->maps.tasks), cfd = bpf_map__fd(skel->maps.cpus);
 	__u32 key, next, *prev = NULL, zero = 0;
 	size_t cap = 0;
+	int ncpu;
 
 	while (!bpf_map_get_next_key(tfd, prev, &next)) {
 		struct sched_task t;
@@ -39,7 +40,10 @@ static int read_maps(struct sched_bpf *skel, struct sched_result *r)
 		}
 		r->tasks[r->nr_tasks++] = (struct sched_task_row){key, t};
 	}
-	r->nr_cpus = (unsigned int)libbpf_num_possible_cpus();
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	r->nr_cpus = (unsigned int)ncpu;
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
 	if (!r->cpus)
 		return -ENOMEM;
