@@ -1502,43 +1502,65 @@ static int timeline(struct analysis *a, const struct fl_priv *p, struct table *t
 	return err;
 }
 
+/* A (layer, device) pair's time in the flows, for the layers table */
+struct layer_acc {
+	uint8_t layer;
+	uint32_t dev;
+	uint64_t flows, ns;
+	size_t first; /* the order of first sight: ties keep it */
+};
+
+static int cmp_layer_acc(const void *x, const void *y)
+{
+	const struct layer_acc *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1; /* the most time first */
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Every (layer, device) pair the flows passed: a machine of many disks
+ * (a stripe over two dozen) has more than a fixed table would hold. */
 static int layers(struct analysis *a, const struct fl_priv *p, struct table *t)
 {
-	struct {
-		uint8_t layer;
-		uint32_t dev;
-		uint64_t flows, ns;
-	} acc[64];
-	int n = 0;
+	struct layer_acc *acc = NULL;
+	size_t n = 0, cap = 0;
+	struct u64map at;
 	uint64_t all = 0;
+	int err = u64map_init(&at, 64);
 
-	for (size_t fi = 0; fi < p->nr_flows; fi++) {
+	for (size_t fi = 0; fi < p->nr_flows && !err; fi++) {
 		const struct flow *f = &p->flows[fi];
 
 		for (int s = 0; s < f->nr_seg; s++) {
 			const struct fl_seg *sg = &p->segs[f->seg0 + s];
-			int k;
+			uint64_t key = ((uint64_t)sg->layer << 32 | sg->dev) + 1;
+			uint32_t *v = u64map_get(&at, key), k;
 
-			for (k = 0; k < n; k++)
-				if (acc[k].layer == sg->layer && acc[k].dev == sg->dev)
+			if (v) {
+				k = *v;
+			} else {
+				if (GROW(acc, n + 1, cap) ||
+				    u64map_put(&at, key, (uint32_t)n)) {
+					err = -ENOMEM;
 					break;
-			if (k == n && n < 64)
-				acc[n++] = (typeof(acc[0])){sg->layer, sg->dev, 0, 0};
-			if (k < n) {
-				acc[k].flows++;
-				acc[k].ns += sg->ns;
+				}
+				acc[n] = (struct layer_acc){sg->layer, sg->dev, 0, 0, n};
+				k = (uint32_t)n++;
 			}
+			acc[k].flows++;
+			acc[k].ns += sg->ns;
 			all += sg->ns;
 		}
 	}
-	for (int k = 1; k < n; k++) /* the most time first */
-		for (int m = k; m > 0 && acc[m].ns > acc[m - 1].ns; m--) {
-			typeof(acc[0]) tmp = acc[m];
-
-			acc[m] = acc[m - 1];
-			acc[m - 1] = tmp;
-		}
-	for (int k = 0; k < n; k++) {
+	u64map_release(&at);
+	if (err) {
+		free(acc);
+		return err;
+	}
+	if (n)
+		qsort(acc, n, sizeof(*acc), cmp_layer_acc);
+	for (size_t k = 0; k < n; k++) {
 		table_row(t);
 		table_str(t, "%s", layer_names[acc[k].layer]);
 		table_str(t, "%s", dev_name(a, acc[k].dev));
@@ -1547,6 +1569,7 @@ static int layers(struct analysis *a, const struct fl_priv *p, struct table *t)
 		table_f64(t, (double)acc[k].ns / acc[k].flows);
 		table_f64(t, all ? 100.0 * acc[k].ns / all : 0);
 	}
+	free(acc);
 	return t->err;
 }
 

@@ -1060,9 +1060,10 @@ static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
 {
 	uint32_t devs[16];
 	int nr_lanes = lf->start ? 1 : 0, dev0 = nr_lanes, rows[17] = {0};
+	bool crowded = false; /* a 17th device's requests share the last lane */
 	uint64_t t0 = lf->start_ns ? lf->start_ns : UINT64_MAX, t1 = lf->end_ns;
 	double y, ly[17];
-	char id[32], tip[160], caption[512];
+	char id[32], tip[160], caption[640];
 	struct chart c;
 
 	if (lf->start)
@@ -1075,6 +1076,7 @@ static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
 			;
 		if (l == nr_lanes && nr_lanes < 17 && nr_lanes - dev0 < 16)
 			devs[nr_lanes++ - dev0] = q->r.dev;
+		crowded |= l == nr_lanes;
 		q->lane = l < nr_lanes ? l : nr_lanes - 1;
 		t0 = lane_start(&q->r) < t0 ? lane_start(&q->r) : t0;
 		t1 = q->r.c_ns > t1 ? q->r.c_ns : t1;
@@ -1114,7 +1116,12 @@ static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
 	for (int l = 0; l < nr_lanes; l++) {
 		const char *name =
 		    l < dev0 ? lf->start : analysis_dev_name(a, devs[l - dev0]);
+		char more[64];
 
+		if (crowded && l == nr_lanes - 1 && l >= dev0) {
+			snprintf(more, sizeof(more), "%s and more", name);
+			name = more;
+		}
 		fprintf(f,
 			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
 			"font-size=\"11\" fill=\"#333\">",
@@ -1162,10 +1169,13 @@ static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
 		 "request, a fault), then each device "
 		 "its requests reached, top to bottom (the devices below a loop "
 		 "device after it); a bar per request, its queue and device time "
-		 "(overlapping requests on rows of their own, at most %d). %zu "
+		 "(overlapping requests on rows of their own, at most %d)%s. %zu "
 		 "requests%s.",
-		 LANE_ROWS, lf->nr + lf->not_drawn,
-		 lf->not_drawn ? ", the first 400 drawn" : "");
+		 LANE_ROWS,
+		 crowded ? "; past 16 devices, the others' requests in the last "
+			   "lane (each bar's tip names its device)"
+			 : "",
+		 lf->nr + lf->not_drawn, lf->not_drawn ? ", the first 400 drawn" : "");
 	chart_end(&c, caption);
 }
 

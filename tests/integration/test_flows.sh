@@ -446,6 +446,37 @@ for xs in t:500 m:500 s:40 w:500 r:500 dio:500; do
 		not_ok "flows on segments of $x.iot" "apart '$apart' flows '$n' $(diff "$TMP/seg.json" "$TMP/one.json" | head -c 400)"
 done
 
+# --- a machine of many disks ---------------------------------------------------------
+# 40 disks: every one's queue and device time in the layers table (it
+# once held 64 (layer, disk) pairs and left the rest out, saying nothing),
+# the shares adding up to 100%
+"$TOOLS/mktrace" --devs 40 "$TMP/disks40.iot" 8000 4 2>"$TMP/err" || not_ok "mktrace --devs 40" "$(tail -2 "$TMP/err")"
+"$IOTRAIL" report -i "$TMP/disks40.iot" -a flows -f json >"$TMP/disks40.json" 2>"$TMP/err"
+python3 - "$TMP/disks40.json" >"$TMP/disks40.txt" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = j["flow_layers"]
+pairs = {(r["layer"], r["device"]) for r in rows}
+want = {(l, "loop%d" % d) for l in ("queue", "device") for d in range(40)}
+share = sum(r["share_pct"] for r in rows)
+print(len(rows), len(want - pairs), round(share, 1), sum(r["flows"] for r in rows if r["layer"] == "device"))
+PY
+read -r nrows missing share dflows <"$TMP/disks40.txt"
+[ "$nrows" = 80 ] && [ "$missing" = 0 ] && [ "$share" = 100.0 ] && [ "$dflows" = 8000 ] &&
+	ok "40 disks: the flows' layers table has each one's queue and device rows (80), shares adding to 100%" ||
+	not_ok "flows' layers on 40 disks" "rows $nrows, missing $missing, share $share, device flows $dflows $(tail -2 "$TMP/err")"
+
+# one read call striped over 20 disks: the HTML figure's 16 device lanes,
+# the last one named for the rest, and the caption says so (it once put the
+# last four disks' requests in loop15's lane under loop15's name)
+python3 "$ROOT/tests/tools/craft.py" wide-flow "$TMP/wide.iot"
+"$IOTRAIL" report -i "$TMP/wide.iot" -a flows --html "$TMP/wide.html" >/dev/null 2>"$TMP/err"
+lanes=$(grep -o '>loop[0-9]*\( and more\)\{0,1\}</text>' "$TMP/wide.html" | sort -u | wc -l)
+grep -q '>loop15 and more</text>' "$TMP/wide.html" && [ "$lanes" = 16 ] &&
+	grep -q "past 16 devices, the others' requests in the last lane" "$TMP/wide.html" &&
+	ok "a flow over 20 disks: 16 lanes in its figure, the last named 'loop15 and more', the caption saying why" ||
+	not_ok "a flow over 20 disks in HTML" "lanes $lanes $(tail -2 "$TMP/err")"
+
 # --- bad options name themselves ------------------------------------------------
 bad() { "$IOTRAIL" flows -i "$TMP/t.iot" "$@" >/dev/null 2>"$TMP/e"; echo "$? $(head -1 "$TMP/e")"; }
 expect_eq "flows: --id 0" "$(bad --id 0)" "2 iotrail: --id 0: not a positive count"

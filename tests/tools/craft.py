@@ -5,7 +5,7 @@ iotrail's own writer, so a writer bug cannot hide a reader bug).
 
 usage: craft.py KIND OUT
 kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time,
-       arch-aarch64, arch-sparc, driver-disorder, repair-bad, gaps
+       arch-aarch64, arch-sparc, driver-disorder, repair-bad, gaps, wide-flow
 """
 import struct
 import sys
@@ -119,6 +119,16 @@ def main():
         ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
         est = rec(C, T0 + 900, 0xffff1000, 8 << 32, 2048, 8, flags=1 << 31)
         data = h + devs + tasks + chunk(1, ev) + chunk(14, est + b"\0" * 36) + end(T0 + 10**6)
+    elif kind == "wide-flow":
+        # one read call whose 20 requests go to 20 disks (a stripe over
+        # many): one flow, more devices than a figure has lanes
+        d = b"".join(dev_entry(7 << 20 | k, b"loop%d" % k) for k in range(20))
+        ev = rec(SE, T0 + 50, 0, 12, 0, 20 * 4096, seq=0)
+        for k in range(20):
+            ev += request(0xffff1000 + 0x100 * k, 0xffff8000 + 0x100 * k,
+                          T0 + 100 + 50 * k, 1 + 5 * k, dev=7 << 20 | k)
+        ev += rec(SX, T0 + 5000, 0, 20 * 4096, 0, 0, seq=101)
+        data = h + chunk(4, d) + tasks + chunk(1, ev) + end(T0 + 10**6)
     elif kind == "gaps":
         # two CPUs: on CPU 0 three sequence numbers missing between two
         # requests, on CPU 1 five records the full buffer dropped (DROPS)

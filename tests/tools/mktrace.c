@@ -11,7 +11,10 @@
  * after D on the submitting CPU's queue (id CPU + 1), its completion entry
  * 400 ns and the driver's end 100 ns before C.
  *
- * usage: mktrace [--nvme] OUT NR_REQUESTS [NR_CPUS]
+ * With --devs N the requests go to N disks in turn (loop0, loop1, ...),
+ * as on a machine of many: each table by device then has N rows.
+ *
+ * usage: mktrace [--nvme] [--devs N] OUT NR_REQUESTS [NR_CPUS]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,6 +44,8 @@ static void put(struct cpu_buf *b, struct iot_rec r, uint32_t cpu)
 	b->r[b->n++] = r;
 }
 
+static uint32_t cur_dev = 7u << 20; /* the disk of the request being made */
+
 static struct iot_rec ev(uint16_t type, uint64_t ts, uint64_t id, uint64_t id2,
 			 uint64_t sector, uint32_t nr, uint32_t tid)
 {
@@ -53,7 +58,7 @@ static struct iot_rec ev(uint16_t type, uint64_t ts, uint64_t id, uint64_t id2,
 	r.id2 = id2;
 	r.sector = sector;
 	r.nr = nr;
-	r.dev = 7u << 20;
+	r.dev = cur_dev;
 	r.pid = r.tid = tid;
 	r.flags = IOT_OP_READ | IOT_F_SYNC;
 	return r;
@@ -62,15 +67,15 @@ static struct iot_rec ev(uint16_t type, uint64_t ts, uint64_t id, uint64_t id2,
 int main(int argc, char **argv)
 {
 	struct iot_file_header h = {.magic = IOT_MAGIC};
-	struct iot_dev_entry dev = {.dev = 7u << 20,
-				    .disk_dev = 7u << 20,
-				    .logical_block_size = 512,
-				    .name = "loop0",
-				    .scheduler = "mq-deadline"};
+	struct iot_dev_entry *devs, dev = {.dev = 7u << 20,
+					   .disk_dev = 7u << 20,
+					   .logical_block_size = 512,
+					   .name = "loop0",
+					   .scheduler = "mq-deadline"};
 	struct trace_writer w;
 	struct cpu_buf *cpu;
 	uint64_t n, t = 1000000, next_round = ROUND_NS, seed = 42;
-	uint32_t ncpu;
+	uint32_t ncpu, ndev = 1;
 	bool nvme = argc > 1 && !strcmp(argv[1], "--nvme");
 	int err;
 
@@ -80,8 +85,18 @@ int main(int argc, char **argv)
 		snprintf(dev.name, sizeof(dev.name), "nvme0n1");
 		snprintf(dev.scheduler, sizeof(dev.scheduler), "none");
 	}
+	if (argc > 2 && !strcmp(argv[1], "--devs")) {
+		ndev = (uint32_t)atoi(argv[2]);
+		argv += 2;
+		argc -= 2;
+		if (ndev < 1 || ndev > 4096) {
+			fprintf(stderr, "mktrace: --devs: 1 to 4096\n");
+			return 2;
+		}
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace [--nvme] OUT NR_REQUESTS [NR_CPUS]\n");
+		fprintf(stderr,
+			"usage: mktrace [--nvme] [--devs N] OUT NR_REQUESTS [NR_CPUS]\n");
 		return 2;
 	}
 	n = strtoull(argv[2], NULL, 10);
@@ -119,6 +134,7 @@ int main(int argc, char **argv)
 		uint64_t rq = 0xffff800000000000ull | ((i % 32) << 8);
 		uint64_t sector = (i * 8) % (1ull << 30), c_ns;
 
+		cur_dev = dev.dev | (uint32_t)(i % ndev);
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		if (i % 4 == 0)
 			put(&cpu[sc],
@@ -176,7 +192,19 @@ int main(int argc, char **argv)
 			trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, cpu[c].r,
 					   cpu[c].n * IOT_REC_SIZE, NULL, 0);
 		trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
-		trace_writer_chunk(&w, IOT_CHUNK_DEVICES, 0, &dev, sizeof(dev), NULL, 0);
+		devs = calloc(ndev, sizeof(*devs));
+		if (!devs)
+			return 1;
+		for (uint32_t d = 0; d < ndev; d++) {
+			devs[d] = dev;
+			devs[d].dev = devs[d].disk_dev = dev.dev | d;
+			if (d)
+				snprintf(devs[d].name, sizeof(devs[d].name),
+					 nvme ? "nvme%un1" : "loop%u", d);
+		}
+		trace_writer_chunk(&w, IOT_CHUNK_DEVICES, 0, devs, ndev * sizeof(*devs),
+				   NULL, 0);
+		free(devs);
 		trace_writer_chunk(&w, IOT_CHUNK_END, 0, &end, sizeof(end), NULL, 0);
 	}
 	err = trace_writer_close(&w);
