@@ -1118,7 +1118,7 @@ static void fig_flow(FILE *f, const struct analysis *a, struct lane_flow *lf,
 		    l < dev0 ? lf->start : analysis_dev_name(a, devs[l - dev0]);
 		char more[64];
 
-		if (crowded && l == nr_lanes - 1 && l >= dev0) {
+		if (crowded && l == nr_lanes - 1) { /* a device's lane: the 16th */
 			snprintf(more, sizeof(more), "%s and more", name);
 			name = more;
 		}

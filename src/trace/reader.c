@@ -167,7 +167,6 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 	struct iot_packed h = {0};
 	size_t got, used = 0;
 	uint64_t bytes;
-	bool unchecked;
 	int err;
 
 	if (have >= sizeof(h))
@@ -191,9 +190,8 @@ static int add_packed(struct trace_reader *r, uint64_t off, struct reader_chunk 
 	 * (check_deferred). A chunk of no records is checked here: its
 	 * payload may be no bytes at all, which a deferred chunk's
 	 * packed_bytes (nonzero until checked) cannot say. */
-	unchecked = r->unchecked;
-	if (!cut && h.nr_recs && (unchecked || r->check_threads > 1)) {
-		if (!unchecked) {
+	if (!cut && h.nr_recs && (r->unchecked || r->check_threads > 1)) {
+		if (!r->unchecked) {
 			if (GROW(r->deferred, r->nr_deferred + 1, r->cap_deferred))
 				return -ENOMEM;
 			r->deferred[r->nr_deferred++] = r->nr_chunks;

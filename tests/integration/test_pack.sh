@@ -1,12 +1,12 @@
 #!/bin/bash
 # Packed records (format 1.10, docs/FORMAT.md): every kind of trace the
 # suite makes (events, io_uring with markers, --summary, --aggregate, ring,
-# --speculate, repaired, imported from blktrace, synthetic, synthetic of 257 CPUs) packed by
-# `iotrail pack` reports byte for byte as the original, in text, JSON, the
-# CSVs and script's events; unpacked it is the original file again; `record
-# --pack` (the default) writes 1.10 files of about 14 bytes a record that
-# report as their unpacked copy, `record --no-pack` and `record --aggregate`
-# 1.9 files; damaged and wrong input is named.
+# --speculate, repaired, imported from blktrace, synthetic, synthetic of
+# 257 CPUs) packed by `iotrail pack` reports byte for byte as the original,
+# in text, JSON, the CSVs and script's events; unpacked it is the original
+# file again; `record --pack` (the default) writes 1.10 files of about 14
+# bytes a record that report as their unpacked copy, `record --no-pack` and
+# `record --aggregate` 1.9 files; damaged and wrong input is named.
 . "$(dirname "$0")/lib.sh"
 require_root
 L=$(make_loop 128M)
