@@ -19,7 +19,8 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct agg_hist);
-	/* set by user space: nr_cpus * slots * IOT_AGG_HISTS_PER_DEV */
+	/* set by user space: nr_bufs * slots * IOT_AGG_HISTS_PER_DEV: a region
+	 * for each CPU with a buffer (cfg_cpu_buf) */
 	__uint(max_entries, 1);
 } agg SEC(".maps");
 
@@ -91,22 +92,43 @@ static __always_inline __u32 agg_dev_slot(__u32 dev, __u32 cgroup, __u32 site)
  * counters has one writer, never nested in itself: a device's histograms
  * are added to by one program (block_rq_complete on a request-based device,
  * block_bio_complete on the others), the system calls' by sys_exit. Twelve
- * locked adds per request were a third of the completion's cost. cpu: this
- * one's (bpf_get_smp_processor_id), asked once per request. */
-static __always_inline void agg_add(__u32 cpu, __u32 slot, __u32 op, __u32 metric,
+ * locked adds per request were a third of the completion's cost. b: this
+ * CPU's region (agg_region), asked once per request. */
+static __always_inline void agg_add(__u32 b, __u32 slot, __u32 op, __u32 metric,
 				    __u64 value)
 {
-	__u32 h = cpu * AGG_HISTS_PER_CPU + (slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS +
-		  metric;
+	__u32 h =
+	    b * AGG_HISTS_PER_CPU + (slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS + metric;
 	struct agg_hist *p;
 
-	if (slot >= cfg_agg_devs || op >= IOT_AGG_OPS || metric >= IOT_AGG_METRICS)
+	if (b == IOT_NO_BUF || slot >= cfg_agg_devs || op >= IOT_AGG_OPS ||
+	    metric >= IOT_AGG_METRICS)
 		return;
 	p = bpf_map_lookup_elem(&agg, &h);
 	if (!p)
 		return;
 	p->v[log2_u64(value) & (IOT_AGG_BUCKETS - 1)] += 1;
 	p->v[IOT_AGG_BUCKETS] += value;
+}
+
+/* This CPU's region of agg, or IOT_NO_BUF for a CPU brought online after
+ * the recording began. */
+static __always_inline __u32 agg_region(void)
+{
+	return cpu_buf(bpf_get_smp_processor_id());
+}
+
+/* A request completed on a CPU with no region: not in the histograms,
+ * counted with the completions no program saw (AGG lost), and as a drop of
+ * that CPU's, which the recorder names. */
+static __always_inline void agg_count_lost(void)
+{
+	struct iot_ctl *c = this_ctl();
+
+	if (!c)
+		return;
+	__sync_fetch_and_add(&c->agg_lost, 1);
+	__sync_fetch_and_add(&c->drops_full, 1);
 }
 
 static __always_inline __u32 agg_op(__u32 flags)
@@ -122,7 +144,7 @@ static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64
 {
 	__u32 slot = agg_dev_slot(sl->dev, cfg_agg_cgroup ? sl->tid : 0, site),
 	      op = agg_op(sl->flags);
-	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 b = agg_region();
 	__u64 now = bpf_ktime_get_ns(), q = sl->q_ns;
 	__u64 i = sl->i_delta_ns ? q + sl->i_delta_ns : 0;
 	__u64 d = sl->d_delta_ns ? q + sl->d_delta_ns : 0;
@@ -131,18 +153,22 @@ static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64
 		count_nostate();
 		return;
 	}
+	if (b == IOT_NO_BUF) {
+		agg_count_lost();
+		return;
+	}
 	if (g_ns < q)
 		g_ns = 0;
 	if (g_ns)
-		agg_add(cpu, slot, op, IOT_AGG_Q2G, g_ns - q);
+		agg_add(b, slot, op, IOT_AGG_Q2G, g_ns - q);
 	if (g_ns && i >= g_ns)
-		agg_add(cpu, slot, op, IOT_AGG_G2I, i - g_ns);
+		agg_add(b, slot, op, IOT_AGG_G2I, i - g_ns);
 	if (i && d >= i)
-		agg_add(cpu, slot, op, IOT_AGG_I2D, d - i);
+		agg_add(b, slot, op, IOT_AGG_I2D, d - i);
 	if (d)
-		agg_add(cpu, slot, op, IOT_AGG_D2C, now - d);
-	agg_add(cpu, slot, op, IOT_AGG_Q2C, now - q);
-	agg_add(cpu, slot, op, IOT_AGG_SIZE, (__u64)(nr ?: sl->nr) << 9);
+		agg_add(b, slot, op, IOT_AGG_D2C, now - d);
+	agg_add(b, slot, op, IOT_AGG_Q2C, now - q);
+	agg_add(b, slot, op, IOT_AGG_SIZE, (__u64)(nr ?: sl->nr) << 9);
 }
 
 #endif /* IOTRAIL_AGGREGATE_BPF_H */

@@ -2,9 +2,12 @@
 /*
  * The per-CPU record buffers, producer side, and the buffer policies.
  *
- * Each CPU owns cfg_nr_slots consecutive 64-byte slots of the mmap-able
- * array "buf" and one struct iot_ctl in the mmap-able array "ctl". There is
- * no BPF ring buffer and no wake-up: user space polls at switchrate.
+ * Each CPU online when the recording began owns cfg_nr_slots consecutive
+ * 64-byte slots of the mmap-able array "buf" (its buffer: cfg_cpu_buf), and
+ * every possible CPU one struct iot_ctl in the mmap-able array "ctl". A CPU
+ * brought online later has no buffer: its records are dropped and counted
+ * (drops_full). There is no BPF ring buffer and no wake-up: user space
+ * polls at switchrate.
  *
  * Producer protocol (per record):
  *   0. not armed yet, or no more (user space sets `armed` once every program
@@ -35,8 +38,23 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct iot_rec);
-	__uint(max_entries, 1); /* set by user space: nr_cpus * cfg_nr_slots */
+	__uint(max_entries, 1); /* set by user space: nr_bufs * cfg_nr_slots */
 } buf SEC(".maps");
+
+/* Each possible CPU's buffer (in buf, and in --aggregate's agg), or
+ * IOT_NO_BUF for a CPU that was offline when the recording began: buffers
+ * for the online CPUs only, not for every CPU the firmware could add. */
+const volatile __u32 cfg_cpu_buf[IOT_MAX_CPUS] = {};
+/* Every possible CPU has a buffer, its own number: the verifier then
+ * drops the table's load from the programs (about 6 ns an I/O, 2 vCPUs). */
+const volatile bool cfg_cpu_buf_all = true;
+
+static __always_inline __u32 cpu_buf(__u32 cpu)
+{
+	if (cfg_cpu_buf_all)
+		return cpu;
+	return cpu < IOT_MAX_CPUS ? cfg_cpu_buf[cpu] : IOT_NO_BUF;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -62,9 +80,10 @@ static __always_inline struct iot_ctl *this_ctl(void)
 	return bpf_map_lookup_elem(&ctl, &cpu);
 }
 
-static __always_inline struct iot_rec *slot_at(__u32 cpu, __u64 s)
+/* Slot s of buffer b (a CPU's cpu_buf, not IOT_NO_BUF). */
+static __always_inline struct iot_rec *slot_at(__u32 b, __u64 s)
 {
-	__u32 idx = cpu * cfg_nr_slots + (__u32)(s & (cfg_nr_slots - 1));
+	__u32 idx = b * cfg_nr_slots + (__u32)(s & (cfg_nr_slots - 1));
 
 	return bpf_map_lookup_elem(&buf, &idx);
 }
@@ -74,9 +93,14 @@ static __always_inline struct iot_rec *slot_at(__u32 cpu, __u64 s)
 static __always_inline void ctl_record(__u32 cpu, struct iot_ctl *c, __u16 type, __u64 ts,
 				       __u64 id, __u64 id2, __u32 flags)
 {
-	__u64 s = __sync_fetch_and_add(&c->head, 1);
-	struct iot_rec *r = slot_at(cpu, s);
+	__u32 b = cpu_buf(cpu);
+	struct iot_rec *r;
+	__u64 s;
 
+	if (b == IOT_NO_BUF)
+		return;
+	s = __sync_fetch_and_add(&c->head, 1);
+	r = slot_at(b, s);
 	if (!r)
 		return;
 	r->ts_ns = ts;
@@ -110,6 +134,7 @@ static __always_inline void fill_stop(__u32 cpu, struct iot_ctl *c)
  * record cannot be had; see the protocol above. */
 static __always_inline struct iot_rec *iot_reserve(__u32 cpu, __u64 *seq)
 {
+	__u32 b = cpu_buf(cpu);
 	struct iot_ctl *c;
 	struct iot_rec *r;
 	__u64 s;
@@ -119,6 +144,10 @@ static __always_inline struct iot_rec *iot_reserve(__u32 cpu, __u64 *seq)
 	c = bpf_map_lookup_elem(&ctl, &cpu);
 	if (!c)
 		return NULL;
+	if (b == IOT_NO_BUF) {
+		__sync_fetch_and_add(&c->drops_full, 1);
+		return NULL;
+	}
 	if (cfg_policy != IOT_POLICY_RING &&
 	    c->head - c->tail >= cfg_nr_slots - IOT_SLACK_SLOTS -
 				     (cfg_policy == IOT_POLICY_FILL ? 1 : 0)) {
@@ -128,7 +157,7 @@ static __always_inline struct iot_rec *iot_reserve(__u32 cpu, __u64 *seq)
 		return NULL;
 	}
 	s = __sync_fetch_and_add(&c->head, 1);
-	r = slot_at(cpu, s);
+	r = slot_at(b, s);
 	if (!r)
 		return NULL;
 	*seq = s;

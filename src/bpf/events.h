@@ -375,6 +375,8 @@ struct iot_flow_def {
 
 #define IOT_REC_SIZE 64u
 #define IOT_MAX_CPUS 512u
+/* cfg_cpu_buf of a CPU offline when the recording began: it has no buffer */
+#define IOT_NO_BUF 0xffffffffu
 /* free slots kept back so that records of nested programs (interrupts on the
  * same CPU) never overwrite unconsumed ones */
 #define IOT_SLACK_SLOTS 16u

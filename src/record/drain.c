@@ -91,12 +91,13 @@ static void note_tasks(struct drainer *d, const struct iot_rec *r, uint64_t n)
 	}
 }
 
-/* One CPU; see the consumer protocol at the top of the file. */
-static int drain_cpu(struct drainer *d, uint32_t cpu)
+/* One CPU's buffer b; see the consumer protocol at the top of the file. */
+static int drain_cpu(struct drainer *d, uint32_t b)
 {
 	struct recorder *rc = d->rc;
+	uint32_t cpu = rc->buf_cpu[b];
 	struct iot_ctl *c = &rc->ctl[cpu];
-	struct iot_rec *base = rc->buf + (size_t)cpu * rc->nr_slots;
+	struct iot_rec *base = rc->buf + (size_t)b * rc->nr_slots;
 	uint64_t mask = rc->nr_slots - 1;
 	uint64_t tail = c->tail, s = tail;
 	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
@@ -149,15 +150,14 @@ static int drain_cpu(struct drainer *d, uint32_t cpu)
 	return 0;
 }
 
-/* A share's CPUs, once. */
+/* A share's buffers, once. */
 static int drain_share(struct drainer *d)
 {
 	int err = 0;
 
 	d->fill = 0;
-	for (uint32_t cpu = d->idx; cpu < d->rc->nr_cpus && !err;
-	     cpu += d->rc->nr_drainers)
-		err = drain_cpu(d, cpu);
+	for (uint32_t b = d->idx; b < d->rc->nr_bufs && !err; b += d->rc->nr_drainers)
+		err = drain_cpu(d, b);
 	return err;
 }
 
@@ -233,11 +233,11 @@ static uint32_t drainers_wanted(const struct recorder *rc)
 	if (o->aggregate || o->policy == IOT_POLICY_RING || (!n && !o->pack))
 		return 1;
 	if (!n) {
-		n = (rc->nr_cpus + RECORD_CPUS_PER_DRAINER - 1) / RECORD_CPUS_PER_DRAINER;
+		n = (rc->nr_bufs + RECORD_CPUS_PER_DRAINER - 1) / RECORD_CPUS_PER_DRAINER;
 		if (n > RECORD_MAX_DEFAULT_DRAINERS)
 			n = RECORD_MAX_DEFAULT_DRAINERS;
 	}
-	return n < rc->nr_cpus ? n : rc->nr_cpus;
+	return n < rc->nr_bufs ? n : rc->nr_bufs;
 }
 
 int drainers_start(struct recorder *rc)
@@ -388,8 +388,9 @@ static int drain_ring(struct recorder *rc)
 	out = malloc((size_t)rc->nr_slots * sizeof(*out));
 	if (!out)
 		return -ENOMEM;
-	for (uint32_t cpu = 0; cpu < rc->nr_cpus && !err; cpu++) {
-		struct iot_rec *base = rc->buf + (size_t)cpu * rc->nr_slots;
+	for (uint32_t b = 0; b < rc->nr_bufs && !err; b++) {
+		struct iot_rec *base = rc->buf + (size_t)b * rc->nr_slots;
+		uint32_t cpu = rc->buf_cpu[b];
 		uint64_t head = __atomic_load_n(&rc->ctl[cpu].head, __ATOMIC_ACQUIRE);
 		uint64_t n = 0;
 
@@ -480,13 +481,13 @@ static void slot_devs(int fd, uint32_t nr_slots, uint64_t slot_dev[IOT_AGG_DEVS]
 	}
 }
 
-/* histogram hi (buckets, then the sum) summed over the CPUs */
-static void sum_hist(const uint64_t *agg, size_t per_cpu, uint32_t nr_cpus, size_t hi,
+/* histogram hi (buckets, then the sum) summed over the CPUs' regions */
+static void sum_hist(const uint64_t *agg, size_t per_cpu, uint32_t nr_bufs, size_t hi,
 		     uint64_t cur[IOT_AGG_HIST])
 {
 	memset(cur, 0, IOT_AGG_HIST * sizeof(*cur));
-	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
-		const uint64_t *src = agg + (size_t)cpu * per_cpu + hi * IOT_AGG_HIST;
+	for (uint32_t b = 0; b < nr_bufs; b++) {
+		const uint64_t *src = agg + (size_t)b * per_cpu + hi * IOT_AGG_HIST;
 
 		for (size_t b = 0; b < IOT_AGG_HIST; b++)
 			cur[b] += __atomic_load_n(&src[b], __ATOMIC_RELAXED);
@@ -534,7 +535,7 @@ static int write_agg(struct recorder *rc, uint64_t now)
 	for (size_t hi = 0; hi < hists; hi++) {
 		uint64_t cur[IOT_AGG_HIST], count = 0;
 
-		sum_hist(rc->agg, agg_per_cpu(rc), rc->nr_cpus, hi, cur);
+		sum_hist(rc->agg, agg_per_cpu(rc), rc->nr_bufs, hi, cur);
 		for (size_t b = 0; b < IOT_AGG_HIST; b++) {
 			uint64_t d = cur[b] - rc->agg_prev[hi * IOT_AGG_HIST + b];
 
@@ -577,7 +578,7 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 	for (size_t hi = 0; hi < hists; hi++) {
 		uint64_t cur[IOT_AGG_HIST], count = 0;
 
-		sum_hist(lv->agg, lv->per_cpu, lv->nr_cpus, hi, cur);
+		sum_hist(lv->agg, lv->per_cpu, lv->nr_bufs, hi, cur);
 		for (size_t b = 0; b < IOT_AGG_BUCKETS; b++)
 			count += cur[b];
 		/* a device slot the kernel has not handed out yet is empty */

@@ -13,9 +13,12 @@
 #include <bpf/libbpf.h>
 
 #include "../trace/syscalls.h"
+#include "../util/parse.h"
 #include "probe.h"
 #include "recorder.h"
 #include "skel.h"
+
+#define CPUS_ONLINE "/sys/devices/system/cpu/online"
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -58,6 +61,57 @@ static uint64_t mem_available(void)
 }
 
 /*
+ * A buffer for each CPU online now, none for the others: a machine may
+ * report many more possible CPUs than it has (hotplug slots a hypervisor
+ * keeps, SMT siblings turned off), and a buffer for each would lock up
+ * memory no CPU writes (4 MB x 448 on a host of 224 online of 448). A CPU
+ * brought online during the recording has no buffer: the programs count its
+ * records as drops (drops_full) and say_drops names it. Where the online
+ * list cannot be read, every possible CPU gets one, as before. 0, or the
+ * exit status after saying why.
+ */
+int assign_buffers(struct recorder *rc)
+{
+	bool *online = calloc(rc->nr_cpus, sizeof(*online));
+	char list[4096] = "";
+	FILE *f = fopen(CPUS_ONLINE, "re");
+	int n = -EINVAL, open_err = errno;
+
+	rc->cpu_buf = calloc(rc->nr_cpus, sizeof(*rc->cpu_buf));
+	rc->buf_cpu = calloc(rc->nr_cpus, sizeof(*rc->buf_cpu));
+	if (!online || !rc->cpu_buf || !rc->buf_cpu) {
+		free(online);
+		fprintf(stderr, "iotrail: out of memory\n");
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	if (f && fgets(list, sizeof(list), f))
+		n = parse_cpulist(list, online, rc->nr_cpus);
+	if (f)
+		fclose(f);
+	if (n <= 0) {
+		fprintf(stderr,
+			"iotrail: %s: %s; a buffer for each of the %u possible CPUs\n",
+			CPUS_ONLINE, f ? "not a CPU list" : strerror(open_err),
+			rc->nr_cpus);
+		for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++)
+			online[cpu] = true;
+	}
+	rc->nr_bufs = 0;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		rc->cpu_buf[cpu] = online[cpu] ? rc->nr_bufs : IOT_NO_BUF;
+		if (online[cpu])
+			rc->buf_cpu[rc->nr_bufs++] = cpu;
+	}
+	free(online);
+	if (getenv("IOTRAIL_DEBUG"))
+		fprintf(stderr, "iotrail: buffers for %u of %u possible CPUs\n",
+			rc->nr_bufs, rc->nr_cpus);
+	return 0;
+}
+
+/*
  * Per-CPU slots for the requested size: a power of two, at least 2 x the
  * slack kept for nested interrupts, and (bufresize) within the limit of a
  * quarter of MemAvailable for all CPUs together. Under bufresize=auto a size
@@ -91,15 +145,15 @@ int size_buffers(struct recorder *rc)
 	}
 	while (slots & (slots - 1)) /* round down to a power of two */
 		slots &= slots - 1;
-	while (slots * IOT_REC_SIZE * rc->nr_cpus > limit ||
-	       slots * rc->nr_cpus > UINT32_MAX / 2) {
+	while (slots * IOT_REC_SIZE * rc->nr_bufs > limit ||
+	       slots * rc->nr_bufs > UINT32_MAX / 2) {
 		if (o->bufresize_manual || slots <= 2 * IOT_SLACK_SLOTS) {
 			fprintf(
 			    stderr,
 			    "iotrail: could not enable tracing: not enough space (%s per "
 			    "CPU x %u CPUs over the limit of %s, a quarter of "
 			    "MemAvailable)\n",
-			    fmt_size(slots * IOT_REC_SIZE, a, sizeof(a)), rc->nr_cpus,
+			    fmt_size(slots * IOT_REC_SIZE, a, sizeof(a)), rc->nr_bufs,
 			    fmt_size(limit, b, sizeof(b)));
 			return 1;
 		}
@@ -294,7 +348,7 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_uring = o->uring;
 	rc->skel->rodata->cfg_agg_devs = rc->agg_devs;
 	if (o->aggregate)
-		bpf_map__set_max_entries(rc->skel->maps.agg, rc->nr_cpus * rc->agg_devs *
+		bpf_map__set_max_entries(rc->skel->maps.agg, rc->nr_bufs * rc->agg_devs *
 								 IOT_AGG_HISTS_PER_DEV);
 	rc->skel->rodata->cfg_speculate = o->speculate_ns != 0;
 	rc->skel->rodata->cfg_spec_ns = o->speculate_ns;
@@ -307,7 +361,10 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	}
 	rc->skel->rodata->cfg_trigger_ns = o->trigger_ns;
 	rc->skel->rodata->cfg_trigger_error = o->trigger_error;
-	bpf_map__set_max_entries(rc->skel->maps.buf, rc->nr_cpus * rc->nr_slots);
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++)
+		rc->skel->rodata->cfg_cpu_buf[cpu] = rc->cpu_buf[cpu];
+	rc->skel->rodata->cfg_cpu_buf_all = rc->nr_bufs == rc->nr_cpus;
+	bpf_map__set_max_entries(rc->skel->maps.buf, rc->nr_bufs * rc->nr_slots);
 	bpf_map__set_max_entries(rc->skel->maps.ctl, rc->nr_cpus);
 	err = iotrail_bpf__load(rc->skel);
 	if (err)
@@ -343,7 +400,7 @@ int map_buffers(struct recorder *rc)
 	int err;
 
 	err = map_shared(rc->skel->maps.buf,
-			 (size_t)rc->nr_cpus * rc->nr_slots * IOT_REC_SIZE,
+			 (size_t)rc->nr_bufs * rc->nr_slots * IOT_REC_SIZE,
 			 (void **)&rc->buf, &rc->buf_bytes);
 	if (!err)
 		err = map_shared(rc->skel->maps.ctl,
@@ -356,7 +413,7 @@ int map_buffers(struct recorder *rc)
 	if (err || !rc->o->aggregate)
 		return err;
 	err = map_shared(rc->skel->maps.agg,
-			 (size_t)rc->nr_cpus * agg_per_cpu(rc) * sizeof(uint64_t),
+			 (size_t)rc->nr_bufs * agg_per_cpu(rc) * sizeof(uint64_t),
 			 (void **)&rc->agg, &rc->agg_bytes);
 	if (err)
 		return err;

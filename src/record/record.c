@@ -74,6 +74,9 @@ static int check_and_size(struct recorder *rc)
 		return 1;
 	}
 	rc->nr_cpus = ncpu;
+	ret = assign_buffers(rc);
+	if (ret)
+		return ret;
 	/* 15 disks, or (per cgroup) 63 (disk, cgroup) pairs, and slot 0 */
 	rc->agg_devs = o->agg_by_cgroup ? IOT_AGG_DEVS : RECORD_AGG_DEVS;
 	if (o->aggsize)
@@ -178,6 +181,8 @@ static void release(struct recorder *rc)
 	task_table_release(&rc->tasks);
 	file_table_release(&rc->files);
 	marks_release(&rc->marks);
+	free(rc->cpu_buf);
+	free(rc->buf_cpu);
 	free(rc->written);
 	free(rc->torn);
 	free(rc->drops_said);
@@ -272,6 +277,7 @@ int record_run(const struct record_opts *o)
 		struct record_live lv = {
 		    .agg = rc.agg,
 		    .per_cpu = agg_per_cpu(&rc),
+		    .nr_bufs = rc.nr_bufs,
 		    .nr_cpus = rc.nr_cpus,
 		    .agg_devs = rc.agg_devs,
 		    .slot_fd = bpf_map__fd(rc.skel->maps.agg_devs),

@@ -28,7 +28,7 @@
 #include "marks.h"
 #include "tasks.h"
 
-/* One drain thread's share: the CPUs cpu % nr_drainers == idx (drain.c).
+/* One drain thread's share: the buffers b % nr_drainers == idx (drain.c).
  * Share 0 is the main thread's. */
 #define DRAINER_SEEN 256 /* tids and files already noted, direct-mapped */
 struct drainer {
@@ -52,9 +52,12 @@ struct recorder {
 	struct task_table tasks;
 	struct file_table files; /* paths of the inodes records name */
 	struct marks marks;	 /* user markers (marks.h) */
-	uint32_t nr_cpus;
-	uint32_t nr_slots;   /* per CPU, power of two */
-	struct iot_rec *buf; /* mmap of the "buf" map */
+	uint32_t nr_cpus;	 /* possible CPUs: the trace's streams, ctl */
+	uint32_t nr_bufs;	 /* CPUs online at the start: buffers */
+	uint32_t *cpu_buf;	 /* per possible CPU: its buffer, or IOT_NO_BUF */
+	uint32_t *buf_cpu;	 /* per buffer: its CPU */
+	uint32_t nr_slots;	 /* per buffer, power of two */
+	struct iot_rec *buf;	 /* mmap of the "buf" map */
 	size_t buf_bytes;
 	struct iot_ctl *ctl; /* mmap of the "ctl" map */
 	size_t ctl_bytes;
@@ -130,6 +133,7 @@ int finish_child(struct recorder *rc, int ret);
 void kill_child(struct recorder *rc);
 
 /* load.c */
+int assign_buffers(struct recorder *rc);
 int size_buffers(struct recorder *rc);
 /* Loads the programs (tp_btf build, the raw_tp one if refused, smaller
  * buffers if the kernel cannot allocate them). 0, or the exit status

@@ -331,7 +331,12 @@ void say_drops(const struct recorder *rc)
 		uint64_t d =
 		    rc->ctl[cpu].drops_full + rc->torn[cpu] + rc->ctl[cpu].drops_nostate;
 
-		if (d)
+		if (d && rc->cpu_buf[cpu] == IOT_NO_BUF)
+			fprintf(stderr,
+				"iotrail: %llu drops on CPU %u: it was offline when the "
+				"recording began, and has no buffer\n",
+				(unsigned long long)d, cpu);
+		else if (d)
 			fprintf(stderr, "iotrail: %llu drops on CPU %u\n",
 				(unsigned long long)d, cpu);
 	}

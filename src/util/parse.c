@@ -119,3 +119,51 @@ int parse_count(const char *s, uint64_t *n)
 	*n = v;
 	return 0;
 }
+
+/* One CPU number of a list: digits only, below n. */
+static const char *parse_cpu(const char *s, unsigned int n, unsigned int *cpu)
+{
+	unsigned long v = 0;
+
+	if (*s < '0' || *s > '9')
+		return NULL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v >= n)
+			return NULL;
+	}
+	*cpu = (unsigned int)v;
+	return s;
+}
+
+int parse_cpulist(const char *s, bool *set, unsigned int n)
+{
+	int count = 0;
+
+	if (!s)
+		return -EINVAL;
+	memset(set, 0, n * sizeof(*set));
+	while (*s && *s != '\n') {
+		unsigned int lo, hi;
+
+		s = parse_cpu(s, n, &lo);
+		if (!s)
+			return -EINVAL;
+		hi = lo;
+		if (*s == '-') {
+			s = parse_cpu(s + 1, n, &hi);
+			if (!s || hi < lo)
+				return -EINVAL;
+		}
+		for (unsigned int c = lo; c <= hi; c++)
+			if (!set[c]) {
+				set[c] = true;
+				count++;
+			}
+		if (*s == ',' && s[1] >= '0' && s[1] <= '9')
+			s++;
+		else if (*s && *s != '\n')
+			return -EINVAL;
+	}
+	return *s == '\n' && s[1] ? -EINVAL : count;
+}

@@ -14,6 +14,7 @@ TMP=$(mktemp -d /dev/shm/iotrail-test.XXXXXX)
 DISKTMP=$(mktemp -d /var/tmp/iotrail-test.XXXXXX)
 MOUNTS=()
 CGROUPS=() # made by make_cgroup, removed by name
+OFFLINED=() # CPUs taken offline by cpu_offline, brought back by number
 BLK_TRACER_DEV=""
 FAILED=0
 
@@ -51,6 +52,7 @@ cleanup() {
 			rmdir "$m" 2>/dev/null
 		fi
 	done
+	for m in "${OFFLINED[@]}"; do echo 1 >"/sys/devices/system/cpu/cpu$m/online" 2>/dev/null; done
 	# make_zram runs in a command substitution: it leaves a marker file
 	if [ -e "$TMP/zram0.ours" ]; then echo 1 >/sys/block/zram0/reset 2>/dev/null; fi
 	rm -rf "$TMP" "$DISKTMP"
@@ -122,6 +124,13 @@ make_zram() {
 	echo "$1" >/sys/block/zram0/disksize
 	echo /dev/zram0
 }
+
+# cpu_offline N: CPU N offline until the test ends (or cpu_online N)
+cpu_offline() {
+	OFFLINED+=("$1")
+	echo 0 >"/sys/devices/system/cpu/cpu$1/online"
+}
+cpu_online() { echo 1 >"/sys/devices/system/cpu/cpu$1/online"; }
 
 # diskstats NAME: "reads read_sectors writes write_sectors"
 diskstats() { awk -v d="$1" '$3==d {print $4, $6, $8, $10}' /proc/diskstats; }

@@ -90,12 +90,32 @@ static void counts(void **state)
 	assert_int_equal(parse_count(" 4", &n), -EINVAL);
 }
 
+static void cpulists(void **state)
+{
+	bool set[16];
+	const char *bad[] = {"x",  "0-",   "-1",  "3-1",  "0,",	 ",0",	 "0-3,,5",
+			     "16", "0-16", "1 2", "0\n1", "0;1", "0--1", "99999999999"};
+
+	(void)state;
+	assert_int_equal(parse_cpulist("0-3,8,10-11\n", set, 16), 7);
+	assert_true(set[0] && set[3] && set[8] && set[10] && set[11]);
+	assert_false(set[4] || set[7] || set[9] || set[12]);
+	assert_int_equal(parse_cpulist("15", set, 16), 1);
+	assert_true(set[15] && !set[0]);
+	assert_int_equal(parse_cpulist("0-1,1,0-2", set, 16), 3); /* overlaps once */
+	assert_int_equal(parse_cpulist("\n", set, 16), 0);	  /* /sys's empty list */
+	assert_int_equal(parse_cpulist("", set, 16), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(parse_cpulist(bad[i], set, 16), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(sizes), cmocka_unit_test(bad_sizes),
-	    cmocka_unit_test(times), cmocka_unit_test(bad_times),
-	    cmocka_unit_test(rates), cmocka_unit_test(counts),
+	    cmocka_unit_test(sizes),	cmocka_unit_test(bad_sizes),
+	    cmocka_unit_test(times),	cmocka_unit_test(bad_times),
+	    cmocka_unit_test(rates),	cmocka_unit_test(counts),
+	    cmocka_unit_test(cpulists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,109 @@
+#!/bin/bash
+# Buffers for the CPUs online when a recording begins, not for every
+# possible one (a host may report twice the CPUs it has). With CPU 1 taken
+# offline, the kernel's own map (bpftool) holds one CPU's buffer, and
+# --aggregate's histograms one CPU's region, while the control blocks stay
+# one per possible CPU. CPU 1 brought online during the recording has no
+# buffer: reads pinned to it are dropped, counted as its drops in the file
+# and on stderr (named as offline at the start), and the reads of CPU 0 are
+# all there, by /proc/diskstats. With every CPU online, one buffer each and
+# no drops; a CPU taken offline during a recording keeps its records.
+. "$(dirname "$0")/lib.sh"
+require_root
+POSSIBLE=$(python3 -c "
+import re
+n = 0
+for part in open('/sys/devices/system/cpu/possible').read().strip().split(','):
+    a, _, b = part.partition('-')
+    n += int(b or a) - int(a) + 1
+print(n)")
+[ -w /sys/devices/system/cpu/cpu1/online ] && [ "$(cat /sys/devices/system/cpu/cpu1/online)" = 1 ] ||
+	{ not_ok "prerequisites" "CPU 1 cannot be taken offline here"; exit 1; }
+Z=$(make_zram 256M)
+dd if=/dev/urandom of="$Z" bs=1M count=64 oflag=direct status=none
+SLOTS=$((4 * 1024 * 1024 / 64)) # the default 4 MB a buffer
+
+reads() { diskstats zram0 | cut -d' ' -f1; }
+# maps NAME: "max_entries" of the BPF map NAME the running recorder made
+maps() {
+	python3 -c "
+import json, sys
+for m in json.load(open('$TMP/maps.json')):
+    if m.get('name') == '$1':
+        print(m['max_entries'])" | head -1
+}
+# the recorded command: 5000 reads wherever it runs, CPU 1 online, then
+# 4000 reads pinned to CPU 1 and 3000 pinned to CPU 0
+LOAD="bpftool -j map show >$TMP/maps.json;
+dd if=$Z of=/dev/null bs=4k count=5000 iflag=direct status=none;
+echo 1 >/sys/devices/system/cpu/cpu1/online; sleep 0.2;
+taskset -c 1 dd if=$Z of=/dev/null bs=4k count=4000 skip=5000 iflag=direct status=none;
+taskset -c 0 dd if=$Z of=/dev/null bs=4k count=3000 skip=9000 iflag=direct status=none"
+
+# --- events mode, CPU 1 offline at the start ---
+cpu_offline 1
+b=$(reads)
+IOTRAIL_DEBUG=1 "$IOTRAIL" record -o "$TMP/ev.iot" -d zram0 -- sh -c "$LOAD" 2>"$TMP/ev.err"
+expect_eq "events: exit status" $? 0
+delta=$(($(reads) - b))
+expect_eq "events: the buffer map holds one CPU's slots (bpftool)" "$(maps buf)" "$SLOTS"
+expect_eq "events: a control block per possible CPU (bpftool)" "$(maps ctl)" "$POSSIBLE"
+check "events: the recorder says it" grep -q "buffers for 1 of $POSSIBLE possible CPUs" "$TMP/ev.err"
+expect_eq "events: diskstats counts every read" "$delta" 12000
+said=$(sed -n 's/^iotrail: \([0-9]*\) drops on CPU 1: it was offline when the recording began.*/\1/p' "$TMP/ev.err")
+"$IOTRAIL" report -i "$TMP/ev.iot" -f json >"$TMP/ev.json" 2>"$TMP/ev.rerr"
+expect_eq "events: report" $? 0
+got=$(json_get "$TMP/ev.json" "[d['requests'] for d in j['devices'] if d['name']=='zram0'][0]")
+expect_eq "events: the reads of CPU 0 are all in the report" "$got" 8000
+if [ -n "$said" ] && [ "$said" -ge 8000 ]; then
+	ok "events: CPU 1's records dropped, and named (Q and C of 4000 reads at least: $said)"
+else
+	not_ok "events: CPU 1's records dropped, and named" "said '$said': $(grep drops "$TMP/ev.err")"
+fi
+drops=$(json_get "$TMP/ev.json" "sum(c['drops_full'] for c in j['drops'] if c['cpu'] == 1)" 2>/dev/null)
+expect_eq "events: the file counts them as CPU 1's drops" "$drops" "$said"
+
+# --- --aggregate, CPU 1 offline at the start ---
+cpu_offline 1
+b=$(reads)
+IOTRAIL_DEBUG=1 "$IOTRAIL" record --aggregate -o "$TMP/agg.iot" -d zram0 -- sh -c "$LOAD" 2>"$TMP/agg.err"
+expect_eq "aggregate: exit status" $? 0
+delta=$(($(reads) - b))
+hists=$(maps agg)
+check "aggregate: the histogram map made (bpftool)" test "${hists:-0}" -gt 0
+"$IOTRAIL" report -i "$TMP/agg.iot" -f json >"$TMP/agg.json" 2>/dev/null
+got=$(json_get "$TMP/agg.json" "[d['requests'] for d in j['devices'] if d['name']=='zram0'][0]")
+expect_eq "aggregate: the reads of CPU 0 are all in the histograms" "$got" 8000
+lost=$(json_get "$TMP/agg.json" "j['join']['lost_completions']")
+expect_eq "aggregate: CPU 1's reads counted lost" "$lost" 4000
+check "aggregate: and named" grep -q "^iotrail: 4000 drops on CPU 1: it was offline" "$TMP/agg.err"
+expect_eq "aggregate: diskstats counts every read" "$delta" 12000
+
+# --- every CPU online: a buffer each, and their sizes against --aggregate's ---
+IOTRAIL_DEBUG=1 "$IOTRAIL" record --aggregate -o "$TMP/agg2.iot" -d zram0 -- sh -c "$LOAD" 2>"$TMP/agg2.err"
+all=$(maps agg)
+expect_eq "aggregate: one region with CPU 1 offline, one per CPU online (bpftool)" \
+	"$all" "$((hists * POSSIBLE))"
+b=$(reads)
+IOTRAIL_DEBUG=1 "$IOTRAIL" record -o "$TMP/all.iot" -d zram0 -- sh -c "$LOAD" 2>"$TMP/all.err"
+delta=$(($(reads) - b))
+expect_eq "all online: a buffer per possible CPU (bpftool)" "$(maps buf)" "$((SLOTS * POSSIBLE))"
+"$IOTRAIL" report -i "$TMP/all.iot" -f json >"$TMP/all.json" 2>/dev/null
+got=$(json_get "$TMP/all.json" "[d['requests'] for d in j['devices'] if d['name']=='zram0'][0]")
+expect_eq "all online: every read in the report" "$got" "$delta"
+check "all online: no drops said" bash -c "! grep -q drops '$TMP/all.err'"
+
+# --- CPU 1 taken offline during a recording: its buffer is drained still ---
+b=$(reads)
+"$IOTRAIL" record -o "$TMP/off.iot" -d zram0 -- sh -c "
+taskset -c 1 dd if=$Z of=/dev/null bs=4k count=4000 iflag=direct status=none;
+echo 0 >/sys/devices/system/cpu/cpu1/online;
+dd if=$Z of=/dev/null bs=4k count=3000 skip=4000 iflag=direct status=none" 2>"$TMP/off.err"
+OFFLINED+=(1)
+delta=$(($(reads) - b))
+cpu_online 1
+"$IOTRAIL" report -i "$TMP/off.iot" -f json >"$TMP/off.json" 2>/dev/null
+got=$(json_get "$TMP/off.json" "[d['requests'] for d in j['devices'] if d['name']=='zram0'][0]")
+expect_eq "offline during: every read in the report" "$got" "$delta"
+expect_eq "offline during: diskstats counts 7000" "$delta" 7000
+finish
