@@ -310,6 +310,34 @@ static void chunk_header(const struct trace_reader *r, int fd, uint64_t off,
 	memcpy(c, r->map + off, sizeof(*c));
 }
 
+/* dev_order: the devices by dev_t, each dev's entries in file order (a
+ * crafted table may name one twice; the first is the one found), for
+ * trace_reader_dev's binary search: a server's table lists every block
+ * device, and `who` asks once per readahead page. */
+static int cmp_dev_order(const void *a, const void *b, void *devs)
+{
+	const struct iot_dev_entry *d = devs;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (d[x].dev != d[y].dev)
+		return d[x].dev < d[y].dev ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static int index_devs(struct trace_reader *r)
+{
+	uint32_t *o = malloc((r->nr_devs ?: 1) * sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_devs; i++)
+		o[i] = (uint32_t)i;
+	qsort_r(o, r->nr_devs, sizeof(*o), cmp_dev_order, (void *)r->devs);
+	free(r->dev_order);
+	r->dev_order = o;
+	return 0;
+}
+
 static int index_chunks(struct trace_reader *r, int fd)
 {
 	uint64_t off = r->hdr.header_size;
@@ -442,6 +470,8 @@ static int index_chunks(struct trace_reader *r, int fd)
 				d[i].name[sizeof(d[i].name) - 1] = 0;
 			free((void *)r->devs);
 			r->devs = d;
+			if (index_devs(r))
+				return -ENOMEM;
 			break;
 		}
 		case IOT_CHUNK_TASKS: {
@@ -1257,9 +1287,18 @@ void trace_reader_meta(const struct trace_reader *r, const char *key, char *out,
 
 const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r, uint32_t dev)
 {
-	for (size_t i = 0; i < r->nr_devs; i++)
-		if (r->devs[i].dev == dev)
-			return &r->devs[i];
+	size_t lo = 0, hi = r->nr_devs;
+
+	while (lo < hi) { /* the first entry of dev */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->devs[r->dev_order[mid]].dev < dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->nr_devs && r->devs[r->dev_order[lo]].dev == dev)
+		return &r->devs[r->dev_order[lo]];
 	return NULL;
 }
 
@@ -1345,6 +1384,7 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->sorted);
 	free((void *)r->tasks);
 	free((void *)r->devs);
+	free(r->dev_order);
 	for (size_t i = 0; i < r->nr_copies; i++)
 		free(r->copies[i]);
 	free(r->copies);

@@ -71,6 +71,7 @@ struct trace_reader {
 
 	const struct iot_dev_entry *devs;
 	size_t nr_devs;
+	uint32_t *dev_order; /* devs' indexes by dev_t, file order among equals */
 	const struct iot_task_entry *tasks;
 	size_t nr_tasks;
 	const struct iot_cgroup_entry *cgroups;

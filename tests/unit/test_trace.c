@@ -1240,6 +1240,56 @@ static void file_paths(void **state)
 	trace_reader_release(&r);
 }
 
+/* trace_reader_dev finds each of 300 devices written in falling order, the
+ * first of a dev_t named twice, none for a dev_t not there; a later DEVICES
+ * chunk replaces the table */
+static void device_lookup(void **state)
+{
+	enum { N = 300 };
+	struct iot_dev_entry devs[N + 1] = {0}, later = {.dev = 5, .name = "later"};
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	char err[256];
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		devs[i].dev = (uint32_t)(N - i) << 20 | 7;
+		snprintf(devs[i].name, sizeof(devs[i].name), "d%d", N - i);
+	}
+	devs[N] = devs[N / 2]; /* 150's again, last */
+	snprintf(devs[N].name, sizeof(devs[N].name), "second");
+	header(&h, 1);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_DEVICES, 0, devs, sizeof(devs), NULL, 0);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	for (uint32_t k = 1; k <= N; k++) {
+		const struct iot_dev_entry *e = trace_reader_dev(&r, k << 20 | 7);
+		char want[16];
+
+		snprintf(want, sizeof(want), "d%u", k);
+		assert_non_null(e);
+		assert_string_equal(e->name, want);
+	}
+	assert_null(trace_reader_dev(&r, 0));
+	assert_null(trace_reader_dev(&r, 1u << 20 | 6));
+	assert_null(trace_reader_dev(&r, (N + 1u) << 20 | 7));
+	assert_null(trace_reader_dev(&r, UINT32_MAX));
+	trace_reader_release(&r);
+
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_DEVICES, 0, devs, sizeof(devs), NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_DEVICES, 0, &later, sizeof(later), NULL, 0);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_string_equal(trace_reader_dev(&r, 5)->name, "later");
+	assert_null(trace_reader_dev(&r, 1u << 20 | 7));
+	trace_reader_release(&r);
+}
+
 /* DROPS_AT: each CPU's totals become what it lost in each stretch; a CPU
  * beyond the header's and a chunk shorter than its times are damage,
  * skipped */
@@ -1396,6 +1446,7 @@ int main(void)
 	    cmocka_unit_test(not_a_trace),
 	    cmocka_unit_test(newer_major_refused),
 	    cmocka_unit_test(unknown_chunk_skipped_and_meta),
+	    cmocka_unit_test(device_lookup),
 	    cmocka_unit_test(file_paths),
 	    cmocka_unit_test(markers_stream),
 	    cmocka_unit_test(drop_stretches),
