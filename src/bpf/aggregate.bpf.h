@@ -31,7 +31,7 @@ struct {
 	__type(value, __u32);
 } agg_devs SEC(".maps");
 
-__u64 agg_next_slot = 1; /* .bss: slot 0 is "no device" (64-bit: see iot_stop) */
+__u64 agg_next_slot = 1; /* .data: slot 0 is "no device" (64-bit: see iot_stop) */
 /* aggsize: device slots (slot 0 included) per CPU, at most IOT_AGG_DEVS */
 const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
 #define AGG_HISTS_PER_CPU (cfg_agg_devs * IOT_AGG_HISTS_PER_DEV)
@@ -150,7 +150,12 @@ static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64
 	__u64 d = sl->d_delta_ns ? q + sl->d_delta_ns : 0;
 
 	if (slot == ~0u) {
-		count_nostate();
+		struct iot_ctl *c = this_ctl();
+
+		if (c) {
+			__sync_fetch_and_add(&c->drops_nostate, 1);
+			__sync_fetch_and_add(&c->agg_no_slot, 1);
+		}
 		return;
 	}
 	if (b == IOT_NO_BUF) {

@@ -254,7 +254,10 @@ struct iot_ctl {
 	 * whose completion no program saw (not in the histograms); the
 	 * recorder adds the ones it reaps to CPU 0's */
 	__u64 agg_lost;
-	__u64 pad1[6];
+	/* --aggregate: requests of a disk that found every histogram slot
+	 * taken (also in drops_nostate) */
+	__u64 agg_no_slot;
+	__u64 pad1[5];
 	/* back-pressure, written by the producer in a stretch only */
 	__u64 degrade_skipped;	 /* records not written, every stretch */
 	__u64 degrade_summaries; /* requests queued here in a stretch */

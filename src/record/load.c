@@ -61,6 +61,48 @@ static uint64_t mem_available(void)
 }
 
 /*
+ * --aggregate's device slots by default: one for each disk that can do I/O
+ * (a whole disk with sectors; with -d, each disk selected) and slot 0 (the
+ * system calls), at least RECORD_AGG_DEVS and at most IOT_AGG_DEVS, while
+ * the CPUs' regions take at most 1/64 of MemAvailable. A disk that finds no
+ * slot is left out of the histograms (counted, and said at the stop): the
+ * 16 slots of before left out every disk after the 15th to do I/O.
+ */
+uint32_t agg_slots(const struct recorder *rc)
+{
+	const struct dev_table *t = &rc->devs;
+	uint32_t disks = 0, n;
+	bool filtered = false;
+
+	for (size_t i = 0; i < t->n; i++)
+		filtered |= (t->e[i].flags & IOT_DEV_FILTERED) != 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct iot_dev_entry *e = &t->e[i];
+		bool counted = false;
+
+		if (filtered) { /* each disk once, a partition selecting its own */
+			if (!(e->flags & IOT_DEV_FILTERED))
+				continue;
+			for (size_t k = 0; k < i && !counted; k++)
+				counted = (t->e[k].flags & IOT_DEV_FILTERED) &&
+					  t->e[k].disk_dev == e->disk_dev;
+		} else {
+			counted = (e->flags & IOT_DEV_PARTITION) || !e->nr_sectors;
+		}
+		disks += !counted;
+	}
+	n = disks + 1;
+	if (n < RECORD_AGG_DEVS)
+		n = RECORD_AGG_DEVS;
+	if (n > IOT_AGG_DEVS)
+		n = IOT_AGG_DEVS;
+	while (n > RECORD_AGG_DEVS &&
+	       n * RECORD_AGG_DEV_BYTES * rc->nr_bufs > mem_available() / 64)
+		n--;
+	return n;
+}
+
+/*
  * A buffer for each CPU online now, none for the others: a machine may
  * report many more possible CPUs than it has (hotplug slots a hypervisor
  * keeps, SMT siblings turned off), and a buffer for each would lock up

@@ -77,12 +77,6 @@ static int check_and_size(struct recorder *rc)
 	ret = assign_buffers(rc);
 	if (ret)
 		return ret;
-	/* 15 disks, or (per cgroup) 63 (disk, cgroup) pairs, and slot 0 */
-	rc->agg_devs = o->agg_by_cgroup ? IOT_AGG_DEVS : RECORD_AGG_DEVS;
-	if (o->aggsize)
-		rc->agg_devs = o->aggsize / RECORD_AGG_DEV_BYTES < IOT_AGG_DEVS
-				   ? (uint32_t)(o->aggsize / RECORD_AGG_DEV_BYTES)
-				   : IOT_AGG_DEVS;
 	rc->spec_nrec = (uint32_t)(o->specsize / IOT_REC_SIZE);
 	ret = size_buffers(rc);
 	if (ret)
@@ -119,6 +113,12 @@ static int check_and_size(struct recorder *rc)
 			return 2;
 		}
 	}
+	/* aggsize, or (per cgroup) 63 (disk, cgroup) pairs, or the disks */
+	rc->agg_devs = o->agg_by_cgroup ? IOT_AGG_DEVS : agg_slots(rc);
+	if (o->aggsize)
+		rc->agg_devs = o->aggsize / RECORD_AGG_DEV_BYTES < IOT_AGG_DEVS
+				   ? (uint32_t)(o->aggsize / RECORD_AGG_DEV_BYTES)
+				   : IOT_AGG_DEVS;
 	return 0;
 }
 
@@ -280,6 +280,7 @@ int record_run(const struct record_opts *o)
 		    .nr_bufs = rc.nr_bufs,
 		    .nr_cpus = rc.nr_cpus,
 		    .agg_devs = rc.agg_devs,
+		    .next_slot = (const uint64_t *)&rc.skel->data->agg_next_slot,
 		    .slot_fd = bpf_map__fd(rc.skel->maps.agg_devs),
 		    .ctl = rc.ctl,
 		    .start_ns = rc.start_ns,

@@ -18,6 +18,7 @@ struct record_live {
 	size_t per_cpu;	     /* u64 per CPU */
 	uint32_t nr_bufs;    /* CPUs with a region in agg (online at the start) */
 	uint32_t nr_cpus, agg_devs;
+	const uint64_t *next_slot; /* the device slots handed out (.data) */
 	int slot_fd;		   /* the "agg_devs" map: dev_t -> slot */
 	const struct iot_ctl *ctl; /* per possible CPU: drops_nostate, agg_lost */
 	uint64_t start_ns;	   /* CLOCK_MONOTONIC at the attach */

@@ -134,6 +134,7 @@ void kill_child(struct recorder *rc);
 
 /* load.c */
 int assign_buffers(struct recorder *rc);
+uint32_t agg_slots(const struct recorder *rc);
 int size_buffers(struct recorder *rc);
 /* Loads the programs (tp_btf build, the raw_tp one if refused, smaller
  * buffers if the kernel cannot allocate them). 0, or the exit status

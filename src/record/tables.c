@@ -310,6 +310,24 @@ void say_stop(const struct recorder *rc, uint32_t reason)
 
 void say_drops(const struct recorder *rc)
 {
+	uint64_t no_slot = 0;
+	char most[32];
+
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++)
+		no_slot += rc->ctl[cpu].agg_no_slot;
+	if (no_slot && rc->agg_devs < IOT_AGG_DEVS)
+		fprintf(stderr,
+			"iotrail: %llu requests left out of the histograms: their disks "
+			"found all %u device slots taken (-x aggsize=%s gives %u, the "
+			"most)\n",
+			(unsigned long long)no_slot, rc->agg_devs - 1,
+			fmt_size(IOT_AGG_DEVS * RECORD_AGG_DEV_BYTES, most, sizeof(most)),
+			IOT_AGG_DEVS - 1);
+	else if (no_slot)
+		fprintf(stderr,
+			"iotrail: %llu requests left out of the histograms: their disks "
+			"(or disk and cgroup pairs) found all %u slots taken\n",
+			(unsigned long long)no_slot, rc->agg_devs - 1);
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
 		const struct iot_ctl *c = &rc->ctl[cpu];
 		uint64_t ns = c->degrade_ns, now = now_ns(CLOCK_MONOTONIC);

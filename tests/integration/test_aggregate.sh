@@ -116,6 +116,31 @@ Z=$(make_zram 64M)
 expect_eq "aggsize=49920: the first device's 200 reads, the second's 100 counted as lost" \
 	"$(json_get "$TMP/small.json" "([m['count'] + j['join']['lost_completions'] for m in j['metrics'] if m['metric']=='q2c' and m['scope']=='$D read'], sum(c['drops_nostate'] for c in j['drops']) >= 100)")" \
 	"([200], True)"
+# twenty disks: a histogram slot for each by default, as many as the host
+# has disks (the default was 15 device slots); with aggsize for 15, the
+# last five to do I/O are left out, counted, and the stop says so and how
+# to get more
+MANY=""
+for _ in $(seq 20); do MANY="$MANY $(make_loop 1M none)"; done
+readall="for l in $MANY; do dd if=\$l of=/dev/null bs=4k iflag=direct status=none; done"
+"$IOTRAIL" record --aggregate -o "$TMP/many.iot" -- sh -c "$readall" 2>"$TMP/many.err"
+"$IOTRAIL" report -i "$TMP/many.iot" -f json >"$TMP/many.json"
+expect_eq "20 disks: each one's 256 reads in the histograms by default" \
+	"$(json_get "$TMP/many.json" "sorted(set(m['count'] for m in j['metrics'] if m['metric']=='q2c' and m['scope'].startswith('loop') and m['scope'].split()[0] in '$MANY'.replace('/dev/', ' ').split()))"), $(grep -c 'left out' "$TMP/many.err")" \
+	"[256], 0"
+expect_eq "20 disks: 20 of them in the report" \
+	"$(json_get "$TMP/many.json" "len([d for d in j['devices'] if d['name'] in '$MANY'.replace('/dev/', ' ').split()])")" 20
+"$IOTRAIL" record --aggregate -x aggsize=390k -o "$TMP/few.iot" -- sh -c "$readall" 2>"$TMP/few.err"
+"$IOTRAIL" report -i "$TMP/few.iot" -f json >"$TMP/few.json"
+# (a write of the root disk's journal may take a slot too)
+expect_eq "aggsize=390k: 15 disks in the histograms" \
+	"$(json_get "$TMP/few.json" "len(j['devices'])")" 15
+counted=$(json_get "$TMP/few.json" "sum(m['count'] for m in j['metrics'] if m['metric']=='q2c' and m['scope'].split()[0] in '$MANY'.replace('/dev/', ' ').split())")
+out=$(sed -n 's/^iotrail: \([0-9]*\) requests left out of the histograms: their disks found all 15 device slots taken (-x aggsize=1560k gives 63, the most)$/\1/p' "$TMP/few.err")
+expect_eq "aggsize=390k: the stop says how many were left out, why, and the most aggsize gives" \
+	"$((counted + ${out:-0}))" 5120
+expect_eq "aggsize=390k: and the file counts them" \
+	"$(json_get "$TMP/few.json" "sum(c['drops_nostate'] for c in j['drops'])")" "${out:-none}"
 "$IOTRAIL" report -i "$TMP/agg.iot" --view hist >"$TMP/h.txt"
 check "aggregate: bcc-style histograms" grep -q "usecs *: count *distribution" "$TMP/h.txt"
 check "aggregate: says its percentiles are bucket bounds" grep -q "percentiles are bucket bounds" "$TMP/h.txt"
