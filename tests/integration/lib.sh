@@ -19,10 +19,16 @@ BLK_TRACER_DEV=""
 FAILED=0
 
 # every loop device backed by a file in our directories, by name (make_loop
-# runs in command substitutions, so no list of ours would see them)
+# runs in command substitutions, so no list of ours would see them). A loop
+# device outlives its detach, and so does a request size limit a test set
+# on it (max_sectors_kb, kept as the user's by Linux 6.x): 0 gives the
+# next user of that device the kernel's own limit.
 detach_ours() {
 	local l
-	for l in $(losetup -a 2>/dev/null | grep -F -e "$TMP/" -e "$DISKTMP/" | cut -d: -f1); do losetup -d "$l"; done
+	for l in $(losetup -a 2>/dev/null | grep -F -e "$TMP/" -e "$DISKTMP/" | cut -d: -f1); do
+		echo 0 >"/sys/block/${l#/dev/}/queue/max_sectors_kb" 2>/dev/null
+		losetup -d "$l"
+	done
 }
 
 cleanup() {
