@@ -22,13 +22,15 @@ FAILED=0
 # runs in command substitutions, so no list of ours would see them). A loop
 # device outlives its detach, and so does a request size limit a test set
 # on it (max_sectors_kb, kept as the user's by Linux 6.x): 0 gives the
-# next user of that device the kernel's own limit.
+# next user of that device the kernel's own limit: tests detach theirs
+# with detach_loop.
+detach_loop() {
+	echo 0 >"/sys/block/${1#/dev/}/queue/max_sectors_kb" 2>/dev/null
+	losetup -d "$1"
+}
 detach_ours() {
 	local l
-	for l in $(losetup -a 2>/dev/null | grep -F -e "$TMP/" -e "$DISKTMP/" | cut -d: -f1); do
-		echo 0 >"/sys/block/${l#/dev/}/queue/max_sectors_kb" 2>/dev/null
-		losetup -d "$l"
-	done
+	for l in $(losetup -a 2>/dev/null | grep -F -e "$TMP/" -e "$DISKTMP/" | cut -d: -f1); do detach_loop "$l"; done
 }
 
 cleanup() {

@@ -30,7 +30,7 @@ randread_ms() {
 	json_get "$TMP/r.json" "'%.2f' % (j['jobs'][0]['read']['clat_ns']['mean'] / 1e6)"
 }
 unmodel() {
-	losetup -d "$L"
+	detach_loop "$L"
 	umount "$TMP/m"
 	wait "$HDD_PID"
 }
@@ -47,7 +47,7 @@ fuse_alone_ms() {
 	s=$(date +%s%N)
 	dd if="$cl" of=/dev/null bs=1M count=160 iflag=direct status=none
 	e=$(date +%s%N)
-	losetup -d "$cl"
+	detach_loop "$cl"
 	umount "$TMP/c"
 	wait "$pid"
 	echo $(((e - s) / 1000000))

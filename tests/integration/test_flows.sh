@@ -272,13 +272,13 @@ check "flows: the text says which requests never finished" \
 
 # a direct-I/O loop reads into the upper request's own pages: not followed,
 # and said so (the count is the upper device's requests)
-losetup -d "$UPPER"
+detach_loop "$UPPER"
 UPPER=$(losetup -f --show --direct-io=on "$TMP/mnt/upper.img")
 "$IOTRAIL" record -o "$TMP/dio.iot" -- dd if="$UPPER" of=/dev/null bs=4k count=100 iflag=direct status=none 2>>"$TMP/rec.err"
 "$IOTRAIL" flows -i "$TMP/dio.iot" --slowest 1 >"$TMP/dio.txt"
 check "flows: a direct-I/O loop's 100 requests are said not to be followed" \
 	grep -q "upper requests not followed: 100 on direct-I/O loops" "$TMP/dio.txt"
-losetup -d "$UPPER"
+detach_loop "$UPPER"
 umount "$TMP/mnt"
 
 # --- merges and splits: many flows in one request, one flow in many ----------
@@ -364,7 +364,7 @@ PY
 rc=$?
 [ $rc -eq 0 ] && ok "flows: a split direct write is one flow of its requests ($(cat "$TMP/s.out"))" ||
 	not_ok "flows: a split direct write" "$(cat "$TMP/s.out")"
-losetup -d "$M"
+detach_loop "$M"
 
 # small sequential buffered writes, written back by sync: each write call's
 # flow reaches the request that wrote its page (the kernel's page -> inode
@@ -423,7 +423,7 @@ rc=$?
 check "flows --where layer=cache: the write calls waited in the page cache" \
 	grep -q "^The 1 of .* flows with the most time in cache on their critical path (512 have some)" "$TMP/wc.txt"
 umount "$TMP/wmnt"
-losetup -d "$W"
+detach_loop "$W"
 
 # --- on the join's segments ------------------------------------------------------
 # every trace above, its outputs cut into segments (of 500 records, 40 for

@@ -43,7 +43,7 @@ frag_fs() {
 	expect_eq "$name: unmounted scan of the device exits 0" "$?" 0
 	"$IOTRAIL" frag -f json --fs "$img" >"$TMP/$name.img.json"
 	expect_eq "$name: unmounted scan of the image exits 0" "$?" 0
-	losetup -d "$dev"
+	detach_loop "$dev"
 	python3 - "$TMP" "$name" "$mnt" <<'PY' >"$TMP/$name.cmp"
 import json, re, sys
 tmp, name, mnt = sys.argv[1:]
@@ -174,7 +174,7 @@ expect_eq "overlay: a broken layout is refused" "$("$IOTRAIL" overlay -i "$TMP/o
 check "overlay: names the layout file and line" grep -q "broken.json: line 2 column" "$TMP/e"
 expect_eq "overlay: a file not in the layout" "$("$IOTRAIL" overlay -i "$TMP/ov.iot" --layout "$TMP/ov.layout.json" /nowhere 2>"$TMP/e" >/dev/null; echo $?) $(grep -c 'nowhere: not (or not once) among the 80 files' "$TMP/e")" "2 1"
 umount "$OMNT"
-losetup -d "$ODEV"
+detach_loop "$ODEV"
 
 # --- bad inputs -----------------------------------------------------------------
 run() { "$IOTRAIL" frag "$@" >"$TMP/o" 2>"$TMP/e"; echo "$?"; }
@@ -267,7 +267,7 @@ expect_eq "tree: says what it skipped" "$(cat "$TMP/e")" "iotrail: $MISC/tree: s
 expect_eq "tree: the same blocks as FIEMAP" "$(grep two "$TMP/o" | cut -f 3-)" \
 	"$("$IOTRAIL" frag --method fiemap -f tsv "$MISC/tree/a/b/c" 2>/dev/null | grep two | cut -f 3-)"
 umount "$MISC"
-losetup -d "$MDEV"
+detach_loop "$MDEV"
 # a directory block zeroed under a mounted tree: that directory is said,
 # the rest of the tree scanned, exit 1
 truncate -s 32M "$TMP/dirz.img"
@@ -286,7 +286,7 @@ expect_eq "damaged directory in a tree: exit 1, the other 3 files" "$? $(tail -n
 check "damaged directory in a tree: named, with libext2fs's reason" \
 	grep -q "dirz/t/sub: directory (inode [0-9]*) unreadable: EXT2 directory corrupted; its files are left out" "$TMP/e"
 umount "$TMP/dirz"
-losetup -d "$ZDEV"
+detach_loop "$ZDEV"
 # a mount point with a space in its path (mountinfo writes it as \040):
 # still the whole filesystem
 truncate -s 16M "$TMP/space.img"
@@ -299,7 +299,7 @@ check "a mount point with a space: read whole, with its filesystem" \
 	grep -q '"how":"mounted, read from /dev/loop[0-9]* after syncfs",.*"filesystem":{"type":"ext4"' \
 	<("$IOTRAIL" frag -f json "$TMP/sp ace")
 umount "$TMP/sp ace"
-losetup -d "$SDEV"
+detach_loop "$SDEV"
 # ext2 without file types in its directory entries: each entry's inode says
 truncate -s 16M "$TMP/noft.img"
 mkfs.ext2 -q -F -O ^filetype "$TMP/noft.img"
@@ -315,7 +315,7 @@ expect_eq "ext2 without file types: a directory's two files, the link skipped (l
 	"$(tail -n +2 "$TMP/o" | cut -f 1,3-4 | sort | tr '\t\n' ' ;') $(grep -c "skipped 0 special files and 1 symbolic links" "$TMP/e") $("$IOTRAIL" frag -f json "$TMP/noft/d" 2>/dev/null | grep -c '"method":"libext2fs"')" \
 	"$TMP/noft/d/e/f 50000 49;$TMP/noft/d/g 2 1; 1 1"
 umount "$TMP/noft"
-losetup -d "$NDEV"
+detach_loop "$NDEV"
 mkfifo "$TMP/fifo"
 expect_eq "special file: exit 2" "$(run "$TMP/fifo")" 2
 check "special file: says what it is" grep -q "fifo: not a regular file or directory (a fifo)" "$TMP/e"

@@ -98,7 +98,7 @@ truncate -s 64M "$TMP/small/backing"
 EL=$(losetup -f --show "$TMP/small/backing")
 "$IOTRAIL" record -b 64k --bufpolicy ring --trigger error -o "$TMP/te.iot" -d "${EL#/dev/}" -- \
 	dd if=/dev/zero of="$EL" bs=64k count=64 oflag=direct status=none 2>"$TMP/te.err"
-losetup -d "$EL"
+detach_loop "$EL"
 "$IOTRAIL" report -i "$TMP/te.iot" -f json >"$TMP/te.json"
 expect_eq "trigger error: a failed request stops the ring" \
 	"$(json_get "$TMP/te.json" "(j['stop_reason'], j['stop']['trigger_error'] != 0, j['devices'][0]['errors'] >= 1)")" "('trigger', True, True)"

@@ -75,7 +75,7 @@ inside=$(awk -F, -v s="$start" -v n="$size" '/^[0-9.]+,/ && $4 >= s && $4 < s + 
 outside=$(awk -F, -v s="$start" -v n="$size" '/^[0-9.]+,/ && ($4 < s || $4 >= s + n)' "$TMP/p.csv" | wc -l)
 expect_eq "partition filter keeps its 400 reads" "$inside" 400
 expect_eq "partition filter drops the other partition's" "$outside" 0
-losetup -d "$LP"
+detach_loop "$LP"
 
 # --- -p / COMMAND: syscalls of the process and its children only ------------
 L3=$(make_loop 64M)
