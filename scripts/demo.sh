@@ -120,6 +120,8 @@ cleanup() {
 		mountpoint -q "$MNT" && umount -l "$MNT"
 	fi
 	if [ -n "$LOOP" ] && losetup "$LOOP" 2>/dev/null | grep -q "$WORK/"; then
+		# the device outlives its detach, and so would our limit
+		echo 0 >"/sys/block/${LOOP#/dev/}/queue/max_sectors_kb" 2>/dev/null
 		losetup -d "$LOOP"
 	fi
 	# the model last: the loop device reads through it until detached
@@ -167,6 +169,14 @@ LOOP=$(losetup -f --show --direct-io=on "$DEVFILE") || die "no loop device"
 D=${LOOP#/dev/}
 echo mq-deadline >"/sys/block/$D/queue/scheduler" 2>/dev/null ||
 	echo "iotrail: demo: $D: could not select mq-deadline; scheduler time may be 0" >&2
+# on the model, requests of 64 KiB at most (docs/DISKMODEL.md): with the
+# kernel's own limit (1280 KiB on 6.18) a 1 MiB read goes as two 512 KiB
+# requests in flight at once, and the model streamed them at 43 MB/s
+# against 79 MB/s for requests of 64 to 256 KiB
+if [ -n "$DISK" ]; then
+	echo 64 >"/sys/block/$D/queue/max_sectors_kb" ||
+		die "$D: cannot set max_sectors_kb to 64"
+fi
 mkdir -p "$MNT" && mount -t "$FS" "$LOOP" "$MNT" || die "cannot mount $LOOP"
 # the allocator: these knobs belong to this mount and go with it
 ALLOC_SAYS="this kernel's allocator as it is"

@@ -22,6 +22,8 @@ model() {
 	HDD_PID=$!
 	for _ in $(seq 50); do mountpoint -q "$TMP/m" && break; sleep 0.1; done
 	L=$(losetup -f --show --direct-io=on "$TMP/m/disk.img")
+	# as the demo sets it on the model (scripts/demo.sh): 64 KiB requests
+	echo 64 >"/sys/block/${L#/dev/}/queue/max_sectors_kb"
 }
 # the mean of 3 s of random 4 KiB direct reads on $L, in ms
 randread_ms() {
