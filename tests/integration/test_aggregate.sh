@@ -125,17 +125,20 @@ for _ in $(seq 20); do MANY="$MANY $(make_loop 1M none)"; done
 readall="for l in $MANY; do dd if=\$l of=/dev/null bs=4k iflag=direct status=none; done"
 "$IOTRAIL" record --aggregate -o "$TMP/many.iot" -- sh -c "$readall" 2>"$TMP/many.err"
 "$IOTRAIL" report -i "$TMP/many.iot" -f json >"$TMP/many.json"
-expect_eq "20 disks: each one's 256 reads in the histograms by default" \
-	"$(json_get "$TMP/many.json" "sorted(set(m['count'] for m in j['metrics'] if m['metric']=='q2c' and m['scope'].startswith('loop') and m['scope'].split()[0] in '$MANY'.replace('/dev/', ' ').split()))"), $(grep -c 'left out' "$TMP/many.err")" \
-	"[256], 0"
+# each disk's 256 reads, but for a completion the kernel ran no program for
+# (counted lost: see above; 1 in an ASan run)
+names="'$MANY'.replace('/dev/', ' ').split()"
+expect_eq "20 disks: their 5,120 reads in the histograms by default (with the lost)" \
+	"$(json_get "$TMP/many.json" "(sum(m['count'] for m in j['metrics'] if m['metric']=='q2c' and m['scope'].split()[0] in $names) + j['join']['lost_completions'], j['join']['lost_completions'] <= 2)"), $(grep -c 'left out' "$TMP/many.err")" \
+	"(5120, True), 0"
 expect_eq "20 disks: 20 of them in the report" \
-	"$(json_get "$TMP/many.json" "len([d for d in j['devices'] if d['name'] in '$MANY'.replace('/dev/', ' ').split()])")" 20
+	"$(json_get "$TMP/many.json" "len([d for d in j['devices'] if d['name'] in $names])")" 20
 "$IOTRAIL" record --aggregate -x aggsize=390k -o "$TMP/few.iot" -- sh -c "$readall" 2>"$TMP/few.err"
 "$IOTRAIL" report -i "$TMP/few.iot" -f json >"$TMP/few.json"
 # (a write of the root disk's journal may take a slot too)
 expect_eq "aggsize=390k: 15 disks in the histograms" \
 	"$(json_get "$TMP/few.json" "len(j['devices'])")" 15
-counted=$(json_get "$TMP/few.json" "sum(m['count'] for m in j['metrics'] if m['metric']=='q2c' and m['scope'].split()[0] in '$MANY'.replace('/dev/', ' ').split())")
+counted=$(json_get "$TMP/few.json" "sum(m['count'] for m in j['metrics'] if m['metric']=='q2c' and m['scope'].split()[0] in $names) + j['join']['lost_completions']")
 out=$(sed -n 's/^iotrail: \([0-9]*\) requests left out of the histograms: their disks found all 15 device slots taken (-x aggsize=1560k gives 63, the most)$/\1/p' "$TMP/few.err")
 expect_eq "aggsize=390k: the stop says how many were left out, why, and the most aggsize gives" \
 	"$((counted + ${out:-0}))" 5120
