@@ -496,8 +496,8 @@ static void sum_hist(const uint64_t *agg, size_t per_cpu, uint32_t nr_bufs, size
 		     uint64_t cur[IOT_AGG_HIST])
 {
 	memset(cur, 0, IOT_AGG_HIST * sizeof(*cur));
-	for (uint32_t b = 0; b < nr_bufs; b++) {
-		const uint64_t *src = agg + (size_t)b * per_cpu + hi * IOT_AGG_HIST;
+	for (uint32_t r = 0; r < nr_bufs; r++) {
+		const uint64_t *src = agg + (size_t)r * per_cpu + hi * IOT_AGG_HIST;
 
 		for (size_t b = 0; b < IOT_AGG_HIST; b++)
 			cur[b] += __atomic_load_n(&src[b], __ATOMIC_RELAXED);
