@@ -147,7 +147,13 @@ int assign_buffers(struct recorder *rc)
 			rc->buf_cpu[rc->nr_bufs++] = cpu;
 	}
 	free(online);
-	if (getenv("IOTRAIL_DEBUG"))
+	/* said, as the CPUs it leaves out are not recorded if brought online */
+	if (rc->nr_bufs < rc->nr_cpus)
+		fprintf(stderr,
+			"iotrail: buffers for %u of %u possible CPUs, those online; a "
+			"CPU brought online during the recording is not recorded\n",
+			rc->nr_bufs, rc->nr_cpus);
+	else if (getenv("IOTRAIL_DEBUG"))
 		fprintf(stderr, "iotrail: buffers for %u of %u possible CPUs\n",
 			rc->nr_bufs, rc->nr_cpus);
 	return 0;
