@@ -11,7 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 POSSIBLE=$(python3 -c "
-import re
 n = 0
 for part in open('/sys/devices/system/cpu/possible').read().strip().split(','):
     a, _, b = part.partition('-')
