@@ -118,17 +118,44 @@ static __always_inline __u32 agg_region(void)
 	return cpu_buf(bpf_get_smp_processor_id());
 }
 
-/* A request completed on a CPU with no region: not in the histograms,
- * counted with the completions no program saw (AGG lost), and as a drop of
- * that CPU's, which the recorder names. */
-static __always_inline void agg_count_lost(void)
+/* What the histograms leave out, counted in this CPU's control block:
+ * a request completed on a CPU with no region (AGG_OUT_NO_REGION: with the
+ * completions no program saw, AGG lost, and as a drop of that CPU's, which
+ * the recorder names and the file flags), a system call timed there (a drop
+ * only, as its records would be in events mode), or a request of a disk
+ * that found every slot taken (AGG_OUT_NO_SLOT). */
+#define AGG_OUT_NO_REGION  0u
+#define AGG_OUT_SYS_REGION 1u
+#define AGG_OUT_NO_SLOT	   2u
+
+static __always_inline void agg_count_out(__u32 why)
 {
 	struct iot_ctl *c = this_ctl();
 
 	if (!c)
 		return;
-	__sync_fetch_and_add(&c->agg_lost, 1);
+	if (why == AGG_OUT_NO_SLOT) {
+		__sync_fetch_and_add(&c->drops_nostate, 1);
+		__sync_fetch_and_add(&c->agg_no_slot, 1);
+		return;
+	}
+	if (why == AGG_OUT_NO_REGION)
+		__sync_fetch_and_add(&c->agg_lost, 1);
 	__sync_fetch_and_add(&c->drops_full, 1);
+}
+
+/* A traced system call's time, kind k (syscall_kind), at its exit; a
+ * kind past the histograms is not kept anywhere. */
+static __always_inline void agg_syscall(__u32 k, __u64 ns)
+{
+	__u32 b = agg_region();
+
+	if (IOT_AGG_SYSCALL + k >= IOT_AGG_METRICS)
+		return;
+	if (b == IOT_NO_BUF)
+		agg_count_out(AGG_OUT_SYS_REGION);
+	else
+		agg_add(b, 0, 0, IOT_AGG_SYSCALL + k, ns);
 }
 
 static __always_inline __u32 agg_op(__u32 flags)
@@ -149,17 +176,8 @@ static __always_inline void agg_request(struct iot_sum_slot *sl, __u32 nr, __u64
 	__u64 i = sl->i_delta_ns ? q + sl->i_delta_ns : 0;
 	__u64 d = sl->d_delta_ns ? q + sl->d_delta_ns : 0;
 
-	if (slot == ~0u) {
-		struct iot_ctl *c = this_ctl();
-
-		if (c) {
-			__sync_fetch_and_add(&c->drops_nostate, 1);
-			__sync_fetch_and_add(&c->agg_no_slot, 1);
-		}
-		return;
-	}
-	if (b == IOT_NO_BUF) {
-		agg_count_lost();
+	if (slot == ~0u || b == IOT_NO_BUF) {
+		agg_count_out(slot == ~0u ? AGG_OUT_NO_SLOT : AGG_OUT_NO_REGION);
 		return;
 	}
 	if (g_ns < q)

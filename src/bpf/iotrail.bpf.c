@@ -459,8 +459,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		struct sys_slot *ss = sys_slot(tid);
 
 		if (ss && ss->tid == tid && ss->sys == id + 1 && ss->ts_ns && armed)
-			agg_add(agg_region(), 0, 0, IOT_AGG_SYSCALL + syscall_kind(id),
-				bpf_ktime_get_ns() - ss->ts_ns);
+			agg_syscall(syscall_kind(id), bpf_ktime_get_ns() - ss->ts_ns);
 		if (ss && ss->tid == tid)
 			ss->sys = 0;
 		return 0;

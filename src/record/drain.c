@@ -325,6 +325,7 @@ static int drops_at(struct recorder *rc)
 			continue;
 		rc->drops_said[cpu] = full + rc->torn[cpu] + nost;
 		c.e[n++] = (struct iot_drop_entry){.cpu = cpu,
+						   .flags = drop_flags(rc, cpu),
 						   .records = rc->written[cpu],
 						   .drops_full = full,
 						   .drops_torn = rc->torn[cpu],

@@ -174,5 +174,10 @@ int write_new_tasks(struct recorder *rc);
 void say_stop(const struct recorder *rc, uint32_t reason);
 /* "iotrail: N drops on CPU k" for each CPU that dropped. */
 void say_drops(const struct recorder *rc);
+/* A CPU's DROPS entry flags (IOT_DROP_*). */
+static inline uint32_t drop_flags(const struct recorder *rc, uint32_t cpu)
+{
+	return rc->cpu_buf[cpu] == IOT_NO_BUF ? IOT_DROP_NO_BUFFER : 0;
+}
 
 #endif

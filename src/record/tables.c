@@ -257,6 +257,7 @@ int write_tables(struct recorder *rc, uint32_t reason)
 		return -ENOMEM;
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
 		d[cpu].cpu = cpu;
+		d[cpu].flags = drop_flags(rc, cpu);
 		d[cpu].records = rc->written[cpu];
 		d[cpu].drops_full = rc->ctl[cpu].drops_full;
 		d[cpu].drops_torn = rc->torn[cpu];

@@ -124,9 +124,13 @@ static void drops_table(FILE *f, const struct report_info *ri)
 	      f);
 	for (size_t i = 0; i < ri->nr_drops; i++)
 		fprintf(f,
-			"<tr><td>%u</td><td>%" PRIu64 "</td><td>%" PRIu64
+			"<tr><td>%u%s</td><td>%" PRIu64 "</td><td>%" PRIu64
 			"</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td></tr>\n",
-			ri->drops[i].cpu, ri->drops[i].records, ri->drops[i].drops_full,
+			ri->drops[i].cpu,
+			ri->drops[i].flags & IOT_DROP_NO_BUFFER
+			    ? " (no buffer: offline at the start)"
+			    : "",
+			ri->drops[i].records, ri->drops[i].drops_full,
 			ri->drops[i].drops_torn, ri->drops[i].drops_nostate);
 	fputs("</table>\n", f);
 }

@@ -174,16 +174,21 @@ static void header(FILE *f, const struct report_info *ri)
 			first = n++ ? first : st->from_ns;
 			last = st->to_ns;
 		}
+		const char *why = ri->drops[i].flags & IOT_DROP_NO_BUFFER
+				      ? ": it had no buffer, being offline when the "
+					"recording began"
+				      : "";
+
 		if (d && n)
 			fprintf(f,
 				"# %" PRIu64 " drops on CPU %u, in %" PRIu64
-				" drain%s between %.3f s and %.3f s\n",
+				" drain%s between %.3f s and %.3f s%s\n",
 				d, ri->drops[i].cpu, n, n == 1 ? "" : "s",
 				first > ri->t0_ns ? (first - ri->t0_ns) / 1e9 : 0.0,
-				last > ri->t0_ns ? (last - ri->t0_ns) / 1e9 : 0.0);
+				last > ri->t0_ns ? (last - ri->t0_ns) / 1e9 : 0.0, why);
 		else if (d)
-			fprintf(f, "# %" PRIu64 " drops on CPU %u\n", d,
-				ri->drops[i].cpu);
+			fprintf(f, "# %" PRIu64 " drops on CPU %u%s\n", d,
+				ri->drops[i].cpu, why);
 	}
 	backpressure(f, ri);
 	if (ri->spec)

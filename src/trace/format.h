@@ -159,12 +159,16 @@ struct iot_drops_at {
 
 struct iot_drop_entry {
 	uint32_t cpu;
-	uint32_t reserved;
+	uint32_t flags;		/* IOT_DROP_*; 0 in files written before them */
 	uint64_t records;	/* records written for this CPU */
 	uint64_t drops_full;	/* lost: buffer full */
 	uint64_t drops_torn;	/* lost: slot reserved but never committed */
 	uint64_t drops_nostate; /* lost (--summary): no slot for a request's state */
 };
+
+/* iot_drop_entry.flags: the CPU had no buffer, being offline when the
+ * recording began; every record it made is in drops_full */
+#define IOT_DROP_NO_BUFFER 1u
 
 /* One DROPS_AT entry as the reader gives it (not stored so): what the CPU
  * lost between two drains */

@@ -5,7 +5,8 @@
 # --aggregate's histograms one CPU's region, while the control blocks stay
 # one per possible CPU. CPU 1 brought online during the recording has no
 # buffer: reads pinned to it are dropped, counted as its drops in the file
-# and on stderr (named as offline at the start), and the reads of CPU 0 are
+# (flagged: no buffer) and on stderr (named as offline at the start), with
+# --aggregate --syscalls its calls too, and the reads of CPU 0 are
 # all there, by /proc/diskstats. With every CPU online, one buffer each and
 # no drops; a CPU taken offline during a recording keeps its records.
 . "$(dirname "$0")/lib.sh"
@@ -63,6 +64,12 @@ fi
 drops=$(json_get "$TMP/ev.json" "sum(c['drops_full'] for c in j['drops'] if c['cpu'] == 1)" 2>/dev/null)
 expect_eq "events: the file counts them as CPU 1's drops" "$drops" "$said"
 
+expect_eq "events: the file flags CPU 1 as having had no buffer, not CPU 0" \
+	"$(json_get "$TMP/ev.json" "[c['no_buffer'] for c in j['drops']][:2]")" "[False, True]"
+"$IOTRAIL" report -i "$TMP/ev.iot" >"$TMP/ev.txt" 2>/dev/null
+check "events: the report says why CPU 1 dropped" \
+	grep -q "^# [0-9]* drops on CPU 1.*: it had no buffer, being offline when the recording began$" "$TMP/ev.txt"
+
 # --- --aggregate, CPU 1 offline at the start ---
 cpu_offline 1
 b=$(reads)
@@ -78,6 +85,24 @@ lost=$(json_get "$TMP/agg.json" "j['join']['lost_completions']")
 expect_eq "aggregate: CPU 1's reads counted lost" "$lost" 4000
 check "aggregate: and named" grep -q "^iotrail: 4000 drops on CPU 1: it was offline" "$TMP/agg.err"
 expect_eq "aggregate: diskstats counts every read" "$delta" 12000
+
+# --- --aggregate --syscalls, CPU 1 offline at the start: its calls are
+# drops too (as their records would be in events mode), not silently left out
+cpu_offline 1
+"$IOTRAIL" record --aggregate --syscalls -o "$TMP/aggsys.iot" -d zram0 -- sh -c "$LOAD" 2>"$TMP/aggsys.err"
+expect_eq "aggregate --syscalls: exit status" $? 0
+"$IOTRAIL" report -i "$TMP/aggsys.iot" -f json -a latency,syscall >"$TMP/aggsys.json" 2>/dev/null
+lost=$(json_get "$TMP/aggsys.json" "j['join']['lost_completions']")
+expect_eq "aggregate --syscalls: CPU 1's reads counted lost" "$lost" 4000
+drops=$(json_get "$TMP/aggsys.json" "sum(c['drops_full'] for c in j['drops'] if c['cpu'] == 1)")
+calls=$((${drops:-0} - ${lost:-0}))
+# dd pinned to CPU 1: a read and a write (to /dev/null) per block, and its start
+check "aggregate --syscalls: CPU 1's 8000 calls of dd at least are its drops ($calls)" \
+	test "$calls" -ge 8000
+check "aggregate --syscalls: and named" grep -q "^iotrail: $drops drops on CPU 1: it was offline" "$TMP/aggsys.err"
+rd=$(json_get "$TMP/aggsys.json" "sum(m['count'] for m in j['metrics'] if m['analyzer']=='syscall' and m['metric']=='read')")
+check "aggregate --syscalls: the reads of CPU 0 timed, not CPU 1's ($rd)" \
+	test "${rd:-0}" -ge 8000 -a "${rd:-0}" -lt 12000
 
 # --- every CPU online: a buffer each, and their sizes against --aggregate's ---
 "$IOTRAIL" record --aggregate -o "$TMP/agg2.iot" -d zram0 -- sh -c "$LOAD" 2>"$TMP/agg2.err"
