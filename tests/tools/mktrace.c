@@ -207,6 +207,9 @@ int main(int argc, char **argv)
 		free(devs);
 		trace_writer_chunk(&w, IOT_CHUNK_END, 0, &end, sizeof(end), NULL, 0);
 	}
+	for (uint32_t c = 0; c < ncpu; c++)
+		free(cpu[c].r);
+	free(cpu);
 	err = trace_writer_close(&w);
 	if (err) {
 		fprintf(stderr, "mktrace: %s: %s\n", argv[1], strerror(-err));
