@@ -328,17 +328,56 @@ static void say_refused(const struct trace_reader *rd, const struct repair_set *
 	}
 }
 
+/* [from, to] time spans, merged into disjoint ones in time order */
+struct tspan {
+	uint64_t from, to;
+};
+
+static int cmp_tspan(const void *a, const void *b)
+{
+	const struct tspan *x = a, *y = b;
+
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+static size_t union_spans(struct tspan *s, size_t n)
+{
+	size_t m = 0;
+
+	qsort(s, n, sizeof(*s), cmp_tspan);
+	for (size_t i = 0; i < n; i++) {
+		if (m && s[i].from <= s[m - 1].to) {
+			if (s[i].to > s[m - 1].to)
+				s[m - 1].to = s[i].to;
+		} else {
+			s[m++] = s[i];
+		}
+	}
+	return m;
+}
+
+/* Whether t lies in one of s[0, n) (disjoint, in time order), for t that
+ * never go back: *k is where the last search ended. */
+static bool in_spans(const struct tspan *s, size_t n, size_t *k, uint64_t t)
+{
+	while (*k < n && s[*k].to < t)
+		(*k)++;
+	return *k < n && s[*k].from <= t;
+}
+
 /*
  * Which losses the per-CPU drop counters explain: an estimate (e, by time)
  * inside a stretch where some CPU's buffer dropped records, or not (the
- * kernel never ran the program: docs/STAT.md). Said on stderr.
+ * kernel never ran the program: docs/STAT.md). Said on stderr. The
+ * stretches of every CPU become one list of spans, so that a trace of
+ * hundreds of CPUs and a million estimates takes one pass.
  */
 static void say_where(const struct repair_opts *o, const struct trace_reader *rd,
 		      const struct iot_rec *e, size_t ne)
 {
-	const struct iot_drop_stretch *st = rd->drop_stretches;
-	size_t k = 0, in = 0, bp = 0, n = rd->nr_drop_stretches;
-	uint64_t drops = 0;
+	size_t n = rd->nr_drop_stretches, nd = 0, nb = 0, kd = 0, kb = 0, in = 0, bp = 0;
+	uint64_t drops = 0, end = ~0ull;
+	struct tspan *ds, *bs;
 
 	for (size_t i = 0; i < rd->nr_drops; i++)
 		drops += rd->drops[i].drops_full + rd->drops[i].drops_torn +
@@ -353,26 +392,34 @@ static void say_where(const struct repair_opts *o, const struct trace_reader *rd
 			o->input, (unsigned long long)drops);
 		return;
 	}
-	/* the stretches come in drain order: their ends never go back */
+	ds = malloc((n ? n : 1) * sizeof(*ds));
+	bs = malloc((rd->nr_degrades ? rd->nr_degrades : 1) * sizeof(*bs));
+	if (!ds || !bs) {
+		fprintf(stderr,
+			"iotrail: %s: out of memory: where the %zu estimated "
+			"events lie is not said\n",
+			o->input, ne);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (rd->drop_stretches[i].drops)
+			/* records lost after from_ns, by to_ns */
+			ds[nd++] = (struct tspan){rd->drop_stretches[i].from_ns + 1,
+						  rd->drop_stretches[i].to_ns};
+	/* back-pressure: a CPU left its records out on purpose (a call's exit,
+	 * say, after its enter was written); a stretch open at the end lasts
+	 * to it */
+	for (size_t i = 0; i < rd->nr_degrades; i++)
+		bs[nb++] =
+		    (struct tspan){rd->degrades[i].from_ns,
+				   rd->degrades[i].to_ns ? rd->degrades[i].to_ns : end};
+	nd = union_spans(ds, nd);
+	nb = union_spans(bs, nb);
 	for (size_t i = 0; i < ne; i++) {
-		bool dropped = false;
+		bool dropped = in_spans(ds, nd, &kd, e[i].ts_ns);
 
-		while (k < n && st[k].to_ns < e[i].ts_ns)
-			k++;
-		for (size_t j = k; j < n && st[j].from_ns < e[i].ts_ns && !dropped; j++)
-			dropped = st[j].drops && e[i].ts_ns <= st[j].to_ns;
 		in += dropped;
-		/* back-pressure: a CPU left its records out on purpose (a call's
-		 * exit, say, after its enter was written) */
-		for (size_t j = 0; j < rd->nr_degrades && !dropped; j++) {
-			const struct iot_degrade_stretch *d = &rd->degrades[j];
-
-			if (e[i].ts_ns >= d->from_ns &&
-			    (!d->to_ns || e[i].ts_ns <= d->to_ns)) {
-				bp++;
-				break;
-			}
-		}
+		bp += !dropped && in_spans(bs, nb, &kb, e[i].ts_ns);
 	}
 	if (!rd->nr_degrades) {
 		fprintf(stderr,
@@ -380,7 +427,7 @@ static void say_where(const struct repair_opts *o, const struct trace_reader *rd
 			"buffer dropped records; %zu where none did (the kernel did not "
 			"hand them to the programs)\n",
 			o->input, in, ne, ne - in);
-		return;
+		goto out;
 	}
 	fprintf(stderr,
 		"iotrail: %s: %zu of the %zu estimated events lie where a CPU's buffer "
@@ -388,6 +435,9 @@ static void say_where(const struct repair_opts *o, const struct trace_reader *rd
 		"summaries and left other records out); %zu in neither (the kernel did "
 		"not hand them to the programs)\n",
 		o->input, in, ne, bp, ne - in - bp);
+out:
+	free(ds);
+	free(bs);
 }
 
 static int repair(const struct repair_opts *o, struct trace_reader *rd,

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "../util/grow.h"
+#include "../util/most.h"
 #include "recorder.h"
 #include "spec.h"
 
@@ -309,6 +310,120 @@ void say_stop(const struct recorder *rc, uint32_t reason)
 	}
 }
 
+/* "iotrail: back-pressure on CPU k: ..." for the CPUs under it longest,
+ * the others in one line (util/most.h) */
+static void say_backpressure(const struct recorder *rc)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC), *key = calloc(rc->nr_cpus, sizeof(*key));
+	bool *show = calloc(rc->nr_cpus, sizeof(*show));
+	uint32_t *cpus = calloc(rc->nr_cpus, sizeof(*cpus)), n = 0, rest = 0;
+	uint64_t r_deg = 0, r_ns = 0, r_sum = 0, r_skip = 0;
+
+	if (!key || !show || !cpus)
+		goto out;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		const struct iot_ctl *c = &rc->ctl[cpu];
+		uint64_t ns = c->degrade_ns;
+
+		if (!c->degrades)
+			continue;
+		if (c->degraded) /* still in one at the stop */
+			ns += now > c->degrade_since_ns ? now - c->degrade_since_ns : 0;
+		key[n] = ns;
+		cpus[n++] = cpu;
+	}
+	pick_most(key, show, n, MOST_CPU_LINES);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct iot_ctl *c = &rc->ctl[cpus[i]];
+
+		if (!show[i]) {
+			rest++;
+			r_deg += c->degrades;
+			r_ns += key[i];
+			r_sum += c->degrade_summaries;
+			r_skip += c->degrade_skipped;
+			continue;
+		}
+		fprintf(
+		    stderr,
+		    "iotrail: back-pressure on CPU %u: %llu stretch%s, %.3f s in all: "
+		    "%llu requests queued there written as summaries, %llu other "
+		    "records not written\n",
+		    cpus[i], (unsigned long long)c->degrades,
+		    c->degrades == 1 ? "" : "es", key[i] / 1e9,
+		    (unsigned long long)c->degrade_summaries,
+		    (unsigned long long)c->degrade_skipped);
+	}
+	if (rest)
+		fprintf(
+		    stderr,
+		    "iotrail: back-pressure on %u more CPUs: %llu stretches, %.3f s in "
+		    "all: %llu requests written as summaries, %llu other records not "
+		    "written (iotrail report: each CPU's)\n",
+		    rest, (unsigned long long)r_deg, r_ns / 1e9,
+		    (unsigned long long)r_sum, (unsigned long long)r_skip);
+out:
+	free(key);
+	free(show);
+	free(cpus);
+}
+
+/* "iotrail: N drops on CPU k" for the CPUs that dropped most, the others
+ * in one line (util/most.h) */
+static void say_cpu_drops(const struct recorder *rc)
+{
+	uint64_t *key = calloc(rc->nr_cpus, sizeof(*key)), r_d = 0;
+	bool *show = calloc(rc->nr_cpus, sizeof(*show));
+	uint32_t *cpus = calloc(rc->nr_cpus, sizeof(*cpus)), n = 0, rest = 0, r_off = 0;
+
+	if (!key || !show || !cpus)
+		goto out;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		uint64_t d =
+		    rc->ctl[cpu].drops_full + rc->torn[cpu] + rc->ctl[cpu].drops_nostate;
+
+		if (d) {
+			key[n] = d;
+			cpus[n++] = cpu;
+		}
+	}
+	pick_most(key, show, n, MOST_CPU_LINES);
+	for (uint32_t i = 0; i < n; i++) {
+		bool off = rc->cpu_buf[cpus[i]] == IOT_NO_BUF;
+
+		if (!show[i]) {
+			rest++;
+			r_d += key[i];
+			r_off += off;
+		} else if (off) {
+			fprintf(stderr,
+				"iotrail: %llu drops on CPU %u: it was offline when the "
+				"recording began, and has no buffer\n",
+				(unsigned long long)key[i], cpus[i]);
+		} else {
+			fprintf(stderr, "iotrail: %llu drops on CPU %u\n",
+				(unsigned long long)key[i], cpus[i]);
+		}
+	}
+	if (rest && r_off)
+		fprintf(
+		    stderr,
+		    "iotrail: %llu drops on %u more CPUs, %u of them offline when the "
+		    "recording began, with no buffer (iotrail report -f json: each "
+		    "CPU's)\n",
+		    (unsigned long long)r_d, rest, r_off);
+	else if (rest)
+		fprintf(
+		    stderr,
+		    "iotrail: %llu drops on %u more CPUs (iotrail report -f json: each "
+		    "CPU's)\n",
+		    (unsigned long long)r_d, rest);
+out:
+	free(key);
+	free(show);
+	free(cpus);
+}
+
 void say_drops(const struct recorder *rc)
 {
 	uint64_t no_slot = 0;
@@ -329,34 +444,6 @@ void say_drops(const struct recorder *rc)
 			"iotrail: %llu requests left out of the histograms: their disks "
 			"(or disk and cgroup pairs) found all %u slots taken\n",
 			(unsigned long long)no_slot, rc->agg_devs - 1);
-	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
-		const struct iot_ctl *c = &rc->ctl[cpu];
-		uint64_t ns = c->degrade_ns, now = now_ns(CLOCK_MONOTONIC);
-
-		if (!c->degrades)
-			continue;
-		if (c->degraded) /* still in one at the stop */
-			ns += now > c->degrade_since_ns ? now - c->degrade_since_ns : 0;
-		fprintf(
-		    stderr,
-		    "iotrail: back-pressure on CPU %u: %llu stretch%s, %.3f s in all: "
-		    "%llu requests queued there written as summaries, %llu other "
-		    "records not written\n",
-		    cpu, (unsigned long long)c->degrades, c->degrades == 1 ? "" : "es",
-		    ns / 1e9, (unsigned long long)c->degrade_summaries,
-		    (unsigned long long)c->degrade_skipped);
-	}
-	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
-		uint64_t d =
-		    rc->ctl[cpu].drops_full + rc->torn[cpu] + rc->ctl[cpu].drops_nostate;
-
-		if (d && rc->cpu_buf[cpu] == IOT_NO_BUF)
-			fprintf(stderr,
-				"iotrail: %llu drops on CPU %u: it was offline when the "
-				"recording began, and has no buffer\n",
-				(unsigned long long)d, cpu);
-		else if (d)
-			fprintf(stderr, "iotrail: %llu drops on CPU %u\n",
-				(unsigned long long)d, cpu);
-	}
+	say_backpressure(rc);
+	say_cpu_drops(rc);
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../trace/reader.h"
 #include "../util/json_writer.h"
 #include "render.h"
 
@@ -252,18 +253,22 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 		/* since 1.10's flags: the CPU was offline at the start */
 		jw_name(&w, "no_buffer");
 		jw_bool(&w, (ri->drops[i].flags & IOT_DROP_NO_BUFFER) != 0);
-		/* where in time (since 1.9): the drains that saw them grow */
+		/* where in time (since 1.9): the drains that saw them grow,
+		 * consecutive ones as one stretch */
 		jw_name(&w, "stretches");
 		jw_start_array(&w);
-		for (size_t k = 0; k < ri->nr_drop_stretches; k++) {
-			const struct iot_drop_stretch *st = &ri->drop_stretches[k];
+		size_t ns;
+		const struct iot_drop_stretch *st = trace_cpu_drops(
+		    ri->drop_stretches, ri->nr_drop_stretches, ri->drops[i].cpu, &ns);
 
-			if (st->cpu != ri->drops[i].cpu || !st->drops)
+		for (size_t k = 0; k < ns; k++) {
+			if (!st[k].drops)
 				continue;
 			jw_start_object(&w);
-			jw_uint_field(&w, "from_ns", st->from_ns);
-			jw_uint_field(&w, "to_ns", st->to_ns);
-			jw_uint_field(&w, "drops", st->drops);
+			jw_uint_field(&w, "from_ns", st[k].from_ns);
+			jw_uint_field(&w, "to_ns", st[k].to_ns);
+			jw_uint_field(&w, "drops", st[k].drops);
+			jw_uint_field(&w, "drains", st[k].drains);
 			jw_end_object(&w);
 		}
 		jw_end_array(&w);

@@ -2,9 +2,12 @@
 /* Text renderer: iostat-like counts, btt-like stage tables, bcc-like
  * log2 histograms. Times in microseconds. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../trace/reader.h"
 #include "../util/esc.h"
+#include "../util/most.h"
 #include "render.h"
 
 void render_rwbs(uint32_t flags, char out[8])
@@ -49,11 +52,59 @@ static double rel_s(const struct report_info *ri, uint64_t ns)
 	return ns > ri->t0_ns ? (ns - ri->t0_ns) / 1e9 : 0.0;
 }
 
+/* One CPU's back-pressure stretches: degrades[from, from + n), sorted */
+struct bp_cpu {
+	uint32_t cpu;
+	size_t from, n;
+	uint64_t ns, skipped, first, last;
+	bool open;
+};
+
+static int cmp_degrade(const void *a, const void *b)
+{
+	const struct iot_degrade_stretch *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->from_ns < y->from_ns ? -1 : x->from_ns > y->from_ns;
+}
+
+static void bp_line(FILE *f, const struct report_info *ri, const struct bp_cpu *c,
+		    const struct iot_degrade_stretch *st)
+{
+	fprintf(f, "# back-pressure on CPU %u: %zu stretch%s", c->cpu, c->n,
+		c->n == 1 ? "" : "es");
+	if (c->n <= 4) {
+		const char *sep = " at ";
+
+		for (size_t k = c->from; k < c->from + c->n; k++) {
+			if (st[k].to_ns)
+				fprintf(f, "%s%.3f-%.3f s", sep, rel_s(ri, st[k].from_ns),
+					rel_s(ri, st[k].to_ns));
+			else
+				fprintf(f, "%s%.3f s to the end", sep,
+					rel_s(ri, st[k].from_ns));
+			sep = ", ";
+		}
+	} else {
+		fprintf(f, " between %.3f s and %.3f s", rel_s(ri, c->first),
+			c->last ? rel_s(ri, c->last) : rel_s(ri, c->first));
+	}
+	fprintf(f, ", %.3f s in all; %" PRIu64 " other records not written%s\n",
+		c->ns / 1e9, c->skipped,
+		c->open ? " (and those of the stretch open at the end, unknown)" : "");
+}
+
 /* Back-pressure stretches per CPU: each when there are few, else where
- * they lie and how long they took in all. */
+ * they lie and how long they took in all; the CPUs under it longest. */
 static void backpressure(FILE *f, const struct report_info *ri)
 {
 	uint64_t end = ri->t0_ns + ri->duration_ns;
+	struct iot_degrade_stretch *st;
+	struct bp_cpu *c;
+	uint64_t *key;
+	bool *show;
+	size_t nc = 0;
 
 	if (!ri->nr_degrades)
 		return;
@@ -62,52 +113,133 @@ static void backpressure(FILE *f, const struct report_info *ri)
 		" requests recorded as summaries (their stages only: no bios, system "
 		"call or file) in %zu stretch%s where a CPU's buffer filled\n",
 		ri->summaries, ri->nr_degrades, ri->nr_degrades == 1 ? "" : "es");
-	for (uint32_t cpu = 0; cpu < ri->nr_cpus; cpu++) {
-		uint64_t n = 0, ns = 0, skipped = 0, first = 0, last = 0;
-		bool open = false;
-
-		for (size_t k = 0; k < ri->nr_degrades; k++) {
-			const struct iot_degrade_stretch *st = &ri->degrades[k];
-			uint64_t to = st->to_ns ? st->to_ns : (ri->complete ? end : 0);
-
-			if (st->cpu != cpu)
-				continue;
-			first = n++ ? first : st->from_ns;
-			last = to > last ? to : last;
-			ns += to > st->from_ns ? to - st->from_ns : 0;
-			skipped += st->skipped;
-			open |= !st->to_ns;
-		}
-		if (!n)
-			continue;
-		fprintf(f, "# back-pressure on CPU %u: %" PRIu64 " stretch%s", cpu, n,
-			n == 1 ? "" : "es");
-		if (n <= 4) {
-			const char *sep = " at ";
-
-			for (size_t k = 0; k < ri->nr_degrades; k++) {
-				const struct iot_degrade_stretch *st = &ri->degrades[k];
-
-				if (st->cpu != cpu)
-					continue;
-				if (st->to_ns)
-					fprintf(f, "%s%.3f-%.3f s", sep,
-						rel_s(ri, st->from_ns),
-						rel_s(ri, st->to_ns));
-				else
-					fprintf(f, "%s%.3f s to the end", sep,
-						rel_s(ri, st->from_ns));
-				sep = ", ";
-			}
-		} else {
-			fprintf(f, " between %.3f s and %.3f s", rel_s(ri, first),
-				last ? rel_s(ri, last) : rel_s(ri, first));
-		}
-		fprintf(f, ", %.3f s in all; %" PRIu64 " other records not written%s\n",
-			ns / 1e9, skipped,
-			open ? " (and those of the stretch open at the end, unknown)"
-			     : "");
+	st = malloc(ri->nr_degrades * sizeof(*st));
+	c = calloc(ri->nr_degrades, sizeof(*c));
+	key = calloc(ri->nr_degrades, sizeof(*key));
+	show = calloc(ri->nr_degrades, sizeof(*show));
+	if (!st || !c || !key || !show) {
+		fputs("# back-pressure per CPU: out of memory\n", f);
+		goto out;
 	}
+	memcpy(st, ri->degrades, ri->nr_degrades * sizeof(*st));
+	qsort(st, ri->nr_degrades, sizeof(*st), cmp_degrade);
+	for (size_t k = 0; k < ri->nr_degrades; k++) {
+		uint64_t to = st[k].to_ns ? st[k].to_ns : (ri->complete ? end : 0);
+		struct bp_cpu *b;
+
+		if (!k || st[k].cpu != st[k - 1].cpu) {
+			b = &c[nc++];
+			*b = (struct bp_cpu){
+			    .cpu = st[k].cpu, .from = k, .first = st[k].from_ns};
+		} else {
+			b = &c[nc - 1];
+		}
+		b->n++;
+		b->last = to > b->last ? to : b->last;
+		b->ns += to > st[k].from_ns ? to - st[k].from_ns : 0;
+		b->skipped += st[k].skipped;
+		b->open |= !st[k].to_ns;
+	}
+	for (size_t i = 0; i < nc; i++)
+		key[i] = c[i].ns;
+	pick_most(key, show, nc, MOST_CPU_LINES);
+	{
+		size_t rest = 0, rest_n = 0;
+		uint64_t rest_ns = 0;
+
+		for (size_t i = 0; i < nc; i++) {
+			if (show[i]) {
+				bp_line(f, ri, &c[i], st);
+				continue;
+			}
+			rest++;
+			rest_n += c[i].n;
+			rest_ns += c[i].ns;
+		}
+		if (rest)
+			fprintf(f,
+				"# back-pressure on %zu more CPUs: %zu stretches, %.3f s "
+				"in all (-f json: each one)\n",
+				rest, rest_n, rest_ns / 1e9);
+	}
+out:
+	free(st);
+	free(c);
+	free(key);
+	free(show);
+}
+
+/* The drops of each CPU, and where in time they fell (DROPS_AT); the CPUs
+ * that dropped most when there are many. */
+static void drop_lines(FILE *f, const struct report_info *ri)
+{
+	uint64_t *key = calloc(ri->nr_drops ? ri->nr_drops : 1, sizeof(*key));
+	bool *show = calloc(ri->nr_drops ? ri->nr_drops : 1, sizeof(*show));
+	size_t *at = calloc(ri->nr_drops ? ri->nr_drops : 1, sizeof(*at));
+	size_t n = 0, rest = 0, rest_off = 0;
+	uint64_t rest_d = 0;
+
+	if (!key || !show || !at) {
+		fputs("# drops per CPU: out of memory\n", f);
+		goto out;
+	}
+	for (size_t i = 0; i < ri->nr_drops; i++) {
+		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn +
+			     ri->drops[i].drops_nostate;
+
+		if (d) {
+			key[n] = d;
+			at[n++] = i;
+		}
+	}
+	pick_most(key, show, n, MOST_CPU_LINES);
+	for (size_t j = 0; j < n; j++) {
+		const struct iot_drop_entry *e = &ri->drops[at[j]];
+		const char *why = e->flags & IOT_DROP_NO_BUFFER
+				      ? ": it had no buffer, being offline when the "
+					"recording began"
+				      : "";
+		uint64_t first = 0, last = 0, drains = 0;
+		size_t ns;
+		const struct iot_drop_stretch *st = trace_cpu_drops(
+		    ri->drop_stretches, ri->nr_drop_stretches, e->cpu, &ns);
+
+		if (!show[j]) {
+			rest++;
+			rest_d += key[j];
+			rest_off += (e->flags & IOT_DROP_NO_BUFFER) != 0;
+			continue;
+		}
+		for (size_t k = 0; k < ns; k++) {
+			if (!st[k].drops)
+				continue;
+			first = drains ? first : st[k].from_ns;
+			last = st[k].to_ns;
+			drains += st[k].drains;
+		}
+		if (drains)
+			fprintf(f,
+				"# %" PRIu64 " drops on CPU %u, in %" PRIu64
+				" drain%s between %.3f s and %.3f s%s\n",
+				key[j], e->cpu, drains, drains == 1 ? "" : "s",
+				rel_s(ri, first), rel_s(ri, last), why);
+		else
+			fprintf(f, "# %" PRIu64 " drops on CPU %u%s\n", key[j], e->cpu,
+				why);
+	}
+	if (rest && rest_off)
+		fprintf(f,
+			"# %" PRIu64
+			" drops on %zu more CPUs, %zu of them with no buffer, "
+			"being offline when the recording began (-f json: each one)\n",
+			rest_d, rest, rest_off);
+	else if (rest)
+		fprintf(f, "# %" PRIu64 " drops on %zu more CPUs (-f json: each one)\n",
+			rest_d, rest);
+out:
+	free(key);
+	free(show);
+	free(at);
 }
 
 static void header(FILE *f, const struct report_info *ri)
@@ -160,36 +292,7 @@ static void header(FILE *f, const struct report_info *ri)
 			ri->repair_mae_ns / 1e3, ri->requests_estimated,
 			ri->syscalls_estimated, ri->requests_excluded,
 			ri->syscalls_excluded);
-	for (size_t i = 0; i < ri->nr_drops; i++) {
-		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn +
-			     ri->drops[i].drops_nostate;
-
-		uint64_t first = 0, last = 0, n = 0;
-
-		for (size_t k = 0; k < ri->nr_drop_stretches; k++) {
-			const struct iot_drop_stretch *st = &ri->drop_stretches[k];
-
-			if (st->cpu != ri->drops[i].cpu || !st->drops)
-				continue;
-			first = n++ ? first : st->from_ns;
-			last = st->to_ns;
-		}
-		const char *why = ri->drops[i].flags & IOT_DROP_NO_BUFFER
-				      ? ": it had no buffer, being offline when the "
-					"recording began"
-				      : "";
-
-		if (d && n)
-			fprintf(f,
-				"# %" PRIu64 " drops on CPU %u, in %" PRIu64
-				" drain%s between %.3f s and %.3f s%s\n",
-				d, ri->drops[i].cpu, n, n == 1 ? "" : "s",
-				first > ri->t0_ns ? (first - ri->t0_ns) / 1e9 : 0.0,
-				last > ri->t0_ns ? (last - ri->t0_ns) / 1e9 : 0.0, why);
-		else if (d)
-			fprintf(f, "# %" PRIu64 " drops on CPU %u%s\n", d,
-				ri->drops[i].cpu, why);
-	}
+	drop_lines(f, ri);
 	backpressure(f, ri);
 	if (ri->spec)
 		fprintf(f,

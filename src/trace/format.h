@@ -170,13 +170,15 @@ struct iot_drop_entry {
  * recording began; every record it made is in drops_full */
 #define IOT_DROP_NO_BUFFER 1u
 
-/* One DROPS_AT entry as the reader gives it (not stored so): what the CPU
- * lost between two drains */
+/* What a CPU lost from from_ns to to_ns, as the reader gives it (not
+ * stored so): a DROPS_AT entry, or several of consecutive drains (each
+ * one's from_ns the last one's to_ns) that each saw the CPU's drops grow */
 struct iot_drop_stretch {
 	uint64_t from_ns, to_ns;
 	uint32_t cpu;
-	uint64_t drops; /* lost in the stretch */
-	uint64_t total; /* lost by its end */
+	uint32_t drains; /* DROPS_AT entries merged into it */
+	uint64_t drops;	 /* lost in the stretch */
+	uint64_t total;	 /* lost by its end */
 };
 
 /* A back-pressure stretch (IOT_EV_DEGRADE records) as the reader gives it

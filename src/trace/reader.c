@@ -338,6 +338,76 @@ static int index_devs(struct trace_reader *r)
 	return 0;
 }
 
+/* A DROPS_AT entry: CPU cpu had lost `all` by at->to_ns, the counts being
+ * its totals. What grew since its last entry is a stretch of its own, or
+ * the end of its last one when that one ended where this one begins (the
+ * drain before): a CPU that drops at every drain for an hour is one
+ * stretch, not 180,000 at 50 Hz. */
+static int add_drops(struct trace_reader *r, const struct iot_drops_at *at, uint32_t cpu,
+		     uint64_t all)
+{
+	struct drop_last *dl = &r->drop_last[cpu];
+	uint64_t grew = all > dl->total ? all - dl->total : 0;
+	struct iot_drop_stretch *last =
+	    dl->last ? &r->drop_stretches[dl->last - 1] : NULL;
+
+	dl->total = all;
+	if (last && grew && last->drops && last->to_ns == at->from_ns &&
+	    at->to_ns >= at->from_ns) {
+		last->to_ns = at->to_ns;
+		last->drains++;
+		last->drops += grew;
+		last->total = all;
+		return 0;
+	}
+	if (GROW(r->drop_stretches, r->nr_drop_stretches + 1, r->cap_drop_stretches))
+		return -ENOMEM;
+	r->drop_stretches[r->nr_drop_stretches++] = (struct iot_drop_stretch){
+	    .from_ns = at->from_ns,
+	    .to_ns = at->to_ns,
+	    .cpu = cpu,
+	    .drains = 1,
+	    .drops = grew,
+	    .total = all,
+	};
+	dl->last = r->nr_drop_stretches;
+	return 0;
+}
+
+/* drop_stretches' order: by CPU, then time; the file's order among equals
+ * (a damaged file's) does not matter, as they are equal */
+static int cmp_drops(const void *a, const void *b)
+{
+	const struct iot_drop_stretch *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->from_ns != y->from_ns)
+		return x->from_ns < y->from_ns ? -1 : 1;
+	if (x->to_ns != y->to_ns)
+		return x->to_ns < y->to_ns ? -1 : 1;
+	return x->drops < y->drops ? -1 : x->drops > y->drops;
+}
+
+const struct iot_drop_stretch *trace_cpu_drops(const struct iot_drop_stretch *st,
+					       size_t nr, uint32_t cpu, size_t *n)
+{
+	size_t lo = 0, hi = nr, end;
+
+	while (lo < hi) { /* the first of cpu or after */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < nr && st[end].cpu == cpu; end++)
+		;
+	*n = end - lo;
+	return *n ? &st[lo] : NULL;
+}
+
 static int index_chunks(struct trace_reader *r, int fd)
 {
 	uint64_t off = r->hdr.header_size;
@@ -541,7 +611,7 @@ static int index_chunks(struct trace_reader *r, int fd)
 			memcpy(&at, r->map + rc.offset, sizeof(at));
 			for (size_t i = 0; i < n; i++) {
 				struct iot_drop_entry e;
-				uint64_t all, before = 0;
+				uint64_t all;
 
 				memcpy(&e,
 				       r->map + rc.offset + sizeof(at) + i * sizeof(e),
@@ -549,20 +619,13 @@ static int index_chunks(struct trace_reader *r, int fd)
 				all = e.drops_full + e.drops_torn + e.drops_nostate;
 				if (e.cpu >= r->hdr.nr_cpus)
 					continue; /* damage */
-				if (!r->drop_totals &&
-				    !(r->drop_totals =
-					  calloc(r->hdr.nr_cpus, sizeof(uint64_t))))
+				if (!r->drop_last &&
+				    !(r->drop_last =
+					  calloc(r->hdr.nr_cpus, sizeof(*r->drop_last))))
 					return -ENOMEM;
-				/* the counts are the CPU's totals: what grew */
-				before = r->drop_totals[e.cpu];
-				r->drop_totals[e.cpu] = all;
-				if (GROW(r->drop_stretches, r->nr_drop_stretches + 1,
-					 r->cap_drop_stretches))
-					return -ENOMEM;
-				r->drop_stretches[r->nr_drop_stretches++] =
-				    (struct iot_drop_stretch){
-					at.from_ns, at.to_ns, e.cpu,
-					all > before ? all - before : 0, all};
+				err = add_drops(r, &at, e.cpu, all);
+				if (err)
+					return err;
 			}
 			break;
 		}
@@ -631,6 +694,9 @@ static int index_chunks(struct trace_reader *r, int fd)
 		}
 		off = rc.offset + c.size;
 	}
+	if (r->nr_drop_stretches > 1)
+		qsort(r->drop_stretches, r->nr_drop_stretches, sizeof(*r->drop_stretches),
+		      cmp_drops);
 	if (!r->has_end && !r->warning[0])
 		snprintf(r->warning, sizeof(r->warning),
 			 "%s: offset %llu: no end record (recording interrupted?); read "
@@ -1378,7 +1444,7 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->live);
 	free(r->deferred);
 	free(r->drop_stretches);
-	free(r->drop_totals);
+	free(r->drop_last);
 	free(r->chunks);
 	free(r->agg_list);
 	free(r->sorted);

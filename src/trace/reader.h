@@ -60,6 +60,13 @@ struct reader_cpu {
 	unsigned int win_start, win_count;
 };
 
+/* A CPU's drops so far, and its last stretch (index + 1, 0 none), while the
+ * DROPS_AT chunks are read */
+struct drop_last {
+	uint64_t total;
+	size_t last;
+};
+
 struct trace_reader {
 	char *path;
 	const uint8_t *map;
@@ -82,11 +89,13 @@ struct trace_reader {
 	size_t nr_drops;
 	bool has_drops; /* a DROPS chunk: absent when the recording was killed */
 	/* where in time records were dropped (DROPS_AT chunks, since 1.9):
-	 * a CPU lost drops records after from_ns and by to_ns */
+	 * a CPU lost drops records after from_ns and by to_ns; consecutive
+	 * drains of a CPU's merged into one stretch; sorted by CPU, then time
+	 * (trace_reader_cpu_drops finds a CPU's) */
 	struct iot_drop_stretch *drop_stretches;
 	size_t nr_drop_stretches, cap_drop_stretches;
-	uint64_t *drop_totals; /* per CPU, while reading them */
-	const char *meta;      /* not NUL-terminated: meta_len bytes */
+	struct drop_last *drop_last; /* per CPU, while reading them */
+	const char *meta;	     /* not NUL-terminated: meta_len bytes */
 	size_t meta_len;
 	struct iot_end end;
 	bool has_end;
@@ -195,6 +204,10 @@ void trace_reader_aggs(const struct trace_reader *r,
 /* "command", "duration", ...: why the recording stopped (END chunk), or
  * "unknown". */
 const char *trace_reader_stop_reason(const struct trace_reader *r);
+/* The stretches of one CPU in an array sorted as drop_stretches is: the
+ * first of them, and how many in *n (0: none). */
+const struct iot_drop_stretch *trace_cpu_drops(const struct iot_drop_stretch *st,
+					       size_t nr, uint32_t cpu, size_t *n);
 /* The recording's length from the header and END chunk, 0 if unknown. */
 uint64_t trace_reader_duration_ns(const struct trace_reader *r);
 const struct iot_dev_entry *trace_reader_dev(const struct trace_reader *r, uint32_t dev);

@@ -5,7 +5,8 @@ iotrail's own writer, so a writer bug cannot hide a reader bug).
 
 usage: craft.py KIND OUT
 kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time,
-       arch-aarch64, arch-sparc, driver-disorder, repair-bad, gaps, wide-flow
+       arch-aarch64, arch-sparc, driver-disorder, repair-bad, gaps, wide-flow,
+       drops-at, many-cpus
 """
 import struct
 import sys
@@ -165,6 +166,37 @@ def main():
         da += chunk(15, struct.pack("<Q", T0))
         da += chunk(15, struct.pack("<QQ", T0 + 40000, T0 + 60000) + drop(0, 7)[:20])
         data = h + devs + tasks + chunk(1, ev) + da + end(T0 + 10**6)
+    elif kind == "many-cpus":
+        # a recording of 448 CPUs that dropped records at 50 Hz for 12 s:
+        # CPUs 0-399 at every drain (100 each), 400-447 at every other one
+        # (50 each), 447 having had no buffer; 20 CPUs under back-pressure,
+        # two stretches each, CPU k's for k ms
+        ncpu, drains, NS = 448, 600, 20_000_000
+        h = bytearray(header(nr_cpus=ncpu))
+        struct.pack_into("<H", h, 14, 9)  # DROPS_AT since 1.9
+        tot = [0] * ncpu
+        da = b""
+        for d in range(drains):
+            ents = b""
+            for c in range(ncpu):
+                if c < 400 or d % 2 == 0:
+                    tot[c] += 100 if c < 400 else 50
+                    ents += struct.pack("<IIQQQQ", c, 0, 0, tot[c], 0, 0)
+            da += chunk(15, struct.pack("<QQ", T0 + d * NS, T0 + (d + 1) * NS) + ents)
+        ev = b""
+        for c in range(20):
+            seq, recs = 0, b""
+            for k in range(2):
+                t = T0 + (1 + 4 * k) * 10**9
+                recs += rec(50, t, flags=1, cpu=c, seq=seq)
+                recs += rec(50, t + (c + 1) * 10**6, id2=7, flags=0, cpu=c, seq=seq + 1)
+                seq += 2
+            ev += chunk(1, recs, cpu=c)
+        drops = b"".join(struct.pack("<IIQQQQ", c, 1 if c == 447 else 0, 0, tot[c], 0, 0)
+                         for c in range(ncpu))
+        data = (bytes(h) + chunk(3, b"mode=events\n\n\n\n") + devs + tasks + ev
+                + chunk(2, struct.pack("<Q", T0 + 13 * 10**9)) + da + chunk(6, drops)
+                + end(T0 + drains * NS + NS))
     else:
         sys.exit(f"craft.py: unknown kind {kind}")
     with open(out, "wb") as f:

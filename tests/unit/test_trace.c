@@ -1290,9 +1290,10 @@ static void device_lookup(void **state)
 	trace_reader_release(&r);
 }
 
-/* DROPS_AT: each CPU's totals become what it lost in each stretch; a CPU
- * beyond the header's and a chunk shorter than its times are damage,
- * skipped */
+/* DROPS_AT: each CPU's totals become what it lost in each stretch, the
+ * stretches of consecutive drains one (merged), sorted by CPU then time;
+ * a CPU beyond the header's and a chunk shorter than its times are
+ * damage, skipped */
 static void drop_stretches(void **state)
 {
 	struct {
@@ -1302,29 +1303,50 @@ static void drop_stretches(void **state)
 	struct iot_file_header h;
 	struct trace_writer w;
 	struct trace_reader r;
+	const struct iot_drop_stretch *st;
 	char err[256];
+	size_t n;
 
 	(void)state;
 	header(&h, 2);
 	assert_int_equal(trace_writer_open(&w, path, &h), 0);
 	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, sizeof(c), NULL, 0);
+	/* CPU 1 again at the next drain: the same stretch, longer */
 	c.at = (struct iot_drops_at){200, 300};
 	c.e[0] = (struct iot_drop_entry){.cpu = 1, .drops_full = 9, .drops_nostate = 1};
 	c.e[1] = (struct iot_drop_entry){.cpu = 7, .drops_full = 1}; /* no such CPU */
 	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, sizeof(c), NULL, 0);
 	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, 8, NULL, 0); /* too short */
+	/* a drain later, after one that saw none: a stretch of its own */
+	c.at = (struct iot_drops_at){400, 500};
+	c.e[0] = (struct iot_drop_entry){.cpu = 1, .drops_full = 12, .drops_nostate = 1};
+	c.e[1] = (struct iot_drop_entry){.cpu = 0, .drops_torn = 3};
+	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, sizeof(c), NULL, 0);
 	end(&w);
 	trace_writer_close(&w);
 	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
-	assert_int_equal(r.nr_drop_stretches, 3);
-	assert_int_equal(r.drop_stretches[0].cpu, 1);
-	assert_int_equal(r.drop_stretches[0].drops, 5);
-	assert_int_equal(r.drop_stretches[1].cpu, 0);
-	assert_int_equal(r.drop_stretches[1].drops, 2);
-	assert_int_equal(r.drop_stretches[2].from_ns, 200);
-	assert_int_equal(r.drop_stretches[2].to_ns, 300);
-	assert_int_equal(r.drop_stretches[2].drops, 5); /* 10 in all, 5 before */
-	assert_int_equal(r.drop_stretches[2].total, 10);
+	assert_int_equal(r.nr_drop_stretches, 4);
+	st = trace_cpu_drops(r.drop_stretches, r.nr_drop_stretches, 0, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(st[0].cpu, 0);
+	assert_int_equal(st[0].drops, 2);
+	assert_int_equal(st[0].drains, 1);
+	assert_int_equal(st[1].from_ns, 400);
+	assert_int_equal(st[1].drops, 1);
+	st = trace_cpu_drops(r.drop_stretches, r.nr_drop_stretches, 1, &n);
+	assert_int_equal(n, 2);
+	assert_ptr_equal(st, &r.drop_stretches[2]);
+	assert_int_equal(st[0].from_ns, 100);
+	assert_int_equal(st[0].to_ns, 300);
+	assert_int_equal(st[0].drains, 2);
+	assert_int_equal(st[0].drops, 10); /* 5, then 10 in all */
+	assert_int_equal(st[0].total, 10);
+	assert_int_equal(st[1].from_ns, 400);
+	assert_int_equal(st[1].to_ns, 500);
+	assert_int_equal(st[1].drops, 3);
+	assert_int_equal(st[1].total, 13);
+	assert_null(trace_cpu_drops(r.drop_stretches, r.nr_drop_stretches, 2, &n));
+	assert_int_equal(n, 0);
 	trace_reader_release(&r);
 }
 
