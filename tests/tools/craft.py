@@ -6,7 +6,7 @@ iotrail's own writer, so a writer bug cannot hide a reader bug).
 usage: craft.py KIND OUT
 kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time,
        arch-aarch64, arch-sparc, driver-disorder, repair-bad, gaps, wide-flow,
-       drops-at, many-cpus
+       drops-at, many-cpus, many-cpus-long
 """
 import struct
 import sys
@@ -166,23 +166,25 @@ def main():
         da += chunk(15, struct.pack("<Q", T0))
         da += chunk(15, struct.pack("<QQ", T0 + 40000, T0 + 60000) + drop(0, 7)[:20])
         data = h + devs + tasks + chunk(1, ev) + da + end(T0 + 10**6)
-    elif kind == "many-cpus":
+    elif kind in ("many-cpus", "many-cpus-long"):
         # a recording of 448 CPUs that dropped records at 50 Hz for 12 s:
         # CPUs 0-399 at every drain (100 each), 400-447 at every other one
         # (50 each), 447 having had no buffer; 20 CPUs under back-pressure,
-        # two stretches each, CPU k's for k ms
-        ncpu, drains, NS = 448, 600, 20_000_000
+        # two stretches each, CPU k's for k ms. -long: for 2 minutes (6000
+        # drains, 100 MB: bench/report_ab.sh TRACE=)
+        ncpu, drains, NS = 448, 6000 if kind.endswith("long") else 600, 20_000_000
         h = bytearray(header(nr_cpus=ncpu))
         struct.pack_into("<H", h, 14, 9)  # DROPS_AT since 1.9
         tot = [0] * ncpu
-        da = b""
+        da = []
         for d in range(drains):
-            ents = b""
+            ents = []
             for c in range(ncpu):
                 if c < 400 or d % 2 == 0:
                     tot[c] += 100 if c < 400 else 50
-                    ents += struct.pack("<IIQQQQ", c, 0, 0, tot[c], 0, 0)
-            da += chunk(15, struct.pack("<QQ", T0 + d * NS, T0 + (d + 1) * NS) + ents)
+                    ents.append(struct.pack("<IIQQQQ", c, 0, 0, tot[c], 0, 0))
+            da.append(chunk(15, struct.pack("<QQ", T0 + d * NS, T0 + (d + 1) * NS) + b"".join(ents)))
+        da = b"".join(da)
         ev = b""
         for c in range(20):
             seq, recs = 0, b""
