@@ -112,9 +112,12 @@ run() {
 	fi
 	r1=$(reads)
 	if [ "$v" != untraced ]; then
-		drops=$(awk '/drops on CPU/ {n += $2} END {print n + 0}' "$W/err")
-		# "back-pressure on CPU C: S stretches, T s in all: N requests ..."
-		bp=$(awk '/back-pressure on CPU/ {n += $(NF - 11)} END {print n + 0}' "$W/err")
+		# "iotrail: N drops on CPU k", and past 8 CPUs "N drops on M more CPUs"
+		drops=$(awk '/^iotrail: [0-9]+ drops on / {n += $2} END {print n + 0}' "$W/err")
+		# "back-pressure on CPU C (or on M more CPUs): S stretches, T s in
+		# all: N requests queued there written as summaries, ..."
+		bp=$(sed -n 's/^iotrail: back-pressure on .* in all: \([0-9]*\) requests queued there written as summaries.*/\1/p' "$W/err" |
+			awk '{n += $1} END {print n + 0}')
 		[ "${REPORT:-1}" != 0 ] &&
 			rep=$($IOTRAIL report -i "$W/t.iot" 2>/dev/null | awk '$1 == "zram0" {print $2; exit}')
 	fi

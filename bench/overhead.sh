@@ -148,8 +148,8 @@ PY
 	unset res
 	for f in "$W"/drops.${dev#/dev/}*; do
 		[ -f "$f" ] || continue
-		n=$(sed -n 's/^iotrail: \([0-9]*\) drops on CPU.*/\1/p' "$f" | paste -sd+ | bc)
-		b=$(sed -n 's/^iotrail: back-pressure on CPU .*: \([0-9]*\) requests queued there written as summaries.*/\1/p' "$f" | paste -sd+ | bc)
+		n=$(sed -n 's/^iotrail: \([0-9]*\) drops on .*/\1/p' "$f" | paste -sd+ | bc)
+		b=$(sed -n 's/^iotrail: back-pressure on .* in all: \([0-9]*\) requests queued there written as summaries.*/\1/p' "$f" | paste -sd+ | bc)
 		echo "# ${f##*/}: ${n:-0} records dropped, ${b:-0} requests summarised under back-pressure over all repetitions"
 	done
 done

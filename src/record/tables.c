@@ -358,8 +358,8 @@ static void say_backpressure(const struct recorder *rc)
 		fprintf(
 		    stderr,
 		    "iotrail: back-pressure on %u more CPUs: %llu stretches, %.3f s in "
-		    "all: %llu requests written as summaries, %llu other records not "
-		    "written (iotrail report: each CPU's)\n",
+		    "all: %llu requests queued there written as summaries, %llu other "
+		    "records not written\n",
 		    rest, (unsigned long long)r_deg, r_ns / 1e9,
 		    (unsigned long long)r_sum, (unsigned long long)r_skip);
 out:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Option value parsing: sizes, times, rates, and what must be refused. */
 #include "helpers.h"
+#include "util/most.h"
 #include "util/parse.h"
 
 static void sizes(void **state)
@@ -109,13 +110,34 @@ static void cpulists(void **state)
 		assert_int_equal(parse_cpulist(bad[i], set, 16), -EINVAL);
 }
 
+/* the CPUs that get a line of their own: the `most` largest, ties to the
+ * first; all of them when no more than `most` */
+static void most_lines(void **state)
+{
+	const uint64_t key[] = {5, 9, 1, 9, 7, 0, 9};
+	bool show[7];
+
+	(void)state;
+	pick_most(key, show, 7, 3);
+	assert_true(!show[0] && show[1] && !show[2] && show[3] && !show[4] && !show[5] &&
+		    show[6]);
+	pick_most(key, show, 7, 4);
+	assert_true(show[4] && !show[0]);
+	pick_most(key, show, 3, 3);
+	assert_true(show[0] && show[1] && show[2]);
+	pick_most(key, show, 7, 0);
+	for (size_t i = 0; i < 7; i++)
+		assert_false(show[i]);
+	pick_most(key, show, 0, 8); /* nothing to mark */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(sizes),	cmocka_unit_test(bad_sizes),
 	    cmocka_unit_test(times),	cmocka_unit_test(bad_times),
 	    cmocka_unit_test(rates),	cmocka_unit_test(counts),
-	    cmocka_unit_test(cpulists),
+	    cmocka_unit_test(cpulists), cmocka_unit_test(most_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
