@@ -1,0 +1,59 @@
+#!/bin/bash
+# Issue 18's checks on a machine of many CPUs, in one run of about 6
+# minutes, for a lease of 15 (the machine's start included): the share of
+# untraced IOPS each recording mode keeps at 16, 2 and 1 threads, the
+# drops, the requests summarised and the reads the report finds against
+# /proc/diskstats (bench/bigmachine.sh); then a real trace of every CPU
+# at full load, and `report` on it by thread count (bench/report_scale.sh):
+# the one-core rate on a trace of many CPUs, and the speed-up.
+# Everything it prints goes to $OUT/device.txt too.
+#
+# Here, first: make && make tools && ../shared/tools/pack-portable.sh &&
+# cp build/tools/mktrace .portable/. There (the device tool):
+#   run(command="bash bench/device_check.sh", carry=[".portable"], timeout_s=540)
+# It stops at once, saying why, where iotrail cannot run (no BPF, no BTF,
+# no zram: a gVisor machine reports kernel 4.4.0).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-/tmp/device-check}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/device.txt") 2>&1
+PORTABLE=${PORTABLE:-.portable}
+N=$(nproc)
+echo "# $(date -u +%FT%TZ) $(uname -r) $(uname -m), $N CPUs, $(awk '/MemTotal/ {print int($2 / 1048576)}' /proc/meminfo) GiB"
+[ -x "$PORTABLE/run.sh" ] || { echo "device_check: no $PORTABLE: run pack-portable.sh here first"; exit 1; }
+[ -e /sys/kernel/btf/vmlinux ] || { echo "device_check: no /sys/kernel/btf/vmlinux: this kernel cannot load iotrail's programs"; exit 1; }
+[ -e /sys/block/zram0 ] || modprobe zram 2>/dev/null || cat /sys/class/zram-control/hot_add >/dev/null 2>&1
+[ -e /sys/block/zram0 ] || { echo "device_check: no zram0 and no way to make one"; exit 1; }
+mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+ulimit -l unlimited 2>/dev/null
+# a first recording that says whether the programs load at all
+"$PORTABLE/run.sh" iotrail record -o /dev/shm/probe.iot -d zram0 -- true >/dev/null 2>"$OUT/probe.err" ||
+	{ echo "device_check: iotrail record fails here:"; cat "$OUT/probe.err"; exit 1; }
+rm -f /dev/shm/probe.iot
+T0=$(date +%s)
+big() { # THREADS REPS SECS VARIANTS [REPORT]
+	echo
+	REPORT=${5:-0} VARIANTS=$4 COST=${COST:-0} bash bench/bigmachine.sh "$2" "$3" "$1"
+	echo "# ($(($(date +%s) - T0)) s so far)"
+}
+big "$N" 2 3 "untraced events summary aggregate" 1
+big 2 2 3 "untraced events summary aggregate"
+big 1 3 3 "untraced summary aggregate"
+
+# a trace of every CPU at full load, kept for the report's scaling
+echo
+echo 1 >/sys/block/zram0/reset
+echo 1G >/sys/block/zram0/disksize
+dd if=/dev/zero of=/dev/zram0 bs=1M count=1024 oflag=direct status=none
+"$PORTABLE/run.sh" iotrail record -o /dev/shm/full.iot -d zram0 -- \
+	"$PORTABLE/ioload" /dev/zram0 "$N" 3 2>"$OUT/full.err"
+tail -3 "$OUT/full.err"
+ls -l /dev/shm/full.iot
+# "# FILE: events mode, N CPUs, T s, E events, D drops": E over one thread's seconds
+"$PORTABLE/run.sh" iotrail report -i /dev/shm/full.iot --threads 1 | head -1
+ONE_READER=0 bash bench/report_scale.sh /dev/shm/full.iot 2 "1 4 $N"
+rm -f /dev/shm/full.iot
+echo 1 >/sys/block/zram0/reset
+echo "# done in $(($(date +%s) - T0)) s"
