@@ -200,9 +200,8 @@ static void drop_lines(FILE *f, const struct report_info *ri)
 					"recording began"
 				      : "";
 		uint64_t first = 0, last = 0, drains = 0;
+		const struct iot_drop_stretch *st;
 		size_t ns;
-		const struct iot_drop_stretch *st = trace_cpu_drops(
-		    ri->drop_stretches, ri->nr_drop_stretches, e->cpu, &ns);
 
 		if (!show[j]) {
 			rest++;
@@ -210,6 +209,8 @@ static void drop_lines(FILE *f, const struct report_info *ri)
 			rest_off += (e->flags & IOT_DROP_NO_BUFFER) != 0;
 			continue;
 		}
+		st = trace_cpu_drops(ri->drop_stretches, ri->nr_drop_stretches, e->cpu,
+				     &ns);
 		for (size_t k = 0; k < ns; k++) {
 			if (!st[k].drops)
 				continue;
