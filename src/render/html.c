@@ -98,13 +98,31 @@ static void head(FILE *f, const struct report_info *ri)
 		    ri->nr_cpus, ri->events, ri->mode);
 }
 
+static uint64_t entry_drops(const struct iot_drop_entry *e)
+{
+	return e->drops_full + e->drops_torn + e->drops_nostate;
+}
+
+/* the losses table's order: the most drops first, then by CPU */
+static int cmp_drop_rows(const void *a, const void *b)
+{
+	const struct iot_drop_entry *x = *(const struct iot_drop_entry *const *)a,
+				    *y = *(const struct iot_drop_entry *const *)b;
+	uint64_t dx = entry_drops(x), dy = entry_drops(y);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
 static void drops_table(FILE *f, const struct report_info *ri)
 {
+	const struct iot_drop_entry **rows;
 	uint64_t lost = 0;
+	size_t n = 0;
 
 	for (size_t i = 0; i < ri->nr_drops; i++)
-		lost += ri->drops[i].drops_full + ri->drops[i].drops_torn +
-			ri->drops[i].drops_nostate;
+		lost += entry_drops(&ri->drops[i]);
 	fputs("<h2 id=\"drops\">Losses</h2>\n", f);
 	if (!ri->drops_known)
 		fputs("<p class=\"warn\">No drop counts: the recording was cut "
@@ -119,20 +137,36 @@ static void drops_table(FILE *f, const struct report_info *ri)
 		ri->kernel_misses, ri->join.orphan_completions);
 	if (!lost)
 		return;
+	/* a row for each CPU that dropped, the most first: on a machine of
+	 * hundreds of CPUs, not a row for each CPU */
+	rows = malloc(ri->nr_drops * sizeof(*rows));
+	if (!rows) {
+		fputs("<p class=\"warn\">The losses per CPU: out of memory.</p>\n", f);
+		return;
+	}
+	for (size_t i = 0; i < ri->nr_drops; i++)
+		if (entry_drops(&ri->drops[i]))
+			rows[n++] = &ri->drops[i];
+	qsort(rows, n, sizeof(*rows), cmp_drop_rows);
+	fprintf(f,
+		"<p class=\"meta\">%zu of %zu CPUs dropped records, the most "
+		"first.</p>\n",
+		n, ri->nr_drops);
 	fputs("<table id=\"drops-table\"><tr><th>CPU</th><th>records</th><th>dropped "
 	      "(full)</th><th>dropped (torn)</th><th>dropped (no state)</th></tr>\n",
 	      f);
-	for (size_t i = 0; i < ri->nr_drops; i++)
+	for (size_t i = 0; i < n; i++)
 		fprintf(f,
 			"<tr><td>%u%s</td><td>%" PRIu64 "</td><td>%" PRIu64
 			"</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td></tr>\n",
-			ri->drops[i].cpu,
-			ri->drops[i].flags & IOT_DROP_NO_BUFFER
+			rows[i]->cpu,
+			rows[i]->flags & IOT_DROP_NO_BUFFER
 			    ? " (no buffer: offline at the start)"
 			    : "",
-			ri->drops[i].records, ri->drops[i].drops_full,
-			ri->drops[i].drops_torn, ri->drops[i].drops_nostate);
+			rows[i]->records, rows[i]->drops_full, rows[i]->drops_torn,
+			rows[i]->drops_nostate);
 	fputs("</table>\n", f);
+	free(rows);
 }
 
 /* ---- patterns -------------------------------------------------------------- */
