@@ -319,7 +319,10 @@ struct iot_stop {
  * (system calls); the others are handed out in order of first sight
  * ("agg_devs" map: dev_t -> slot).
  */
-#define IOT_AGG_DEVS	      64u /* at most; 16 unless aggsize or serve --by cgroup asks */
+/* at most: a storage server may have hundreds of disks; by default a slot
+ * for each disk (at least 16), 64 under serve --by cgroup, within a share of
+ * MemAvailable (src/record/load.c, agg_slots) */
+#define IOT_AGG_DEVS	      1024u
 #define IOT_AGG_OPS	      3u /* read, write, other */
 #define IOT_AGG_METRICS	      16u
 #define IOT_AGG_BUCKETS	      64u

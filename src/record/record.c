@@ -114,7 +114,7 @@ static int check_and_size(struct recorder *rc)
 		}
 	}
 	/* aggsize, or (per cgroup) 63 (disk, cgroup) pairs, or the disks */
-	rc->agg_devs = o->agg_by_cgroup ? IOT_AGG_DEVS : agg_slots(rc);
+	rc->agg_devs = o->agg_by_cgroup ? RECORD_AGG_CGROUP_SLOTS : agg_slots(rc);
 	if (o->aggsize)
 		rc->agg_devs = o->aggsize / RECORD_AGG_DEV_BYTES < IOT_AGG_DEVS
 				   ? (uint32_t)(o->aggsize / RECORD_AGG_DEV_BYTES)

@@ -132,8 +132,10 @@ static inline uint64_t record_next_period(uint64_t period, uint64_t fill, uint64
  * requeues; 4096 buffers cover the deepest queues seen here (4 MB) */
 #define RECORD_DEFAULT_SPECSIZE (16u * IOT_REC_SIZE)
 #define RECORD_DEFAULT_NSPEC	4096u
-/* --aggregate: device slots by default (slot 0 is system calls) */
+/* --aggregate: device slots by default (slot 0 is system calls), at least */
 #define RECORD_AGG_DEVS 16u
+/* serve --by cgroup: slots for (disk, cgroup) pairs, slot 0 included */
+#define RECORD_AGG_CGROUP_SLOTS 64u
 /* --aggregate: one device slot's histograms (3 ops x 16 metrics) */
 #define RECORD_AGG_DEV_BYTES ((uint64_t)IOT_AGG_PER_DEV * sizeof(uint64_t))
 

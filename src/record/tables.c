@@ -431,7 +431,12 @@ void say_drops(const struct recorder *rc)
 
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++)
 		no_slot += rc->ctl[cpu].agg_no_slot;
-	if (no_slot && rc->agg_devs < IOT_AGG_DEVS)
+	if (no_slot && rc->o->agg_by_cgroup)
+		fprintf(stderr,
+			"iotrail: %llu requests left out of the histograms: their (disk, "
+			"cgroup) pairs found all %u slots taken\n",
+			(unsigned long long)no_slot, rc->agg_devs - 1);
+	else if (no_slot && rc->agg_devs < IOT_AGG_DEVS)
 		fprintf(stderr,
 			"iotrail: %llu requests left out of the histograms: their disks "
 			"found all %u device slots taken (-x aggsize=%s gives %u, the "
@@ -442,7 +447,7 @@ void say_drops(const struct recorder *rc)
 	else if (no_slot)
 		fprintf(stderr,
 			"iotrail: %llu requests left out of the histograms: their disks "
-			"(or disk and cgroup pairs) found all %u slots taken\n",
+			"found all %u device slots taken, the most\n",
 			(unsigned long long)no_slot, rc->agg_devs - 1);
 	say_backpressure(rc);
 	say_cpu_drops(rc);
