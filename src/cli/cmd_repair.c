@@ -380,8 +380,7 @@ static void say_where(const struct repair_opts *o, const struct trace_reader *rd
 	struct tspan *ds, *bs;
 
 	for (size_t i = 0; i < rd->nr_drops; i++)
-		drops += rd->drops[i].drops_full + rd->drops[i].drops_torn +
-			 rd->drops[i].drops_nostate;
+		drops += iot_drop_total(&rd->drops[i]);
 	if (!ne)
 		return;
 	if (drops && !n) {

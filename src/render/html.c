@@ -98,17 +98,12 @@ static void head(FILE *f, const struct report_info *ri)
 		    ri->nr_cpus, ri->events, ri->mode);
 }
 
-static uint64_t entry_drops(const struct iot_drop_entry *e)
-{
-	return e->drops_full + e->drops_torn + e->drops_nostate;
-}
-
 /* the losses table's order: the most drops first, then by CPU */
 static int cmp_drop_rows(const void *a, const void *b)
 {
 	const struct iot_drop_entry *x = *(const struct iot_drop_entry *const *)a,
 				    *y = *(const struct iot_drop_entry *const *)b;
-	uint64_t dx = entry_drops(x), dy = entry_drops(y);
+	uint64_t dx = iot_drop_total(x), dy = iot_drop_total(y);
 
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
@@ -122,7 +117,7 @@ static void drops_table(FILE *f, const struct report_info *ri)
 	size_t n = 0;
 
 	for (size_t i = 0; i < ri->nr_drops; i++)
-		lost += entry_drops(&ri->drops[i]);
+		lost += iot_drop_total(&ri->drops[i]);
 	fputs("<h2 id=\"drops\">Losses</h2>\n", f);
 	if (!ri->drops_known)
 		fputs("<p class=\"warn\">No drop counts: the recording was cut "
@@ -145,7 +140,7 @@ static void drops_table(FILE *f, const struct report_info *ri)
 		return;
 	}
 	for (size_t i = 0; i < ri->nr_drops; i++)
-		if (entry_drops(&ri->drops[i]))
+		if (iot_drop_total(&ri->drops[i]))
 			rows[n++] = &ri->drops[i];
 	qsort(rows, n, sizeof(*rows), cmp_drop_rows);
 	fprintf(f,

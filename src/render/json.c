@@ -244,9 +244,7 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 		jw_start_object(&w);
 		jw_uint_field(&w, "cpu", ri->drops[i].cpu);
 		jw_uint_field(&w, "records", ri->drops[i].records);
-		jw_uint_field(&w, "drops",
-			      ri->drops[i].drops_full + ri->drops[i].drops_torn +
-				  ri->drops[i].drops_nostate);
+		jw_uint_field(&w, "drops", iot_drop_total(&ri->drops[i]));
 		jw_uint_field(&w, "drops_full", ri->drops[i].drops_full);
 		jw_uint_field(&w, "drops_torn", ri->drops[i].drops_torn);
 		jw_uint_field(&w, "drops_nostate", ri->drops[i].drops_nostate);

@@ -184,8 +184,7 @@ static void drop_lines(FILE *f, const struct report_info *ri)
 		goto out;
 	}
 	for (size_t i = 0; i < ri->nr_drops; i++) {
-		uint64_t d = ri->drops[i].drops_full + ri->drops[i].drops_torn +
-			     ri->drops[i].drops_nostate;
+		uint64_t d = iot_drop_total(&ri->drops[i]);
 
 		if (d) {
 			key[n] = d;
@@ -248,8 +247,7 @@ static void header(FILE *f, const struct report_info *ri)
 	uint64_t drops = 0;
 
 	for (size_t i = 0; i < ri->nr_drops; i++)
-		drops += ri->drops[i].drops_full + ri->drops[i].drops_torn +
-			 ri->drops[i].drops_nostate;
+		drops += iot_drop_total(&ri->drops[i]);
 	char dur[32], drp[32];
 
 	if (ri->complete)

@@ -170,6 +170,12 @@ struct iot_drop_entry {
  * recording began; every record it made is in drops_full */
 #define IOT_DROP_NO_BUFFER 1u
 
+/* Everything a CPU lost: full (or no) buffer, torn slots, no state */
+static inline uint64_t iot_drop_total(const struct iot_drop_entry *e)
+{
+	return e->drops_full + e->drops_torn + e->drops_nostate;
+}
+
 /* What a CPU lost from from_ns to to_ns, as the reader gives it (not
  * stored so): a DROPS_AT entry, or several of consecutive drains (each
  * one's from_ns the last one's to_ns) that each saw the CPU's drops grow */

@@ -616,7 +616,7 @@ static int index_chunks(struct trace_reader *r, int fd)
 				memcpy(&e,
 				       r->map + rc.offset + sizeof(at) + i * sizeof(e),
 				       sizeof(e));
-				all = e.drops_full + e.drops_torn + e.drops_nostate;
+				all = iot_drop_total(&e);
 				if (e.cpu >= r->hdr.nr_cpus)
 					continue; /* damage */
 				if (!r->drop_last &&
