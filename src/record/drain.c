@@ -316,20 +316,12 @@ static int drops_at(struct recorder *rc)
 	c.at.to_ns = now_ns(CLOCK_MONOTONIC);
 	rc->drops_read_ns = c.at.to_ns;
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus && !err; cpu++) {
-		uint64_t full =
-		    __atomic_load_n(&rc->ctl[cpu].drops_full, __ATOMIC_RELAXED);
-		uint64_t nost =
-		    __atomic_load_n(&rc->ctl[cpu].drops_nostate, __ATOMIC_RELAXED);
+		struct iot_drop_entry e = cpu_drop_entry(rc, cpu);
 
-		if (full + rc->torn[cpu] + nost == rc->drops_said[cpu])
+		if (iot_drop_total(&e) == rc->drops_said[cpu])
 			continue;
-		rc->drops_said[cpu] = full + rc->torn[cpu] + nost;
-		c.e[n++] = (struct iot_drop_entry){.cpu = cpu,
-						   .flags = drop_flags(rc, cpu),
-						   .records = rc->written[cpu],
-						   .drops_full = full,
-						   .drops_torn = rc->torn[cpu],
-						   .drops_nostate = nost};
+		rc->drops_said[cpu] = iot_drop_total(&e);
+		c.e[n++] = e;
 		if (n == 64 || cpu + 1 == rc->nr_cpus) {
 			err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS_AT, 0, &c,
 						 sizeof(c.at) + n * sizeof(c.e[0]), NULL,
@@ -617,7 +609,9 @@ static void progress(struct recorder *rc, bool final)
 
 	for (uint32_t i = 0; i < rc->nr_cpus; i++) {
 		recs += rc->written[i];
-		drops += rc->ctl[i].drops_full + rc->torn[i] + rc->ctl[i].drops_nostate;
+		struct iot_drop_entry e = cpu_drop_entry(rc, i);
+
+		drops += iot_drop_total(&e);
 	}
 	fprintf(stderr, "\riotrail: recording %.1f s, %llu records, %llu drops%s",
 		(now_ns(CLOCK_MONOTONIC) - rc->start_ns) / 1e9, (unsigned long long)recs,

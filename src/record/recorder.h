@@ -174,10 +174,20 @@ int write_new_tasks(struct recorder *rc);
 void say_stop(const struct recorder *rc, uint32_t reason);
 /* "iotrail: N drops on CPU k" for each CPU that dropped. */
 void say_drops(const struct recorder *rc);
-/* A CPU's DROPS entry flags (IOT_DROP_*). */
-static inline uint32_t drop_flags(const struct recorder *rc, uint32_t cpu)
+/* A CPU's records and drops as its DROPS (and DROPS_AT) entry says them;
+ * iot_drop_total sums its drops. */
+static inline struct iot_drop_entry cpu_drop_entry(const struct recorder *rc,
+						   uint32_t cpu)
 {
-	return rc->cpu_buf[cpu] == IOT_NO_BUF ? IOT_DROP_NO_BUFFER : 0;
+	return (struct iot_drop_entry){
+	    .cpu = cpu,
+	    .flags = rc->cpu_buf[cpu] == IOT_NO_BUF ? IOT_DROP_NO_BUFFER : 0,
+	    .records = rc->written[cpu],
+	    .drops_full = __atomic_load_n(&rc->ctl[cpu].drops_full, __ATOMIC_RELAXED),
+	    .drops_torn = rc->torn[cpu],
+	    .drops_nostate =
+		__atomic_load_n(&rc->ctl[cpu].drops_nostate, __ATOMIC_RELAXED),
+	};
 }
 
 #endif

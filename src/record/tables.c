@@ -256,14 +256,8 @@ int write_tables(struct recorder *rc, uint32_t reason)
 	d = calloc(rc->nr_cpus, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
-		d[cpu].cpu = cpu;
-		d[cpu].flags = drop_flags(rc, cpu);
-		d[cpu].records = rc->written[cpu];
-		d[cpu].drops_full = rc->ctl[cpu].drops_full;
-		d[cpu].drops_torn = rc->torn[cpu];
-		d[cpu].drops_nostate = rc->ctl[cpu].drops_nostate;
-	}
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++)
+		d[cpu] = cpu_drop_entry(rc, cpu);
 	if (!err)
 		err = trace_writer_chunk(&rc->w, IOT_CHUNK_DROPS, 0, d,
 					 rc->nr_cpus * sizeof(*d), NULL, 0);
@@ -379,8 +373,8 @@ static void say_cpu_drops(const struct recorder *rc)
 	if (!key || !show || !cpus)
 		goto out;
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
-		uint64_t d =
-		    rc->ctl[cpu].drops_full + rc->torn[cpu] + rc->ctl[cpu].drops_nostate;
+		struct iot_drop_entry e = cpu_drop_entry(rc, cpu);
+		uint64_t d = iot_drop_total(&e);
 
 		if (d) {
 			key[n] = d;

@@ -248,7 +248,8 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 		jw_uint_field(&w, "drops_full", ri->drops[i].drops_full);
 		jw_uint_field(&w, "drops_torn", ri->drops[i].drops_torn);
 		jw_uint_field(&w, "drops_nostate", ri->drops[i].drops_nostate);
-		/* since 1.10's flags: the CPU was offline at the start */
+		/* the entry's flags (false in files from before them): the CPU
+		 * was offline at the start */
 		jw_name(&w, "no_buffer");
 		jw_bool(&w, (ri->drops[i].flags & IOT_DROP_NO_BUFFER) != 0);
 		/* where in time (since 1.9): the drains that saw them grow,

@@ -91,7 +91,7 @@ struct trace_reader {
 	/* where in time records were dropped (DROPS_AT chunks, since 1.9):
 	 * a CPU lost drops records after from_ns and by to_ns; consecutive
 	 * drains of a CPU's merged into one stretch; sorted by CPU, then time
-	 * (trace_reader_cpu_drops finds a CPU's) */
+	 * (trace_cpu_drops finds a CPU's) */
 	struct iot_drop_stretch *drop_stretches;
 	size_t nr_drop_stretches, cap_drop_stretches;
 	struct drop_last *drop_last; /* per CPU, while reading them */
