@@ -24,13 +24,14 @@ dd if=/dev/urandom of="$Z" bs=1M count=64 oflag=direct status=none
 SLOTS=$((4 * 1024 * 1024 / 64)) # the default 4 MB a buffer
 
 reads() { diskstats zram0 | cut -d' ' -f1; }
-# maps NAME: "max_entries" of the BPF map NAME the running recorder made
+# maps NAME: "max_entries" of the BPF map NAME the running recorder made:
+# the newest by id, as the last recording's maps may not be freed yet
 maps() {
 	python3 -c "
 import json, sys
-for m in json.load(open('$TMP/maps.json')):
-    if m.get('name') == '$1':
-        print(m['max_entries'])" | head -1
+m = [m for m in json.load(open('$TMP/maps.json')) if m.get('name') == '$1']
+if m:
+    print(max(m, key=lambda m: m['id'])['max_entries'])"
 }
 # the recorded command: 5000 reads wherever it runs, CPU 1 online, then
 # 4000 reads pinned to CPU 1 and 3000 pinned to CPU 0
