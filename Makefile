@@ -101,6 +101,7 @@ $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 
 # unit tests of the recorder's pure parts link their objects too
 $(OUT)/tests/test_flowdef: $(OUT)/obj/record/flowdef.o
+$(OUT)/tests/test_devrange: $(OUT)/obj/record/devices.o
 $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(OUT)/obj/tests

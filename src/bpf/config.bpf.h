@@ -6,6 +6,8 @@
 #ifndef IOTRAIL_CONFIG_BPF_H
 #define IOTRAIL_CONFIG_BPF_H
 
+#include "devfilter.h"
+
 const volatile __u32 cfg_self_tgid = 0;	     /* never trace the recorder itself */
 const volatile bool cfg_filter_pids = false; /* syscalls: only tgids in "pids" */
 const volatile bool cfg_summary = false;     /* one record per request */
@@ -27,9 +29,8 @@ const volatile __u64 cfg_spec_ns = 0;
 const volatile __u32 cfg_spec_nrec = 16; /* records per speculation buffer */
 #define SPEC_ON cfg_speculate
 
-/* Device filter (-d), fixed before load so it costs no map lookup: disk
- * dev_t and the sector range [start, end) selected on it. */
-#define IOT_MAX_FILTER_DEVS 16
+/* Device filter (-d), fixed before load so it costs no map lookup: the
+ * sector ranges [start, end) selected, as devfilter.h searches them. */
 const volatile __u32 cfg_nr_devs = 0; /* 0: every device */
 const volatile __u32 cfg_dev[IOT_MAX_FILTER_DEVS] = {};
 const volatile __u64 cfg_dev_start[IOT_MAX_FILTER_DEVS] = {};

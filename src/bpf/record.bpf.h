@@ -30,17 +30,8 @@ static __always_inline __u32 iot_opf(__u32 opf)
 
 static __always_inline bool dev_wanted(__u32 dev, __u64 sector)
 {
-	if (!cfg_nr_devs)
-		return true;
-	/* A request without a sector (the flush machinery's flush request
-	 * carries (sector_t)-1) concerns its whole disk: it passes any filter
-	 * on that disk, as it counts in the disk's /proc/diskstats. */
-	for (__u32 i = 0; i < IOT_MAX_FILTER_DEVS && i < cfg_nr_devs; i++)
-		if (cfg_dev[i] == dev &&
-		    ((sector >= cfg_dev_start[i] && sector < cfg_dev_end[i]) ||
-		     sector == ~0ull))
-			return true;
-	return false;
+	return !cfg_nr_devs || iot_devfilter_has(cfg_dev, cfg_dev_start, cfg_dev_end,
+						 cfg_nr_devs, dev, sector);
 }
 
 /* A slot reserved, with its time (ts, or 0: now), task, type and CPU. A

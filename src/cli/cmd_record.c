@@ -23,7 +23,8 @@ static void record_usage(FILE *f)
 	    "\n"
 	    "  -o, --output FILE     trace file (default iotrail.iot)\n"
 	    "  -d, --device DEV      block events of DEV only (loop0, /dev/vda1, 7:0);\n"
-	    "                        a partition selects its disk's events inside it\n"
+	    "                        a partition selects its disk's events inside it;\n"
+	    "                        up to 1024 of them\n"
 	    "  -p, --pid PID         syscall events of PID and its children only\n"
 	    "  -D, --duration TIME   stop after TIME (10s, 500ms, 2m)\n"
 	    "  -b, --bufsize SIZE    per-CPU buffer (default 4m; k/m/g suffixes)\n"
@@ -270,7 +271,7 @@ int cmd_record(int argc, char **argv)
 	    .nspec = RECORD_DEFAULT_NSPEC,
 	    .pack = true,
 	};
-	const char *devs[64], *flow_names = NULL, *flow_file = NULL;
+	const char *devs[RECORD_MAX_DEVS], *flow_names = NULL, *flow_file = NULL;
 	struct flowdef flows[IOT_FLOW_MAX];
 	pid_t pids[64];
 	char cmdline[1024] = "";
@@ -292,8 +293,9 @@ int cmd_record(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case 'd':
-			if (o.nr_devs == 64)
-				return usage_error("-d: at most 64 devices");
+			if (o.nr_devs == RECORD_MAX_DEVS)
+				return usage_error("-d: at most %d devices",
+						   RECORD_MAX_DEVS);
 			devs[o.nr_devs++] = optarg;
 			break;
 		case 'p':

@@ -27,6 +27,7 @@
 #include "../serve/metrics.h"
 #include "../trace/syscalls.h"
 #include "../util/clock.h"
+#include "../util/grow.h"
 #include "../util/parse.h"
 #include "cli.h"
 #include "pipeline.h"
@@ -72,9 +73,10 @@ struct serve {
 	struct {
 		uint32_t dev;
 		char name[32];
-	} names[64]; /* dev_t -> name, as /sys says (the HTTP thread's) */
-	size_t nr_names;
-	uint32_t known[64]; /* the -d disks: their series exist from the start */
+	} * names; /* dev_t -> name, as /sys says (the HTTP thread's) */
+	size_t nr_names, cap_names;
+	uint32_t
+	    known[RECORD_MAX_DEVS]; /* the -d disks: their series exist from the start */
 	size_t nr_known;
 	struct capture cap;
 	bool by_cgroup;
@@ -277,7 +279,7 @@ static bool exemplar(void *ctx, uint32_t dev, uint8_t op, uint8_t metric, int j,
 static pid_t start_capture(struct capture *c, const char *path)
 {
 	char slow[32], period[32], log[4200];
-	const char *argv[8 + 2 * 64 + 1];
+	const char *argv[8 + 2 * RECORD_MAX_DEVS + 1];
 	int n = 0, fd;
 	pid_t pid;
 
@@ -453,7 +455,7 @@ static const char *dev_name(void *ctx, uint32_t dev)
 	for (size_t i = 0; i < sv->nr_names; i++)
 		if (sv->names[i].dev == dev)
 			return sv->names[i].name;
-	if (sv->nr_names == sizeof(sv->names) / sizeof(sv->names[0]))
+	if (GROW(sv->names, sv->nr_names + 1, sv->cap_names))
 		return NULL;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", dev >> 20,
 		 dev & 0xfffff);
@@ -628,7 +630,7 @@ int cmd_serve(int argc, char **argv)
 	    .nice = RECORD_DEFAULT_NICE,
 	    .aggregate = true,
 	};
-	const char *listen_addr = "127.0.0.1:9464", *devs[64],
+	const char *listen_addr = "127.0.0.1:9464", *devs[RECORD_MAX_DEVS],
 		   *cap_dir = "iotrail-capture";
 	uint64_t slow_ns = 0, period_ns = 30000000000ull;
 	unsigned long keep = 4;
@@ -645,8 +647,9 @@ int cmd_serve(int argc, char **argv)
 			listen_addr = optarg;
 			break;
 		case 'd':
-			if (o.nr_devs == 64)
-				return usage_error("-d: at most 64 devices");
+			if (o.nr_devs == RECORD_MAX_DEVS)
+				return usage_error("-d: at most %d devices",
+						   RECORD_MAX_DEVS);
 			devs[o.nr_devs++] = optarg;
 			break;
 		case 'o':
@@ -749,6 +752,7 @@ int cmd_serve(int argc, char **argv)
 	ret = record_run(&o);
 	live_stop(sv);
 	http_close(&sv->http);
+	free(sv->names);
 	free(sv);
 	return ret;
 }

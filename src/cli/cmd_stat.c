@@ -19,7 +19,7 @@
 #include "../util/parse.h"
 #include "cli.h"
 
-#define MAX_DEVS 64
+#define MAX_DEVS 1024 /* as record -d */
 
 static volatile sig_atomic_t stop_now;
 

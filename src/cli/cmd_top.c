@@ -26,7 +26,8 @@
 #include "../util/parse.h"
 #include "cli.h"
 
-#define MAX_FILTER 32
+#define MAX_PIDS 32
+#define MAX_DEVS 1024 /* as record -d */
 
 enum sort_key { SORT_IOPS, SORT_KBS, SORT_AWAIT, SORT_PID, NR_SORT };
 static const char *const sort_names[NR_SORT] = {"iops", "kbs", "await", "pid"};
@@ -34,9 +35,9 @@ static const char *const sort_names[NR_SORT] = {"iops", "kbs", "await", "pid"};
 struct top_opts {
 	bool batch;
 	size_t rows; /* process rows shown, 0: what fits (terminal) or 20 */
-	pid_t pids[MAX_FILTER];
+	pid_t pids[MAX_PIDS];
 	size_t nr_pids;
-	uint32_t devs[MAX_FILTER];
+	uint32_t devs[MAX_DEVS];
 	size_t nr_devs;
 	enum sort_key sort;
 	uint64_t interval_ns, count; /* count 0: until q or Ctrl-C */
@@ -424,9 +425,9 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		case 'p':
 			if (parse_count(optarg, &v) || !v || v > INT32_MAX)
 				return usage_error("-p %s: not a process id", optarg);
-			if (o->nr_pids == MAX_FILTER)
+			if (o->nr_pids == MAX_PIDS)
 				return usage_error("-p %s: at most %d processes", optarg,
-						   MAX_FILTER);
+						   MAX_PIDS);
 			if (kill((pid_t)v, 0) && errno == ESRCH)
 				return usage_error("-p %s: no such process", optarg);
 			o->pids[o->nr_pids++] = (pid_t)v;
@@ -438,9 +439,9 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			unsigned int ma, mi;
 			FILE *f;
 
-			if (o->nr_devs == MAX_FILTER)
+			if (o->nr_devs == MAX_DEVS)
 				return usage_error("-d %s: at most %d devices", optarg,
-						   MAX_FILTER);
+						   MAX_DEVS);
 			snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
 			f = strchr(name, '/') ? NULL : fopen(path, "r");
 			if (!f || fscanf(f, "%u:%u", &ma, &mi) != 2) {

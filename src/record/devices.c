@@ -193,6 +193,33 @@ struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg, char 
 	return NULL;
 }
 
+static int range_cmp(const void *a, const void *b)
+{
+	const struct dev_range *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+size_t devrange_merge(struct dev_range *r, size_t n)
+{
+	size_t k = 0;
+
+	if (!n)
+		return 0;
+	qsort(r, n, sizeof(*r), range_cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (r[i].dev == r[k].dev && r[i].start <= r[k].end) {
+			if (r[i].end > r[k].end)
+				r[k].end = r[i].end;
+		} else {
+			r[++k] = r[i];
+		}
+	}
+	return k + 1;
+}
+
 /* One device's stat file: fields 1, 5, 12 and 16 are the reads, writes,
  * discards and flushes completed, field 9 the requests in flight
  * (Documentation/block/stat.rst; a kernel before 4.18 or 5.5 has fewer

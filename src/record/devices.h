@@ -26,6 +26,17 @@ struct iot_dev_entry *devtab_resolve(struct dev_table *t, const char *arg, char 
 				     size_t errlen);
 void devtab_release(struct dev_table *t);
 
+/* -d's selection as the programs search it (dev_wanted, record.bpf.h): a
+ * disk's dev_t and the sectors [start, end) selected on it. */
+struct dev_range {
+	uint32_t dev;
+	uint64_t start, end;
+};
+/* Sorts r by disk, then start, and merges each disk's ranges that overlap
+ * or touch, in place (a disk named twice, a partition inside its disk):
+ * how many are left. */
+size_t devrange_merge(struct dev_range *r, size_t n);
+
 /* What the kernel counts now of the devices recorded (those selected with
  * -d, else every disk), summed: requests in flight, and requests completed
  * (reads, writes, discards and flushes), from /sys/class/block/NAME/stat. */

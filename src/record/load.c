@@ -216,15 +216,19 @@ int size_buffers(struct recorder *rc)
 }
 
 /* -d: the disks and sector ranges, into the programs' constants (before
- * load). A partition selects its disk's sectors inside it. */
+ * load), sorted and merged for their search. A partition selects its
+ * disk's sectors inside it. */
 static int config_devs(struct recorder *rc, char *msg, size_t msglen)
 {
 	const struct record_opts *o = rc->o;
 	typeof(rc->skel->rodata) ro = rc->skel->rodata;
+	struct dev_range r[RECORD_MAX_DEVS];
+	size_t n;
 
-	if (o->nr_devs > (int)(sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]))) {
-		snprintf(msg, msglen, "-d: at most %zu devices",
-			 sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]));
+	_Static_assert(RECORD_MAX_DEVS == sizeof(ro->cfg_dev) / sizeof(ro->cfg_dev[0]),
+		       "-d's limit is the programs'");
+	if (o->nr_devs > RECORD_MAX_DEVS) {
+		snprintf(msg, msglen, "-d: at most %d devices", RECORD_MAX_DEVS);
 		return -ERANGE;
 	}
 	for (int i = 0; i < o->nr_devs; i++) {
@@ -234,13 +238,19 @@ static int config_devs(struct recorder *rc, char *msg, size_t msglen)
 		if (!e)
 			return -ENODEV;
 		e->flags |= IOT_DEV_FILTERED;
-		ro->cfg_dev[i] = e->disk_dev;
-		ro->cfg_dev_start[i] = e->start_sector;
-		ro->cfg_dev_end[i] = (e->flags & IOT_DEV_PARTITION)
-					 ? e->start_sector + e->nr_sectors
-					 : UINT64_MAX;
+		r[i].dev = e->disk_dev;
+		r[i].start = e->start_sector;
+		r[i].end = (e->flags & IOT_DEV_PARTITION)
+			       ? e->start_sector + e->nr_sectors
+			       : UINT64_MAX;
 	}
-	ro->cfg_nr_devs = o->nr_devs;
+	n = devrange_merge(r, (size_t)o->nr_devs);
+	for (size_t i = 0; i < n; i++) {
+		ro->cfg_dev[i] = r[i].dev;
+		ro->cfg_dev_start[i] = r[i].start;
+		ro->cfg_dev_end[i] = r[i].end;
+	}
+	ro->cfg_nr_devs = (uint32_t)n;
 	return 0;
 }
 

@@ -39,9 +39,12 @@ struct record_live_lost {
 int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, size_t *n,
 		     uint32_t **cgroups, struct record_live_lost *lost);
 
+/* -d: the most devices and partitions one recording selects */
+#define RECORD_MAX_DEVS 1024
+
 struct record_opts {
 	const char *output; /* trace file path */
-	const char **devs;  /* -d arguments */
+	const char **devs;  /* -d arguments, at most RECORD_MAX_DEVS */
 	int nr_devs;
 	pid_t *pids; /* -p arguments */
 	int nr_pids;

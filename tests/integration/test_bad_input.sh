@@ -27,6 +27,12 @@ must_fail "unknown device by number" 2 "-d 250:250: no block device 250:250" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" -d 250:250 -- true
 must_fail "device path that is not a block device" 2 "-d /etc/passwd: not a block device" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" -d /etc/passwd -- true
+many=()
+for _ in $(seq 1025); do many+=(-d 250:250); done
+must_fail "more devices than a recording selects" 2 "-d: at most 1024 devices" \
+	"$IOTRAIL" record -o "$TMP/keep.iot" "${many[@]}" -- true
+must_fail "more devices than serve selects" 2 "-d: at most 1024 devices" \
+	"$IOTRAIL" serve -o "$TMP/keep.iot" "${many[@]}"
 must_fail "command that does not exist" 127 "no-such-command-xyz: command not found" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" -- no-such-command-xyz --flag
 must_fail "process that does not exist" 2 "-p 999999999: not a process id|-p 99999999: no such process" \

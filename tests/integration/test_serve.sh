@@ -268,6 +268,40 @@ for a in "localhost" "1.2.3.4:99999" "300.1.1.1:80" "[::1:80" ":"; do
 done
 stop_all
 
+# --- 70 disks: each one's series under its name ---------------------------------------
+# (serve named the first 64 disks it met and gave the others MAJ:MIN)
+MANY=()
+for _ in $(seq 70); do MANY+=("$(make_loop 1M none)"); done
+"$IOTRAIL" serve --listen "127.0.0.1:$SP" 2>"$TMP/serve4.err" &
+SERVE=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+for i in "${!MANY[@]}"; do
+	dd if="${MANY[$i]}" of=/dev/null bs=4k count=$((1 + i % 5)) iflag=direct status=none
+done
+curl -s "http://127.0.0.1:$SP/metrics" >"$TMP/m70.txt"
+want=""
+for i in "${!MANY[@]}"; do want="$want ${MANY[$i]#/dev/}=$((1 + i % 5))"; done
+python3 - "$TMP/m70.txt" "$want" <<'PY' >"$TMP/out" 2>&1 &&
+import re, sys
+text = open(sys.argv[1]).read()
+lost = int(re.search(r'^iotrail_lost_requests_total (\d+)', text, re.M).group(1))
+got = dict(re.findall(r'^iotrail_requests_total\{device="([^"]+)",op="read"\} (\d+)$', text, re.M))
+short = 0
+for w in sys.argv[2].split():
+    d, n = w.split("=")
+    assert d in got, (d, "no series; devices:", sorted(got))
+    assert int(got[d]) <= int(n), (d, got[d], n)
+    short += int(n) - int(got[d])
+assert short <= lost, (short, lost)
+numbered = [d for d in got if re.match(r"^\d+:\d+$", d)]
+assert not numbered, ("named by number:", numbered)
+print(len(got), "devices,", short, "reads lost")
+PY
+	ok "70 disks: each one's reads under its name ($(cat "$TMP/out"))" ||
+	not_ok "serve, 70 disks" "$(tail -3 "$TMP/out")"
+stop_all
+for l in "${MANY[@]}"; do detach_loop "$l"; done
+
 # --- --by cgroup: per cgroup what blkio counts ------------------------------------------
 CG=/sys/fs/cgroup/blkio
 MAJMIN=$(lsblk -ndo MAJ:MIN "$L" | tr -d ' ')
