@@ -231,7 +231,9 @@ int cmd_frag(int argc, char **argv)
 	struct frag_out_opts oo = {0};
 	bool fs_flag = false, sync = false;
 	long threads = sysconf(_SC_NPROCESSORS_ONLN);
-	char how[4200] = "";
+	char how[8192] = "", one[4200];
+	const char *first = NULL; /* the first path's method */
+	bool mixed = false;	  /* and a later one's differs */
 	int c, ret = 0;
 	double t0;
 
@@ -301,11 +303,21 @@ int cmd_frag(int argc, char **argv)
 			goto cleanup;
 		}
 		ret = scan_one(argv[i], fs_flag, method, sync,
-			       threads > 0 ? (unsigned int)threads : 1, &s, how,
-			       sizeof(how));
+			       threads > 0 ? (unsigned int)threads : 1, &s, one,
+			       sizeof(one));
 		if (ret)
 			goto cleanup;
+		/* several paths: each way they were read, once */
+		if (!first)
+			first = s.method;
+		else if (strcmp(first, s.method))
+			mixed = true;
+		if (!strstr(how, one))
+			snprintf(how + strlen(how), sizeof(how) - strlen(how), "%s%s",
+				 *how ? "; " : "", one);
 	}
+	if (mixed)
+		s.method = "mixed";
 	oo.seconds = now_s() - t0;
 	oo.scope = argc - optind == 1 ? argv[optind] : "(several paths)";
 	oo.how = how;

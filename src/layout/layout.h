@@ -85,7 +85,7 @@ struct frag_scan {
 	size_t nr_files, cap_files;
 	struct frag_fs fs; /* whole-filesystem scans only (has_fs) */
 	int has_fs;
-	const char *method; /* "fiemap" or "libext2fs" */
+	const char *method; /* "fiemap" or "libext2fs" ("mixed": several paths, both) */
 	uint32_t block_size;
 	uint64_t errors; /* files that could not be scanned (each said on stderr) */
 	int damaged;	 /* the filesystem itself is damaged (said on stderr) */

@@ -314,6 +314,11 @@ ln -s g "$TMP/noft/d/s"
 expect_eq "ext2 without file types: a directory's two files, the link skipped (libext2fs)" \
 	"$(tail -n +2 "$TMP/o" | cut -f 1,3-4 | sort | tr '\t\n' ' ;') $(grep -c "skipped 0 special files and 1 symbolic links" "$TMP/e") $("$IOTRAIL" frag -f json "$TMP/noft/d" 2>/dev/null | grep -c '"method":"libext2fs"')" \
 	"$TMP/noft/d/e/f 50000 49;$TMP/noft/d/g 2 1; 1 1"
+# several paths read two ways (a directory from the device, a file by
+# FIEMAP): the header says so, and each way once (it named the last path's)
+expect_eq "two paths, two methods: method mixed, both ways said" \
+	"$("$IOTRAIL" frag -f json "$TMP/noft/d/e" "$TMP/noft/d/g" 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["method"], j["how"].count("; "), "per file" in j["how"], "tree read from" in j["how"], len(j["files"]))') $("$IOTRAIL" frag -f json "$TMP/noft/d/e" "$TMP/noft/d" 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["method"], j["how"].count("; "))')" \
+	"mixed 1 True True 2 libext2fs 0"
 umount "$TMP/noft"
 detach_loop "$NDEV"
 mkfifo "$TMP/fifo"
