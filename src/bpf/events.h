@@ -380,7 +380,7 @@ struct iot_flow_def {
 };
 
 #define IOT_REC_SIZE 64u
-#define IOT_MAX_CPUS 512u
+#define IOT_MAX_CPUS 8192u /* possible CPUs: x86-64's NR_CPUS at most */
 /* cfg_cpu_buf of a CPU offline when the recording began: it has no buffer */
 #define IOT_NO_BUF 0xffffffffu
 /* free slots kept back so that records of nested programs (interrupts on the

@@ -705,6 +705,36 @@ static int index_chunks(struct trace_reader *r, int fd)
 	return 0;
 }
 
+/* The tree's leaves: the streams that have records (at least one, so
+ * that the tree has a winner). 0 or -ENOMEM. */
+static int find_leaves(struct trace_reader *r)
+{
+	uint32_t n = 0;
+
+	r->leaves = malloc(r->nr_streams * sizeof(*r->leaves));
+	r->leaf_of = malloc(r->nr_streams * sizeof(*r->leaf_of));
+	if (!r->leaves || !r->leaf_of)
+		return -ENOMEM;
+	memset(r->leaf_of, 0xff, r->nr_streams * sizeof(*r->leaf_of));
+	for (size_t i = 0; i < r->nr_chunks; i++) {
+		const struct reader_chunk *c = &r->chunks[i];
+
+		if (has_recs(c->type) && c->cpu < r->nr_streams)
+			r->leaf_of[c->cpu] = 0;
+	}
+	for (uint32_t s = 0; s < r->nr_streams; s++)
+		if (!r->leaf_of[s]) {
+			r->leaf_of[s] = n;
+			r->leaves[n++] = s;
+		}
+	if (!n) {
+		r->leaf_of[0] = 0;
+		r->leaves[n++] = 0;
+	}
+	r->nr_leaves = n;
+	return 0;
+}
+
 /* The merge's state for r->nr_streams streams, empty: 0 or -ENOMEM (what
  * was had is freed by free_merge) */
 static int alloc_merge(struct trace_reader *r)
@@ -833,7 +863,7 @@ static int open_indexed(struct trace_reader *r, const char *path, unsigned int t
 		madvise((void *)r->map, r->size, MADV_DONTNEED);
 	/* the CPUs, then the markers, then the repair's estimates */
 	r->nr_streams = r->hdr.nr_cpus + 2;
-	if (alloc_merge(r)) {
+	if (find_leaves(r) || alloc_merge(r)) {
 		err = -ENOMEM;
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto cleanup;
@@ -1150,8 +1180,8 @@ static void release_behind(struct trace_reader *r)
 				 : r->map + r->size;
 	if (r->size <= READER_POPULATE_MAX)
 		return;
-	for (uint32_t i = 0; i < r->nr_streams; i++) {
-		const struct reader_cpu *c = &r->cpus[i];
+	for (uint32_t j = 0; j < r->nr_leaves; j++) {
+		const struct reader_cpu *c = &r->cpus[r->leaves[j]];
 
 		for (unsigned int k = 0; k < c->win_count; k++) {
 			const uint8_t *p =
@@ -1190,13 +1220,15 @@ static inline bool before(uint64_t ka, uint32_t a, uint64_t kb, uint32_t b)
  * the leaves up: after the open, a rewind, or a round's new spans. */
 static void build_tree(struct trace_reader *r)
 {
-	uint32_t k = r->nr_streams,
+	uint32_t k = r->nr_leaves,
 		 *win = r->tree + k - 1; /* win[1, 2k): node n's winner */
 
-	for (uint32_t i = 0; i < k; i++) {
+	for (uint32_t j = 0; j < k; j++) {
+		uint32_t i = r->leaves[j];
+
 		refill(r, &r->cpus[i], i);
 		r->key[i] = head_key(r, i);
-		win[k + i] = i; /* the leaves */
+		win[k + j] = i; /* the leaves */
 	}
 	for (uint32_t n = k; n-- > 1;) {
 		uint32_t a = win[2 * n], b = win[2 * n + 1];
@@ -1216,7 +1248,7 @@ static inline void replay(struct trace_reader *r, uint32_t s)
 	uint64_t kw = r->key[s] = head_key(r, s);
 	uint32_t w = s;
 
-	for (uint32_t n = (s + r->nr_streams) >> 1; n; n >>= 1) {
+	for (uint32_t n = (r->leaf_of[s] + r->nr_leaves) >> 1; n; n >>= 1) {
 		uint32_t l = r->tree[n];
 		uint64_t kl = r->key[l];
 
@@ -1446,6 +1478,8 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->drop_stretches);
 	free(r->drop_last);
 	free(r->chunks);
+	free(r->leaves);
+	free(r->leaf_of);
 	free(r->agg_list);
 	free(r->sorted);
 	free((void *)r->tasks);

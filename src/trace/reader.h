@@ -157,10 +157,16 @@ struct trace_reader {
 	 * record costs log2(streams) comparisons along one path, not a look
 	 * at every stream (sixteen CPUs and more), nor a heap's two per level. */
 	uint64_t *key;	/* per stream */
-	uint32_t *tree; /* [0] the winner, [1, nr_streams) each match's loser
-			   (node n's children 2n and 2n + 1; leaf nr_streams + s
-			   is stream s), then room for building it */
-	bool tree_ok;	/* false: built again before the next record */
+	uint32_t *tree; /* [0] the winner, [1, nr_leaves) each match's loser
+			   (node n's children 2n and 2n + 1; node nr_leaves + j
+			   is leaf j), then room for building it */
+	/* the tree's leaves: the streams with records in the file, ascending
+	 * (a host may count thousands of possible CPUs and have two online:
+	 * the others cost no level of the tree and no look at each round),
+	 * found at the open and shared with the segments' cursors */
+	uint32_t *leaves, nr_leaves;
+	uint32_t *leaf_of; /* per stream: its leaf, UINT32_MAX for none */
+	bool tree_ok;	   /* false: built again before the next record */
 	/* a speculative trace (has_spec) is read through a sorted index */
 	const struct iot_rec **sorted;
 	uint64_t nr_sorted, next_sorted;

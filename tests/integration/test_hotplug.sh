@@ -132,4 +132,25 @@ cpu_online 1
 got=$(json_get "$TMP/off.json" "[d['requests'] for d in j['devices'] if d['name']=='zram0'][0]")
 expect_eq "offline during: every read in the report" "$got" "$delta"
 expect_eq "offline during: diskstats counts 7000" "$delta" 7000
+
+# --- a host that counts 768 possible CPUs (hotplug slots) with 2 online ---
+# Only what /sys says is changed, in a mount namespace of the recorder's
+# own: the kernel still has its 2 (every one online again here, so
+# POSSIBLE counts them). Recording refused past 512 possible CPUs,
+# and the reader any trace of more; now 8192, x86-64's most.
+echo "0-767" >"$TMP/possible"
+b=$(reads)
+unshare -m sh -c "mount --bind $TMP/possible /sys/devices/system/cpu/possible &&
+	exec $IOTRAIL record -o $TMP/p768.iot -d zram0 -- sh -c 'bpftool -j map show >$TMP/maps.json;
+		dd if=$Z of=/dev/null bs=4k count=3000 iflag=direct status=none'" 2>"$TMP/p768.err"
+expect_eq "768 possible CPUs: exit status" $? 0
+delta=$(($(reads) - b))
+check "768 possible CPUs: the recorder says it buffers 2 of them" \
+	grep -q "^iotrail: buffers for $POSSIBLE of 768 possible CPUs, those online" "$TMP/p768.err"
+expect_eq "768 possible CPUs: a control block each, a buffer per online one (bpftool)" \
+	"$(maps ctl) $(maps buf)" "768 $((SLOTS * POSSIBLE))"
+"$IOTRAIL" report -i "$TMP/p768.iot" -f json >"$TMP/p768.json" 2>"$TMP/p768.rerr"
+expect_eq "768 possible CPUs: the report reads the trace, and every read" \
+	"$(json_get "$TMP/p768.json" "(j['nr_cpus'], [d['requests'] for d in j['devices'] if d['name']=='zram0'][0])" 2>&1)" \
+	"(768, $delta)"
 finish

@@ -129,10 +129,11 @@ static void merge_order(void **state)
  * rounds, times drawn from a few values so that CPUs tie often, CPU 5
  * silent throughout and CPU 9 in every other round: the records come out
  * sorted by time, ties by CPU, then in each CPU's own order (the id
- * counts them per CPU). */
+ * counts them per CPU). The CPUs are numbered c * stride of nr_cpus
+ * possible ones: the tree has a leaf for each of the 12 that wrote. */
 #define MS_CPUS	  13u
 #define MS_ROUNDS 5u
-static void merge_many_streams(void **state)
+static void many_streams(uint32_t nr_cpus, uint32_t stride)
 {
 	static struct iot_rec recs[MS_CPUS][MS_ROUNDS * 40];
 	struct iot_file_header h;
@@ -144,7 +145,7 @@ static void merge_many_streams(void **state)
 	uint32_t last_cpu = 0;
 	char err[256];
 
-	header(&h, MS_CPUS);
+	header(&h, nr_cpus);
 	assert_int_equal(trace_writer_open(&w, path, &h), 0);
 	for (uint32_t k = 0; k < MS_ROUNDS; k++) {
 		for (uint32_t c = 0; c < MS_CPUS; c++) {
@@ -161,11 +162,11 @@ static void merge_many_streams(void **state)
 				a[i] =
 				    mkrec(IOT_EV_BIO_QUEUE, ts, seq[c] + i + 1, 0, 0, 8);
 				a[i].seq = seq[c] + i;
-				a[i].cpu = c;
+				a[i].cpu = (uint16_t)(c * stride);
 			}
 			if (cnt)
-				trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, a, cnt * 64,
-						   NULL, 0);
+				trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c * stride, a,
+						   cnt * 64, NULL, 0);
 			seq[c] += cnt;
 			total += cnt;
 		}
@@ -174,6 +175,10 @@ static void merge_many_streams(void **state)
 	end(&w);
 	trace_writer_close(&w);
 	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(r.nr_streams, nr_cpus + 2);
+	assert_int_equal(r.nr_leaves, MS_CPUS - 1);
+	assert_int_equal(r.leaves[5], 6 * stride);
+	assert_int_equal(r.leaf_of[5 * stride], UINT32_MAX);
 	while (trace_reader_next(&r, &rec) == 1) {
 		bool in_order = rec->ts_ns > last_ts ||
 				(rec->ts_ns == last_ts &&
@@ -193,6 +198,17 @@ static void merge_many_streams(void **state)
 	assert_true(ties > 50); /* the order between CPUs was put to the test */
 	assert_int_equal(r.nr_gaps, 0);
 	trace_reader_release(&r);
+}
+
+static void merge_many_streams(void **state)
+{
+	many_streams(MS_CPUS, 1);
+}
+
+/* A host of IOT_MAX_CPUS possible CPUs with 13 of them far apart */
+static void merge_sparse_streams(void **state)
+{
+	many_streams(IOT_MAX_CPUS, IOT_MAX_CPUS / MS_CPUS);
 }
 
 /* Reading in segments (trace_reader_plan): SG_CPUS streams over SG_ROUNDS
@@ -1457,6 +1473,7 @@ int main(void)
 	    cmocka_unit_test(merge_order),
 	    cmocka_unit_test(agg_lost),
 	    cmocka_unit_test(merge_many_streams),
+	    cmocka_unit_test(merge_sparse_streams),
 	    cmocka_unit_test(inversion_and_gap),
 	    cmocka_unit_test(segments_same),
 	    cmocka_unit_test(speculative_sorted),
