@@ -532,6 +532,8 @@ static void handle(void *ctx, const char *path, const char *accept,
 
 		mi.lost = lost.no_room;
 		mi.lost_completions = lost.completions;
+		mi.slots_used = lost.slots_used;
+		mi.slots = lost.slots;
 
 		if (ok) {
 			if (!sv->by_cgroup)
@@ -594,7 +596,9 @@ static int usage(FILE *f)
 	    f,
 	    "usage: iotrail serve [--listen ADDR:PORT] [-d DEV]... [-o TRACE "
 	    "[--interval TIME]]\n"
-	    "                     [--syscalls]\n"
+	    "                     [--syscalls] [--by cgroup] [--slots N]\n"
+	    "                     [--capture-slow LATENCY [--capture-dir DIR]\n"
+	    "                      [--capture-files N] [--capture-period TIME]]\n"
 	    "  -l, --listen ADDR:PORT  where to answer (default 127.0.0.1:9464; :9464\n"
 	    "                          for every address, [::1]:9464)\n"
 	    "  -d, --device DEV        only these devices (as record -d)\n"
@@ -602,6 +606,15 @@ static int usage(FILE *f)
 	    "                          --interval (default 10s): report -i reads it\n"
 	    "      --syscalls          also the I/O system calls' latency (hooks every\n"
 	    "                          system call on the machine: costs more)\n"
+	    "      --by cgroup         series per (disk, cgroup)\n"
+	    "      --slots N           histogram slots: disks, or (disk, cgroup) pairs\n"
+	    "                          (default: every disk; 63 pairs), 1 to 1023,\n"
+	    "                          each 24960 bytes per CPU\n"
+	    "      --capture-slow LATENCY  also record every request at least\n"
+	    "                          LATENCY slow in rotated traces (--capture-dir,\n"
+	    "                          default iotrail-capture; --capture-files kept,\n"
+	    "                          4; a new one every --capture-period, 30s),\n"
+	    "                          the exemplars of the latency buckets\n"
 	    "Serves /metrics (Prometheus text 0.0.4, or OpenMetrics 1.0 when the\n"
 	    "scraper asks) and /healthz until SIGINT or SIGTERM (docs/FLEET.md).\n");
 	return f == stdout ? 0 : 2;
@@ -616,6 +629,7 @@ int cmd_serve(int argc, char **argv)
 	    {"interval", required_argument, NULL, 'I'},
 	    {"by", required_argument, NULL, 'B'},
 	    {"syscalls", no_argument, NULL, 'Y'},
+	    {"slots", required_argument, NULL, 'N'},
 	    {"capture-slow", required_argument, NULL, 'S'},
 	    {"capture-dir", required_argument, NULL, 'D'},
 	    {"capture-files", required_argument, NULL, 'K'},
@@ -670,6 +684,17 @@ int cmd_serve(int argc, char **argv)
 		case 'Y':
 			o.agg_syscalls = true;
 			break;
+		case 'N': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || *optarg == '-' || !v || v >= IOT_AGG_DEVS)
+				return usage_error("--slots %s: a count from 1 to %u",
+						   optarg, IOT_AGG_DEVS - 1);
+			/* and slot 0, the system calls' */
+			o.aggsize = (v + 1) * RECORD_AGG_DEV_BYTES;
+			break;
+		}
 		case 'S':
 			if (parse_time(optarg, &slow_ns) || !slow_ns)
 				return usage_error(

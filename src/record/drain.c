@@ -597,6 +597,9 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 		lost->no_room +=
 		    __atomic_load_n(&lv->ctl[cpu].drops_nostate, __ATOMIC_RELAXED);
 	lost->completions = agg_lost(lv->ctl, lv->nr_cpus);
+	/* slot 0 is the system calls' */
+	lost->slots = lv->agg_devs - 1;
+	lost->slots_used = (uint32_t)(hists / IOT_AGG_HISTS_PER_DEV) - 1;
 	*out = e;
 	if (cgroups)
 		*cgroups = cg;

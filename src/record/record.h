@@ -27,9 +27,12 @@ struct record_live {
 struct iot_agg_entry;
 /* The requests not in the histograms, since the start. */
 struct record_live_lost {
-	uint64_t no_room;     /* the in-flight table had no room for them */
-	uint64_t completions; /* issued, their completion never seen (the
-				 kernel ran no program for it) */
+	uint64_t no_room;	    /* the in-flight table had no room for them, or
+				       their disk (and cgroup) no histogram slot */
+	uint64_t completions;	    /* issued, their completion never seen (the
+				       kernel ran no program for it) */
+	uint32_t slots_used, slots; /* histogram slots (disks, or (disk,
+				       cgroup) pairs) handed out, and kept */
 };
 
 /* Every histogram that counted something, summed over the CPUs since the
@@ -137,7 +140,8 @@ static inline uint64_t record_next_period(uint64_t period, uint64_t fill, uint64
 #define RECORD_DEFAULT_NSPEC	4096u
 /* --aggregate: device slots by default (slot 0 is system calls), at least */
 #define RECORD_AGG_DEVS 16u
-/* serve --by cgroup: slots for (disk, cgroup) pairs, slot 0 included */
+/* serve --by cgroup: slots for (disk, cgroup) pairs, slot 0 included
+ * (serve --slots sets another count) */
 #define RECORD_AGG_CGROUP_SLOTS 64u
 /* --aggregate: one device slot's histograms (3 ops x 16 metrics) */
 #define RECORD_AGG_DEV_BYTES ((uint64_t)IOT_AGG_PER_DEV * sizeof(uint64_t))

@@ -428,8 +428,14 @@ void say_drops(const struct recorder *rc)
 	if (no_slot && rc->o->agg_by_cgroup)
 		fprintf(stderr,
 			"iotrail: %llu requests left out of the histograms: their (disk, "
-			"cgroup) pairs found all %u slots taken\n",
-			(unsigned long long)no_slot, rc->agg_devs - 1);
+			"cgroup) pairs found all %u slots taken (--slots gives up to "
+			"%u)\n",
+			(unsigned long long)no_slot, rc->agg_devs - 1, IOT_AGG_DEVS - 1);
+	else if (no_slot && rc->agg_devs < IOT_AGG_DEVS && rc->o->live_start) /* serve */
+		fprintf(stderr,
+			"iotrail: %llu requests left out of the histograms: their disks "
+			"found all %u device slots taken (--slots gives up to %u)\n",
+			(unsigned long long)no_slot, rc->agg_devs - 1, IOT_AGG_DEVS - 1);
 	else if (no_slot && rc->agg_devs < IOT_AGG_DEVS)
 		fprintf(stderr,
 			"iotrail: %llu requests left out of the histograms: their disks "

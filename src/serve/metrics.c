@@ -167,9 +167,15 @@ void metrics_write(FILE *f, const struct iot_agg_entry *e, size_t n,
 				  METRICS_NS_HI, 1e-9);
 	}
 	family(f, mi, "iotrail_lost_requests_total", "counter",
-	       "Requests the recorder's in-flight table had no room for: not in the "
-	       "histograms");
+	       "Requests not in the histograms: the recorder's in-flight table had no "
+	       "room for them, or their disk (and cgroup) found every histogram slot "
+	       "taken (iotrail_histogram_slots)");
 	fprintf(f, "iotrail_lost_requests_total %" PRIu64 "\n", mi->lost);
+	family(f, mi, "iotrail_histogram_slots", "gauge",
+	       "Histogram slots, one a disk (a disk and cgroup with --by cgroup): "
+	       "handed out (used) and kept (total, serve --slots)");
+	fprintf(f, "iotrail_histogram_slots{state=\"used\"} %u\n", mi->slots_used);
+	fprintf(f, "iotrail_histogram_slots{state=\"total\"} %u\n", mi->slots);
 	family(f, mi, "iotrail_lost_completions_total", "counter",
 	       "Requests issued whose completion the kernel ran no program for "
 	       "(found when their slot was used again): not in the histograms");

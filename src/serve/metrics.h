@@ -24,11 +24,13 @@ struct metrics_info {
 	const uint32_t *cgroups;
 	const char *(*cgroup_name)(void *ctx, uint32_t id);
 	size_t nr_syscall_names;
-	uint64_t lost;		   /* requests the in-flight table had no room for */
-	uint64_t lost_completions; /* issued, no completion seen (the kernel's) */
-	double uptime_s;	   /* since the programs were attached */
-	uint64_t scrapes;	   /* answered so far, this one included */
-	bool openmetrics;	   /* else Prometheus text 0.0.4 */
+	uint64_t lost;		    /* requests the in-flight table had no room for,
+				       or that found no histogram slot */
+	uint32_t slots_used, slots; /* histogram slots handed out, and kept */
+	uint64_t lost_completions;  /* issued, no completion seen (the kernel's) */
+	double uptime_s;	    /* since the programs were attached */
+	uint64_t scrapes;	    /* answered so far, this one included */
+	bool openmetrics;	    /* else Prometheus text 0.0.4 */
 	/* OpenMetrics only: the exemplar of a latency bucket (le = 2^j ns)
 	 * as " # {labels} value timestamp" into buf, or false for none */
 	bool (*exemplar)(void *ctx, uint32_t dev, uint8_t op, uint8_t metric, int j,

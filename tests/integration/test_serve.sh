@@ -346,6 +346,53 @@ print(", ".join(out))
 PY
 	ok "--by cgroup: requests and bytes per cgroup equal blkio.throttle's ($(cat "$TMP/out"))" ||
 	not_ok "--by cgroup" "$(tail -4 "$TMP/out"); $(grep -m3 'iotrail_requests_total{' "$TMP/cg.txt")"
+# 70 cgroups on one disk: 63 (disk, cgroup) pairs by default, the rest lost
+# and the slots gauge full; --slots 100 keeps them all, each one's reads
+stop_all
+CGS=()
+for i in $(seq 70); do make_cgroup "$CG/iotrail-test-many$i.$$" && CGS+=("$CG/iotrail-test-many$i.$$"); done
+cg70() { # [SERVE OPTIONS...]: serve, the reads, then the scrape in $TMP/cg70.txt
+	local i
+	"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" --by cgroup "$@" 2>"$TMP/serve70.err" &
+	SERVE=$!
+	for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+	for i in "${!CGS[@]}"; do
+		sh -c "echo \$\$ >${CGS[$i]}/cgroup.procs; dd if=$L of=/dev/null bs=4k count=$((1 + i % 5)) skip=$((i * 8)) iflag=direct status=none"
+	done
+	curl -s "http://127.0.0.1:$SP/metrics" >"$TMP/cg70.txt"
+	stop_all
+}
+want=""
+for i in "${!CGS[@]}"; do want="$want /$(basename "${CGS[$i]}")=$((1 + i % 5))"; done
+cg70_check() { # SERIES USED/TOTAL: the series and slots wanted; every read counted
+	python3 - "$TMP/cg70.txt" "$D" "$want" "$1" "$2" <<'PY'
+import re, sys
+text, dev = open(sys.argv[1]).read(), sys.argv[2]
+want = dict(w.split("=") for w in sys.argv[3].split())
+got = {m[0]: int(m[1]) for m in re.findall(r'^iotrail_requests_total\{cgroup="([^"]+)",device="%s",op="read"\} (\d+)$' % dev, text, re.M)}
+lost = int(re.search(r'^iotrail_lost_requests_total (\d+)$', text, re.M).group(1))
+slots = tuple(int(re.search(r'^iotrail_histogram_slots\{state="%s"\} (\d+)$' % s, text, re.M).group(1)) for s in ("used", "total"))
+assert all(c in want and n == int(want[c]) for c, n in got.items()), ("counts", got)
+total = sum(int(n) for n in want.values())
+# a completion the kernel did not show is missing too, no more than one
+assert total - 1 <= sum(got.values()) + lost <= total, (sum(got.values()), lost, total)
+assert (len(got), slots) == (int(sys.argv[4]), tuple(map(int, sys.argv[5].split("/")))), (len(got), slots)
+print("%d series, %d reads lost, slots %d/%d" % (len(got), lost, *slots))
+PY
+}
+cg70
+cg70_check 63 63/63 >"$TMP/out" 2>&1 && grep -q "pairs found all 63 slots taken (--slots gives up to 1023)" "$TMP/serve70.err" &&
+	ok "--by cgroup, 70 cgroups: 63 pairs kept, the others' reads lost and said ($(cat "$TMP/out"))" ||
+	not_ok "--by cgroup, 70 cgroups" "$(tail -3 "$TMP/out"); $(tail -2 "$TMP/serve70.err")"
+cg70 --slots 100
+cg70_check 70 70/100 >"$TMP/out" 2>&1 &&
+	ok "--by cgroup --slots 100, 70 cgroups: each one's reads ($(cat "$TMP/out"))" ||
+	not_ok "--by cgroup --slots 100" "$(tail -3 "$TMP/out")"
+for c in "${CGS[@]}"; do rmdir "$c"; done
+"$IOTRAIL" serve --slots 1024 2>"$TMP/err"
+[ $? = 2 ] && grep -q -- "--slots 1024: a count from 1 to 1023" "$TMP/err" && ok "--slots 1024: exit 2, naming it" ||
+	not_ok "--slots 1024" "$(cat "$TMP/err")"
+
 # -o: the histograms kept in a trace every --interval, which report reads
 stop_all
 "$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" -o "$TMP/h.iot" --interval 1s --syscalls 2>"$TMP/serve3.err" &
