@@ -190,7 +190,8 @@ format:
 check: $(OUT)/iotrail
 	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \
 		--suppress=missingIncludeSystem -Isrc -I$(OUT) --std=c11 \
-		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/layout src/cli src/record src/frag src/diskmodel
+		--error-exitcode=1 src/trace src/join src/analyze src/render src/util src/layout src/cli src/record src/frag src/diskmodel \
+		src/serve src/import src/export src/stacks src/repair src/devstat src/marker
 
 # man pages from the program's own --help (scripts/mkman.sh)
 man: $(OUT)/iotrail

@@ -66,7 +66,7 @@ static void labels(FILE *f, const struct metrics_info *mi, const struct iot_agg_
 		label(f, d);
 		fprintf(f, "\",op=\"%s\"", ops[e->op < IOT_AGG_OPS ? e->op : 2]);
 	}
-	if (extra_name) {
+	if (extra_name && extra) { /* (the one comes with the other) */
 		fprintf(f, "%s%s=\"", e->dev ? "," : "", extra_name);
 		label(f, extra);
 		fputc('"', f);
