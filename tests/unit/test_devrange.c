@@ -66,14 +66,16 @@ static void merge(void **state)
 	assert_int_equal(devrange_merge(r, 0), 0);
 }
 
-static void search(void **state)
+/* n ranges: 3 that the checks ask about, and disks that sort before
+ * and after them, for a scan (n up to IOT_FILTER_SCAN) or a search */
+static void search_n(size_t n)
 {
-	struct dev_range r[] = {rng(SDB, 2048, 4096), rng(SDB, 10000, 20000),
-				rng(LOOP, 0, ALL)};
+	struct dev_range r[] = {rng(SDB, 2048, 4096),	 rng(SDB, 10000, 20000),
+				rng(LOOP, 0, ALL),	 rng(KDEV(1, 0), 0, ALL),
+				rng(KDEV(300, 0), 0, 8), rng(KDEV(2, 5), 7, 9)};
 	static struct filter f;
 
-	(void)state;
-	load(&f, r, 3);
+	load(&f, r, n);
 	assert_true(has(&f, LOOP, 0));
 	assert_true(has(&f, LOOP, 123456789));
 	assert_true(has(&f, SDB, 2048));
@@ -88,10 +90,19 @@ static void search(void **state)
 	assert_true(has(&f, SDB, ~0ull));
 	assert_false(has(&f, SDA, ~0ull));
 	assert_false(has(&f, SDA, 0));
-	assert_false(has(&f, KDEV(7, 2), 0));	/* before the first disk */
-	assert_false(has(&f, KDEV(259, 0), 0)); /* after the last */
+	assert_false(has(&f, KDEV(7, 2), 0)); /* before the first disk */
+	assert_false(has(&f, KDEV(259, 0), 0));
+	assert_false(has(&f, KDEV(400, 0), 0)); /* after the last */
 	f.n = 0; /* nothing selected: nothing found (dev_wanted passes all) */
 	assert_false(has(&f, LOOP, 0));
+}
+
+static void search(void **state)
+{
+	(void)state;
+	search_n(3); /* scanned */
+	search_n(6); /* searched */
+	assert_true(6 > IOT_FILTER_SCAN);
 }
 
 /* The most ranges: each found, the gaps between them not, in at most
