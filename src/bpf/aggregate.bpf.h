@@ -8,10 +8,10 @@
 #define IOTRAIL_AGGREGATE_BPF_H
 
 /* One histogram an element: one lookup a histogram, not one a counter.
- * The elements lie end to end (IOT_AGG_HIST * 8 bytes each), so the
- * mmap holds the u64s user space reads, in the same order as before. */
+ * The elements lie end to end (IOT_AGG_KHIST * 8 bytes each), so the
+ * mmap holds the u64s user space reads, in the same order. */
 struct agg_hist {
-	__u64 v[IOT_AGG_HIST];
+	__u64 v[IOT_AGG_KHIST];
 };
 
 struct {
@@ -19,8 +19,8 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct agg_hist);
-	/* set by user space: nr_bufs * slots * IOT_AGG_HISTS_PER_DEV: a region
-	 * for each CPU with a buffer (cfg_cpu_buf) */
+	/* set by user space: nr_bufs * IOT_AGG_HISTS(slots): a region for
+	 * each CPU with a buffer (cfg_cpu_buf) */
 	__uint(max_entries, 1);
 } agg SEC(".maps");
 
@@ -34,7 +34,7 @@ struct {
 __u64 agg_next_slot = 1; /* .data: slot 0 is "no device" (64-bit: see iot_stop) */
 /* aggsize: device slots (slot 0 included) per CPU, at most IOT_AGG_DEVS */
 const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
-#define AGG_HISTS_PER_CPU (cfg_agg_devs * IOT_AGG_HISTS_PER_DEV)
+#define AGG_HISTS_PER_CPU IOT_AGG_HISTS(cfg_agg_devs)
 
 /* The last device (and cgroup) a CPU looked up and its slot: under load
  * the next request is nearly always on the same one, and the hash lookup
@@ -97,18 +97,20 @@ static __always_inline __u32 agg_dev_slot(__u32 dev, __u32 cgroup, __u32 site)
 static __always_inline void agg_add(__u32 b, __u32 slot, __u32 op, __u32 metric,
 				    __u64 value)
 {
-	__u32 h =
-	    b * AGG_HISTS_PER_CPU + (slot * IOT_AGG_OPS + op) * IOT_AGG_METRICS + metric;
+	__u32 h = b * AGG_HISTS_PER_CPU + iot_agg_hist(slot, op, metric), k;
 	struct agg_hist *p;
 
 	if (b == IOT_NO_BUF || slot >= cfg_agg_devs || op >= IOT_AGG_OPS ||
-	    metric >= IOT_AGG_METRICS)
+	    (slot ? metric >= IOT_AGG_DEV_METRICS
+		  : op || metric < IOT_AGG_SYSCALL ||
+			metric >= IOT_AGG_SYSCALL + IOT_AGG_SYSCALLS))
 		return;
 	p = bpf_map_lookup_elem(&agg, &h);
 	if (!p)
 		return;
-	p->v[log2_u64(value) & (IOT_AGG_BUCKETS - 1)] += 1;
-	p->v[IOT_AGG_BUCKETS] += value;
+	k = log2_u64(value);
+	p->v[k < IOT_AGG_KBUCKETS ? k : IOT_AGG_KBUCKETS - 1] += 1;
+	p->v[IOT_AGG_KBUCKETS] += value;
 }
 
 /* This CPU's region of agg, or IOT_NO_BUF for a CPU brought online after
@@ -150,7 +152,7 @@ static __always_inline void agg_syscall(__u32 k, __u64 ns)
 {
 	__u32 b = agg_region();
 
-	if (IOT_AGG_SYSCALL + k >= IOT_AGG_METRICS)
+	if (k >= IOT_AGG_SYSCALLS)
 		return;
 	if (b == IOT_NO_BUF)
 		agg_count_out(AGG_OUT_SYS_REGION);

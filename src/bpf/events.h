@@ -312,12 +312,14 @@ struct iot_stop {
 
 /*
  * --aggregate: log2 histograms in the kernel, in an mmap-able array with one
- * region per CPU of IOT_AGG_PER_DEV u64 for each device slot (aggsize sets
- * how many slots, at most IOT_AGG_DEVS). A histogram is IOT_AGG_BUCKETS
- * counters (bucket k: values in [2^k, 2^(k+1)), 0 and 1 in bucket 0) and its
- * sum, for one (device slot, op group, metric). Device slot 0 is "no device"
- * (system calls); the others are handed out in order of first sight
- * ("agg_devs" map: dev_t -> slot).
+ * region per CPU (aggsize sets how many device slots, at most IOT_AGG_DEVS).
+ * Slot 0 is "no device": the system calls' IOT_AGG_SYSCALLS histograms, one
+ * a kind. The others are handed out in order of first sight ("agg_devs"
+ * map: dev_t -> slot), each IOT_AGG_OPS x IOT_AGG_DEV_METRICS histograms
+ * (iot_agg_hist). A histogram is IOT_AGG_KBUCKETS counters (bucket k:
+ * values in [2^k, 2^(k+1)), 0 and 1 in bucket 0, 2^39 and more in the
+ * last) and its sum. The AGG chunks carry IOT_AGG_BUCKETS a histogram, the
+ * ones past the kernel's 0.
  */
 /* at most: a storage server may have hundreds of disks; by default a slot
  * for each disk (at least 16), 64 under serve --by cgroup, within a share of
@@ -326,9 +328,13 @@ struct iot_stop {
 #define IOT_AGG_OPS	      3u /* read, write, other */
 #define IOT_AGG_METRICS	      16u
 #define IOT_AGG_BUCKETS	      64u
-#define IOT_AGG_HIST	      (IOT_AGG_BUCKETS + 1u) /* buckets, then the sum */
-#define IOT_AGG_HISTS_PER_DEV (IOT_AGG_OPS * IOT_AGG_METRICS)
-#define IOT_AGG_PER_DEV	      (IOT_AGG_HISTS_PER_DEV * IOT_AGG_HIST)
+#define IOT_AGG_KBUCKETS      40u		      /* 2^40 ns is 18 minutes */
+#define IOT_AGG_KHIST	      (IOT_AGG_KBUCKETS + 1u) /* buckets, then the sum */
+#define IOT_AGG_SYSCALLS      10u /* kinds: IOT_AGG_SYSCALL + 0 .. 9 */
+#define IOT_AGG_DEV_METRICS   6u  /* IOT_AGG_Q2G .. IOT_AGG_SIZE */
+#define IOT_AGG_HISTS_PER_DEV (IOT_AGG_OPS * IOT_AGG_DEV_METRICS)
+/* the histograms of a region of `slots` slots, slot 0 included */
+#define IOT_AGG_HISTS(slots) (IOT_AGG_SYSCALLS + ((slots)-1u) * IOT_AGG_HISTS_PER_DEV)
 /* metrics: the five stages (ns), request size (bytes), syscalls (ns) */
 #define IOT_AGG_Q2G  0u
 #define IOT_AGG_G2I  1u
@@ -339,6 +345,16 @@ struct iot_stop {
 #define IOT_AGG_SYSCALL                                                                  \
 	6u /* + syscall kind: read write pread64 pwrite64                                \
 	      readv writev preadv pwritev fsync fdatasync */
+
+/* Where (slot, op, metric) lies in a region, in histograms: slot 0 takes
+ * the system calls' metrics (op 0), the others the devices'. The caller
+ * keeps to those. */
+static inline __u32 iot_agg_hist(__u32 slot, __u32 op, __u32 metric)
+{
+	return slot ? IOT_AGG_SYSCALLS +
+			  ((slot - 1) * IOT_AGG_OPS + op) * IOT_AGG_DEV_METRICS + metric
+		    : metric - IOT_AGG_SYSCALL;
+}
 
 /* --speculate: bios of one request whose speculations a completion closes
  * (the head bio and the bios merged into it, following bi_next) */

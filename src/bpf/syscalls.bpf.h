@@ -40,7 +40,7 @@ static __always_inline __u32 syscall_kind(long id)
 	       : id == cfg_nr_fsync	? 8
 	       : id == cfg_nr_fdatasync ? 9
 	       : id == cfg_nr_io_submit ? 10
-					: 11; /* not aggregated: past IOT_AGG_METRICS */
+					: 11; /* not aggregated: past IOT_AGG_SYSCALLS */
 }
 
 /* the calls that submit asynchronous I/O: their first argument is no

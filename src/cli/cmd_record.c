@@ -65,8 +65,9 @@ static void record_usage(FILE *f)
 	    "                        1khz; switchmax=50hz: always at switchrate),\n"
 	    "                        specsize (default 1k per speculation), nspec "
 	    "(4096),\n"
-	    "                        aggsize (histogram bytes per CPU: 24960 a disk;\n"
-	    "                        default, one slot a disk, 390k at least),\n"
+	    "                        aggsize (histogram bytes per CPU: 5904 a disk\n"
+	    "                        and 3280 the system calls; default, one slot\n"
+	    "                        a disk, 90k at least),\n"
 	    "                        settle (after COMMAND exits, how long to wait\n"
 	    "                        for the devices' requests in flight, default\n"
 	    "                        1s; 0: stop at the exit)\n"
@@ -152,11 +153,11 @@ static int set_option(struct record_opts *o, const char *key, const char *val)
 	} else if (!strcmp(key, "aggsize")) {
 		if (parse_size(val, &o->aggsize))
 			return usage_error("aggsize=%s: not a size (try 390k, 1m)", val);
-		if (o->aggsize < 2 * RECORD_AGG_DEV_BYTES)
+		if (o->aggsize < RECORD_AGG_BYTES(2))
 			return usage_error(
 			    "aggsize=%s: smaller than the histograms of one device and "
 			    "the system calls (%llu bytes per CPU)",
-			    val, (unsigned long long)(2 * RECORD_AGG_DEV_BYTES));
+			    val, (unsigned long long)RECORD_AGG_BYTES(2));
 	} else {
 		return usage_error(
 		    "-x %s: unknown option (bufpolicy, backpressure, bufsize, "

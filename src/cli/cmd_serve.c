@@ -609,7 +609,7 @@ static int usage(FILE *f)
 	    "      --by cgroup         series per (disk, cgroup)\n"
 	    "      --slots N           histogram slots: disks, or (disk, cgroup) pairs\n"
 	    "                          (default: every disk; 63 pairs), 1 to 1023,\n"
-	    "                          each 24960 bytes per CPU\n"
+	    "                          each 5904 bytes per CPU\n"
 	    "      --capture-slow LATENCY  also record every request at least\n"
 	    "                          LATENCY slow in rotated traces (--capture-dir,\n"
 	    "                          default iotrail-capture; --capture-files kept,\n"
@@ -692,7 +692,7 @@ int cmd_serve(int argc, char **argv)
 				return usage_error("--slots %s: a count from 1 to %u",
 						   optarg, IOT_AGG_DEVS - 1);
 			/* and slot 0, the system calls' */
-			o.aggsize = (v + 1) * RECORD_AGG_DEV_BYTES;
+			o.aggsize = RECORD_AGG_BYTES(v + 1);
 			break;
 		}
 		case 'S':

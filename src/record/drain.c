@@ -481,30 +481,43 @@ static size_t agg_hists_used(const uint64_t *next_slot, uint32_t agg_devs)
 {
 	uint64_t used = __atomic_load_n(next_slot, __ATOMIC_ACQUIRE);
 
-	return (size_t)(used < agg_devs ? used : agg_devs) * IOT_AGG_HISTS_PER_DEV;
+	return IOT_AGG_HISTS(used < agg_devs ? (uint32_t)used : agg_devs);
 }
 
 /* histogram hi (buckets, then the sum) summed over the CPUs' regions */
 static void sum_hist(const uint64_t *agg, size_t per_cpu, uint32_t nr_bufs, size_t hi,
-		     uint64_t cur[IOT_AGG_HIST])
+		     uint64_t cur[IOT_AGG_KHIST])
 {
-	memset(cur, 0, IOT_AGG_HIST * sizeof(*cur));
+	memset(cur, 0, IOT_AGG_KHIST * sizeof(*cur));
 	for (uint32_t r = 0; r < nr_bufs; r++) {
-		const uint64_t *src = agg + (size_t)r * per_cpu + hi * IOT_AGG_HIST;
+		const uint64_t *src = agg + (size_t)r * per_cpu + hi * IOT_AGG_KHIST;
 
-		for (size_t b = 0; b < IOT_AGG_HIST; b++)
+		for (size_t b = 0; b < IOT_AGG_KHIST; b++)
 			cur[b] += __atomic_load_n(&src[b], __ATOMIC_RELAXED);
 	}
 }
 
-static void set_entry(struct iot_agg_entry *e, const uint64_t *slot_dev, size_t hi,
-		      const uint64_t cur[IOT_AGG_HIST])
+/* the slot of histogram hi (iot_agg_hist's inverse) */
+static uint32_t hist_slot(size_t hi)
 {
-	e->dev = (uint32_t)slot_dev[hi / IOT_AGG_HISTS_PER_DEV];
-	e->op = (hi / IOT_AGG_METRICS) % IOT_AGG_OPS;
-	e->metric = hi % IOT_AGG_METRICS;
-	e->sum = cur[IOT_AGG_BUCKETS];
-	memcpy(e->buckets, cur, sizeof(e->buckets));
+	return hi < IOT_AGG_SYSCALLS
+		   ? 0
+		   : 1 + (uint32_t)((hi - IOT_AGG_SYSCALLS) / IOT_AGG_HISTS_PER_DEV);
+}
+
+static void set_entry(struct iot_agg_entry *e, const uint64_t *slot_dev, size_t hi,
+		      const uint64_t cur[IOT_AGG_KHIST])
+{
+	size_t j = hi - IOT_AGG_SYSCALLS;
+
+	memset(e, 0, sizeof(*e));
+	e->dev = (uint32_t)slot_dev[hist_slot(hi)];
+	e->op =
+	    hi < IOT_AGG_SYSCALLS ? 0 : (uint8_t)(j / IOT_AGG_DEV_METRICS % IOT_AGG_OPS);
+	e->metric = hi < IOT_AGG_SYSCALLS ? (uint8_t)(IOT_AGG_SYSCALL + hi)
+					  : (uint8_t)(j % IOT_AGG_DEV_METRICS);
+	e->sum = cur[IOT_AGG_KBUCKETS];
+	memcpy(e->buckets, cur, IOT_AGG_KBUCKETS * sizeof(*cur));
 }
 
 /* --aggregate: the requests the CPUs found issued with no completion seen */
@@ -537,15 +550,15 @@ static int write_agg(struct recorder *rc, uint64_t now)
 	if (!e)
 		return -ENOMEM;
 	for (size_t hi = 0; hi < hists; hi++) {
-		uint64_t cur[IOT_AGG_HIST], count = 0;
+		uint64_t cur[IOT_AGG_KHIST], count = 0;
 
 		sum_hist(rc->agg, agg_per_cpu(rc), rc->nr_bufs, hi, cur);
-		for (size_t b = 0; b < IOT_AGG_HIST; b++) {
-			uint64_t d = cur[b] - rc->agg_prev[hi * IOT_AGG_HIST + b];
+		for (size_t b = 0; b < IOT_AGG_KHIST; b++) {
+			uint64_t d = cur[b] - rc->agg_prev[hi * IOT_AGG_KHIST + b];
 
-			rc->agg_prev[hi * IOT_AGG_HIST + b] = cur[b];
+			rc->agg_prev[hi * IOT_AGG_KHIST + b] = cur[b];
 			cur[b] = d;
-			if (b < IOT_AGG_BUCKETS)
+			if (b < IOT_AGG_KBUCKETS)
 				count += d;
 		}
 		if (count)
@@ -580,16 +593,16 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 	}
 	*n = 0;
 	for (size_t hi = 0; hi < hists; hi++) {
-		uint64_t cur[IOT_AGG_HIST], count = 0;
+		uint64_t cur[IOT_AGG_KHIST], count = 0;
 
 		sum_hist(lv->agg, lv->per_cpu, lv->nr_bufs, hi, cur);
-		for (size_t b = 0; b < IOT_AGG_BUCKETS; b++)
+		for (size_t b = 0; b < IOT_AGG_KBUCKETS; b++)
 			count += cur[b];
 		/* a device slot the kernel has not handed out yet is empty */
 		if (!count)
 			continue;
 		if (cg)
-			cg[*n] = (uint32_t)(slot_dev[hi / IOT_AGG_HISTS_PER_DEV] >> 32);
+			cg[*n] = (uint32_t)(slot_dev[hist_slot(hi)] >> 32);
 		set_entry(&e[(*n)++], slot_dev, hi, cur);
 	}
 	lost->no_room = 0;
@@ -599,7 +612,7 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 	lost->completions = agg_lost(lv->ctl, lv->nr_cpus);
 	/* slot 0 is the system calls' */
 	lost->slots = lv->agg_devs - 1;
-	lost->slots_used = (uint32_t)(hists / IOT_AGG_HISTS_PER_DEV) - 1;
+	lost->slots_used = hists ? hist_slot(hists - 1) : 0;
 	*out = e;
 	if (cgroups)
 		*cgroups = cg;

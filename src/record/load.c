@@ -97,7 +97,7 @@ uint32_t agg_slots(const struct recorder *rc)
 	if (n > IOT_AGG_DEVS)
 		n = IOT_AGG_DEVS;
 	while (n > RECORD_AGG_DEVS &&
-	       n * RECORD_AGG_DEV_BYTES * rc->nr_bufs > mem_available() / 64)
+	       RECORD_AGG_BYTES(n) * rc->nr_bufs > mem_available() / 64)
 		n--;
 	return n;
 }
@@ -406,8 +406,8 @@ static int open_and_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 	rc->skel->rodata->cfg_uring = o->uring;
 	rc->skel->rodata->cfg_agg_devs = rc->agg_devs;
 	if (o->aggregate)
-		bpf_map__set_max_entries(rc->skel->maps.agg, rc->nr_bufs * rc->agg_devs *
-								 IOT_AGG_HISTS_PER_DEV);
+		bpf_map__set_max_entries(rc->skel->maps.agg,
+					 rc->nr_bufs * IOT_AGG_HISTS(rc->agg_devs));
 	rc->skel->rodata->cfg_speculate = o->speculate_ns != 0;
 	rc->skel->rodata->cfg_spec_ns = o->speculate_ns;
 	rc->skel->rodata->cfg_spec_nrec = rc->spec_nrec;
@@ -450,7 +450,7 @@ static int map_shared(const struct bpf_map *map, size_t bytes, void **out, size_
 /* u64 counters of --aggregate per CPU, for aggsize's device slots */
 size_t agg_per_cpu(const struct recorder *rc)
 {
-	return (size_t)rc->agg_devs * IOT_AGG_PER_DEV;
+	return (size_t)IOT_AGG_HISTS(rc->agg_devs) * IOT_AGG_KHIST;
 }
 
 int map_buffers(struct recorder *rc)

@@ -115,10 +115,12 @@ static int check_and_size(struct recorder *rc)
 	}
 	/* aggsize, or (per cgroup) 63 (disk, cgroup) pairs, or the disks */
 	rc->agg_devs = o->agg_by_cgroup ? RECORD_AGG_CGROUP_SLOTS : agg_slots(rc);
-	if (o->aggsize)
-		rc->agg_devs = o->aggsize / RECORD_AGG_DEV_BYTES < IOT_AGG_DEVS
-				   ? (uint32_t)(o->aggsize / RECORD_AGG_DEV_BYTES)
-				   : IOT_AGG_DEVS;
+	if (o->aggsize) { /* (at least RECORD_AGG_BYTES(2): the option's check) */
+		uint64_t n =
+		    1 + (o->aggsize - RECORD_AGG_SYS_BYTES) / RECORD_AGG_DEV_BYTES;
+
+		rc->agg_devs = n < IOT_AGG_DEVS ? (uint32_t)n : IOT_AGG_DEVS;
+	}
 	return 0;
 }
 

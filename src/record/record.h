@@ -143,8 +143,15 @@ static inline uint64_t record_next_period(uint64_t period, uint64_t fill, uint64
 /* serve --by cgroup: slots for (disk, cgroup) pairs, slot 0 included
  * (serve --slots sets another count) */
 #define RECORD_AGG_CGROUP_SLOTS 64u
-/* --aggregate: one device slot's histograms (3 ops x 16 metrics) */
-#define RECORD_AGG_DEV_BYTES ((uint64_t)IOT_AGG_PER_DEV * sizeof(uint64_t))
+/* --aggregate: bytes per CPU of a device slot's histograms (3 ops x 6
+ * metrics), of slot 0's (the system calls'), and of n slots, slot 0
+ * included (the kernel's layout: bpf/events.h, iot_agg_hist) */
+#define RECORD_AGG_DEV_BYTES                                                             \
+	((uint64_t)IOT_AGG_HISTS_PER_DEV * IOT_AGG_KHIST * sizeof(uint64_t))
+#define RECORD_AGG_SYS_BYTES                                                             \
+	((uint64_t)IOT_AGG_SYSCALLS * IOT_AGG_KHIST * sizeof(uint64_t))
+#define RECORD_AGG_BYTES(n)                                                              \
+	(RECORD_AGG_SYS_BYTES + ((uint64_t)(n)-1) * RECORD_AGG_DEV_BYTES)
 
 /* Runs a recording; returns the process exit status (0 on success). */
 int record_run(const struct record_opts *o);

@@ -442,7 +442,7 @@ void say_drops(const struct recorder *rc)
 			"found all %u device slots taken (-x aggsize=%s gives %u, the "
 			"most)\n",
 			(unsigned long long)no_slot, rc->agg_devs - 1,
-			fmt_size(IOT_AGG_DEVS * RECORD_AGG_DEV_BYTES, most, sizeof(most)),
+			fmt_size(RECORD_AGG_BYTES(IOT_AGG_DEVS), most, sizeof(most)),
 			IOT_AGG_DEVS - 1);
 	else if (no_slot)
 		fprintf(stderr,

@@ -126,7 +126,7 @@ expect_eq "speculate: bad specsize" "$(bad --speculate 1ms -x specsize=big)" "2 
 expect_eq "speculate: specsize under one record" "$(bad --speculate 1ms -x specsize=32)" "2 iotrail: specsize=32: from 64 bytes (one record) to 64k"
 expect_eq "speculate: nspec=0" "$(bad --speculate 1ms -x nspec=0)" "2 iotrail: nspec=0: not a count from 1 to 1048576"
 expect_eq "speculate: not with --summary" "$(bad --speculate 1ms --summary)" "2 iotrail: --speculate: not with --summary (it keeps every record of the slow requests)"
-expect_eq "aggsize: too small" "$(bad --aggregate -x aggsize=1k)" "2 iotrail: aggsize=1k: smaller than the histograms of one device and the system calls (49920 bytes per CPU)"
+expect_eq "aggsize: too small" "$(bad --aggregate -x aggsize=1k)" "2 iotrail: aggsize=1k: smaller than the histograms of one device and the system calls (9184 bytes per CPU)"
 expect_eq "aggsize: only with --aggregate" "$(bad -x aggsize=1m)" "2 iotrail: aggsize: only with --aggregate"
 [ -e "$TMP/bad.iot" ] && not_ok "speculate: a refused recording writes no file" "bad.iot exists" || ok "speculate: a refused recording writes no file"
 [ -n "${KEEP:-}" ] && cp "$TMP"/*.req "$TMP"/*.txt /work/ 2>/dev/null
