@@ -322,7 +322,7 @@ struct iot_stop {
  * ones past the kernel's 0.
  */
 /* at most: a storage server may have hundreds of disks; by default a slot
- * for each disk (at least 16), 64 under serve --by cgroup, within a share of
+ * for each disk (at least 16), 256 under serve --by cgroup, within a share of
  * MemAvailable (src/record/load.c, agg_slots) */
 #define IOT_AGG_DEVS	      1024u
 #define IOT_AGG_OPS	      3u /* read, write, other */

@@ -608,7 +608,7 @@ static int usage(FILE *f)
 	    "                          system call on the machine: costs more)\n"
 	    "      --by cgroup         series per (disk, cgroup)\n"
 	    "      --slots N           histogram slots: disks, or (disk, cgroup) pairs\n"
-	    "                          (default: every disk; 63 pairs), 1 to 1023,\n"
+	    "                          (default: every disk; 255 pairs), 1 to 1023,\n"
 	    "                          each 5904 bytes per CPU\n"
 	    "      --capture-slow LATENCY  also record every request at least\n"
 	    "                          LATENCY slow in rotated traces (--capture-dir,\n"

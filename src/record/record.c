@@ -113,7 +113,7 @@ static int check_and_size(struct recorder *rc)
 			return 2;
 		}
 	}
-	/* aggsize, or (per cgroup) 63 (disk, cgroup) pairs, or the disks */
+	/* aggsize, or (per cgroup) 255 (disk, cgroup) pairs, or the disks */
 	rc->agg_devs = o->agg_by_cgroup ? RECORD_AGG_CGROUP_SLOTS : agg_slots(rc);
 	if (o->aggsize) { /* (at least RECORD_AGG_BYTES(2): the option's check) */
 		uint64_t n =

@@ -142,7 +142,7 @@ static inline uint64_t record_next_period(uint64_t period, uint64_t fill, uint64
 #define RECORD_AGG_DEVS 16u
 /* serve --by cgroup: slots for (disk, cgroup) pairs, slot 0 included
  * (serve --slots sets another count) */
-#define RECORD_AGG_CGROUP_SLOTS 64u
+#define RECORD_AGG_CGROUP_SLOTS 256u /* 1.5 MB a CPU: the 64 of before took 1.6 */
 /* --aggregate: bytes per CPU of a device slot's histograms (3 ops x 6
  * metrics), of slot 0's (the system calls'), and of n slots, slot 0
  * included (the kernel's layout: bpf/events.h, iot_agg_hist) */
