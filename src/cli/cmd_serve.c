@@ -83,8 +83,9 @@ struct serve {
 	bool syscalls; /* --syscalls: their histograms are served */
 	struct {
 		uint32_t id;
-		char path[96]; /* "" when no cgroup has that id (yet) */
-	} cgroups[256];	       /* the HTTP thread's cache */
+		char *path;	 /* whole (a Kubernetes container's runs past 150
+				    bytes); NULL when no cgroup has that id (yet) */
+	} cgroups[IOT_AGG_DEVS]; /* the HTTP thread's cache */
 	size_t nr_cgroups;
 };
 
@@ -121,29 +122,38 @@ static bool find_cgroup(const char *root, const char *rel, uint32_t id, char *ou
 	return found;
 }
 
+static void forget_cgroups(struct serve *sv)
+{
+	for (size_t i = 0; i < sv->nr_cgroups; i++)
+		free(sv->cgroups[i].path);
+	sv->nr_cgroups = 0;
+}
+
 /* a blkcg's path in its hierarchy: cgroup v1's blkio one where mounted,
  * else v2's; cached, misses too (a cgroup made later is looked for again
- * once the cache is full and starts over) */
+ * once the cache, one entry a histogram slot, is full and starts over) */
 static const char *cgroup_name(void *ctx, uint32_t id)
 {
 	static const char *const roots[] = {"/sys/fs/cgroup/blkio",
 					    "/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
 	struct serve *sv = ctx;
+	char path[4096];
 	size_t i;
 
 	for (i = 0; i < sv->nr_cgroups; i++)
 		if (sv->cgroups[i].id == id)
-			return sv->cgroups[i].path[0] ? sv->cgroups[i].path : NULL;
+			return sv->cgroups[i].path;
 	if (sv->nr_cgroups == sizeof(sv->cgroups) / sizeof(sv->cgroups[0]))
-		sv->nr_cgroups = 0;
+		forget_cgroups(sv);
 	i = sv->nr_cgroups++;
 	sv->cgroups[i].id = id;
-	sv->cgroups[i].path[0] = 0;
+	sv->cgroups[i].path = NULL;
 	for (size_t r = 0; r < sizeof(roots) / sizeof(roots[0]); r++)
-		if (find_cgroup(roots[r], "", id, sv->cgroups[i].path,
-				sizeof(sv->cgroups[i].path), 0))
+		if (find_cgroup(roots[r], "", id, path, sizeof(path), 0)) {
+			sv->cgroups[i].path = strdup(path); /* NULL: the id */
 			break;
-	return sv->cgroups[i].path[0] ? sv->cgroups[i].path : NULL;
+		}
+	return sv->cgroups[i].path;
 }
 
 /* ---- --capture-slow: rotating speculative recordings and exemplars ---- */
@@ -778,6 +788,7 @@ int cmd_serve(int argc, char **argv)
 	live_stop(sv);
 	http_close(&sv->http);
 	free(sv->names);
+	forget_cgroups(sv);
 	free(sv);
 	return ret;
 }

@@ -34,7 +34,7 @@ detach_ours() {
 }
 
 cleanup() {
-	local m
+	local m i
 	# loops first: one over a file on a filesystem of ours keeps it busy,
 	# and once that is unmounted (lazily) its path no longer names our
 	# directory. A loop under a mounted filesystem is freed at its unmount.
@@ -53,7 +53,9 @@ cleanup() {
 		echo local >/sys/kernel/tracing/trace_clock 2>/dev/null
 		pkill -f "cat /sys/kernel/tracing/trace_pipe" 2>/dev/null
 	fi
-	for m in "${CGROUPS[@]}"; do
+	# the last made first: a child before its parent
+	for ((i = ${#CGROUPS[@]} - 1; i >= 0; i--)); do
+		m=${CGROUPS[$i]}
 		# its tasks (none, when the test went well) back to the root first
 		if [ -d "$m" ]; then
 			while read -r p; do echo "$p" >"$(dirname "$m")/cgroup.procs" 2>/dev/null; done <"$m/cgroup.procs"
