@@ -32,6 +32,21 @@ struct {
 } agg_devs SEC(".maps");
 
 __u64 agg_next_slot = 1; /* .data: slot 0 is "no device" (64-bit: see iot_stop) */
+
+/* serve --by cgroup: the slots user space took back from (disk, cgroup)
+ * pairs whose cgroup went away (drain.c, reclaim_slots), for new pairs
+ * before agg_next_slot's: a ring user space fills at agg_free_tail (each
+ * slot written first), and the programs take from at agg_free_head */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IOT_AGG_DEVS);
+	__type(key, __u32);
+	__type(value, __u32);
+} agg_free SEC(".maps");
+__u64 agg_free_head = 0, agg_free_tail = 0;
+/* bumped by user space as it takes a slot back: the CPUs' last-slot
+ * entries (agg_dev_last) made before are void */
+__u64 agg_gen = 0;
 /* aggsize: device slots (slot 0 included) per CPU, at most IOT_AGG_DEVS */
 const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
 #define AGG_HISTS_PER_CPU IOT_AGG_HISTS(cfg_agg_devs)
@@ -46,7 +61,7 @@ const volatile __u32 cfg_agg_devs = IOT_AGG_DEVS;
 struct agg_dev_last {
 	__u64 key;
 	__u32 slot;
-	__u32 pad;
+	__u32 gen; /* agg_gen's low half when it was made */
 };
 
 #define AGG_SITE_RQ  0u /* block_rq_complete */
@@ -59,26 +74,49 @@ struct {
 	__type(value, struct agg_dev_last);
 } agg_dev_last SEC(".maps");
 
+/* A slot taken back (agg_free), or ~0 when there is none. Another CPU
+ * may take the same ring entry first: a few tries, then none. */
+static __always_inline __u32 agg_take_free(void)
+{
+	for (int t = 0; t < 4; t++) {
+		__u64 h = agg_free_head;
+		__u32 i, *s;
+
+		if (h >= agg_free_tail)
+			return ~0u;
+		/* (a full barrier: the ring's entry is read after it) */
+		if (__sync_val_compare_and_swap(&agg_free_head, h, h + 1) != h)
+			continue;
+		i = (__u32)(h % IOT_AGG_DEVS);
+		s = bpf_map_lookup_elem(&agg_free, &i);
+		return s && *s && *s < cfg_agg_devs ? *s : ~0u;
+	}
+	return ~0u;
+}
+
 /* The histogram slot of a disk (and cgroup), handed out at first sight;
  * ~0 if full. site: AGG_SITE_*, the calling program. */
 static __always_inline __u32 agg_dev_slot(__u32 dev, __u32 cgroup, __u32 site)
 {
 	__u64 key = (__u64)dev | (__u64)cgroup << 32;
-	__u32 *v, slot;
+	__u32 *v, slot, gen = (__u32)agg_gen;
 	struct agg_dev_last *last = bpf_map_lookup_elem(&agg_dev_last, &site);
 
 	/* key + 1: a zeroed entry matches no device */
-	if (last && last->key == key + 1)
+	if (last && last->key == key + 1 && last->gen == gen)
 		return last->slot;
 	v = bpf_map_lookup_elem(&agg_devs, &key);
 	if (v) {
 		if (last) {
 			last->key = key + 1;
 			last->slot = *v;
+			last->gen = gen;
 		}
 		return *v;
 	}
-	slot = (__u32)__sync_fetch_and_add(&agg_next_slot, 1);
+	slot = cfg_agg_cgroup ? agg_take_free() : ~0u;
+	if (slot == ~0u)
+		slot = (__u32)__sync_fetch_and_add(&agg_next_slot, 1);
 	if (slot >= cfg_agg_devs)
 		return ~0u;
 	if (bpf_map_update_elem(&agg_devs, &key, &slot, BPF_NOEXIST)) {

@@ -11,12 +11,14 @@
  * After all CPUs: a ROUND chunk with the time read before step 1 of the
  * first CPU (the merge barrier of reader.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -530,6 +532,142 @@ static uint64_t agg_lost(const struct iot_ctl *ctl, uint32_t nr_cpus)
 	return n;
 }
 
+/* ---- serve --by cgroup: slots of pairs whose cgroup went away, taken back ---- */
+
+/* the low 32 bits of the inode of every directory under dir (a cgroup's
+ * id as the programs read it), into ids */
+static void cgroup_ids(const char *dir, int depth, uint32_t **ids, size_t *n, size_t *cap)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (depth > 32 || stat(dir, &st) || !S_ISDIR(st.st_mode) ||
+	    GROW(*ids, *n + 1, *cap))
+		return;
+	(*ids)[(*n)++] = (uint32_t)st.st_ino;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char sub[4096];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		cgroup_ids(sub, depth + 1, ids, n, cap);
+	}
+	closedir(d);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the requests slot s counted so far, over every op and CPU (of the sums
+ * in src, the recorder's agg_prev when not NULL) */
+static uint64_t slot_count(const struct recorder *rc, uint32_t s, const uint64_t *prev)
+{
+	size_t first = iot_agg_hist(s, 0, IOT_AGG_Q2C), n = 0;
+
+	for (uint32_t op = 0; op < IOT_AGG_OPS; op++) {
+		size_t hi = first + (size_t)op * IOT_AGG_DEV_METRICS;
+		uint64_t cur[IOT_AGG_KHIST];
+
+		if (prev)
+			memcpy(cur, prev + hi * IOT_AGG_KHIST, sizeof(cur));
+		else
+			sum_hist(rc->agg, agg_per_cpu(rc), rc->nr_bufs, hi, cur);
+		for (size_t b = 0; b < IOT_AGG_KBUCKETS; b++)
+			n += cur[b];
+	}
+	return n;
+}
+
+/* Slot s back to the programs: its key gone, the CPUs' last-slot entries
+ * void, its histograms zero, then into the ring they take from. */
+static void take_back(struct recorder *rc, uint32_t s, uint64_t key)
+{
+	size_t first = iot_agg_hist(s, 0, 0), len = IOT_AGG_HISTS_PER_DEV * IOT_AGG_KHIST;
+	uint64_t tail = rc->skel->bss->agg_free_tail;
+	uint32_t i = (uint32_t)(tail % IOT_AGG_DEVS);
+
+	if (key && bpf_map_delete_elem(bpf_map__fd(rc->skel->maps.agg_devs), &key))
+		return;
+	__atomic_add_fetch(&rc->skel->bss->agg_gen, 1, __ATOMIC_SEQ_CST);
+	for (uint32_t r = 0; r < rc->nr_bufs; r++)
+		memset(rc->agg + (size_t)r * agg_per_cpu(rc) + first * IOT_AGG_KHIST, 0,
+		       len * sizeof(uint64_t));
+	memset(rc->agg_prev + first * IOT_AGG_KHIST, 0, len * sizeof(uint64_t));
+	if (bpf_map_update_elem(bpf_map__fd(rc->skel->maps.agg_free), &i, &s, BPF_ANY))
+		return;
+	__atomic_store_n(&rc->skel->bss->agg_free_tail, tail + 1, __ATOMIC_RELEASE);
+	rc->slots_back++;
+}
+
+/*
+ * Every RECORD_RECLAIM_NS (IOTRAIL_RECLAIM, for tests): a (disk, cgroup)
+ * pair whose cgroup is in no hierarchy, and that counted nothing more,
+ * at two looks in a row, gives its slot back, and its series end; so
+ * does a slot handed out and never keyed (two CPUs took one each for the
+ * same pair). A container host makes and removes cgroups all day: the
+ * slots would run out, and every later pair's requests be lost. With -o,
+ * only a slot whose counts are all in the trace's AGG chunks.
+ */
+void reclaim_slots(struct recorder *rc)
+{
+	static const char *const roots[] = {"/sys/fs/cgroup/blkio",
+					    "/sys/fs/cgroup/unified"};
+	uint64_t next = __atomic_load_n(&rc->skel->data->agg_next_slot, __ATOMIC_ACQUIRE);
+	uint64_t head = __atomic_load_n(&rc->skel->bss->agg_free_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = rc->skel->bss->agg_free_tail, slot_dev[IOT_AGG_DEVS];
+	uint32_t used = next < rc->agg_devs ? (uint32_t)next : rc->agg_devs, *ids = NULL;
+	bool in_ring[IOT_AGG_DEVS] = {false};
+	size_t n = 0, cap = 0;
+	struct stat st;
+
+	for (size_t r = 0; r < sizeof(roots) / sizeof(roots[0]); r++)
+		cgroup_ids(roots[r], 0, &ids, &n, &cap);
+	if (!stat("/sys/fs/cgroup/cgroup.controllers", &st)) /* v2 at the root */
+		cgroup_ids("/sys/fs/cgroup", 0, &ids, &n, &cap);
+	if (!n) { /* no hierarchy read: nothing is known gone */
+		free(ids);
+		return;
+	}
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	slot_devs(bpf_map__fd(rc->skel->maps.agg_devs), rc->agg_devs, slot_dev);
+	for (uint64_t k = head; k < tail; k++) {
+		uint32_t i = (uint32_t)(k % IOT_AGG_DEVS), s;
+
+		if (!bpf_map_lookup_elem(bpf_map__fd(rc->skel->maps.agg_free), &i, &s) &&
+		    s < IOT_AGG_DEVS)
+			in_ring[s] = true;
+	}
+	for (uint32_t s = 1; s < used; s++) {
+		uint32_t cg = (uint32_t)(slot_dev[s] >> 32);
+		uint64_t count = slot_count(rc, s, NULL);
+		bool gone = !slot_dev[s]
+				? !in_ring[s]
+				: cg && !bsearch(&cg, ids, n, sizeof(*ids), cmp_u32);
+
+		if (gone &&
+		    (!rc->o->interval_ns || count == slot_count(rc, s, rc->agg_prev)) &&
+		    rc->reclaim_seen[s] == slot_dev[s] && rc->reclaim_count[s] == count &&
+		    rc->reclaim_gone[s]) {
+			take_back(rc, s, slot_dev[s]);
+			gone = false;
+			count = 0;
+		}
+		rc->reclaim_gone[s] = gone;
+		rc->reclaim_seen[s] = slot_dev[s];
+		rc->reclaim_count[s] = count;
+	}
+	free(ids);
+}
+
 /*
  * --aggregate: one AGG chunk with what each histogram gained since the last
  * one (summed over CPUs, read through the mmap), naming each device by the
@@ -561,7 +699,8 @@ static int write_agg(struct recorder *rc, uint64_t now)
 			if (b < IOT_AGG_KBUCKETS)
 				count += d;
 		}
-		if (count)
+		/* (a slot being taken back has no key: not a disk's) */
+		if (count && (hi < IOT_AGG_SYSCALLS || slot_dev[hist_slot(hi)]))
 			set_entry(&e[n++], slot_dev, hi, cur);
 	}
 	h.nr_entries = n;
@@ -598,8 +737,9 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 		sum_hist(lv->agg, lv->per_cpu, lv->nr_bufs, hi, cur);
 		for (size_t b = 0; b < IOT_AGG_KBUCKETS; b++)
 			count += cur[b];
-		/* a device slot the kernel has not handed out yet is empty */
-		if (!count)
+		/* a device slot the kernel has not handed out yet is empty,
+		 * and one being taken back has no key */
+		if (!count || (hi >= IOT_AGG_SYSCALLS && !slot_dev[hist_slot(hi)]))
 			continue;
 		if (cg)
 			cg[*n] = (uint32_t)(slot_dev[hist_slot(hi)] >> 32);
@@ -613,6 +753,13 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 	/* slot 0 is the system calls' */
 	lost->slots = lv->agg_devs - 1;
 	lost->slots_used = hists ? hist_slot(hists - 1) : 0;
+	{ /* less the ones taken back and not handed out again */
+		uint64_t back = __atomic_load_n(lv->free_tail, __ATOMIC_ACQUIRE) -
+				__atomic_load_n(lv->free_head, __ATOMIC_ACQUIRE);
+
+		lost->slots_used -=
+		    back < lost->slots_used ? (uint32_t)back : lost->slots_used;
+	}
 	*out = e;
 	if (cgroups)
 		*cgroups = cg;
@@ -688,6 +835,7 @@ int record_loop(struct recorder *rc)
 	/* progress on a terminal and the in-flight reaping: once a second */
 	uint64_t next_progress = rc->start_ns + 1000000000ull, next_reap = next_progress;
 	uint64_t next_agg = o->interval_ns ? rc->start_ns + o->interval_ns : UINT64_MAX;
+	uint64_t next_reclaim = rc->start_ns + rc->reclaim_ns;
 	/* the drain period: switchrate's, shorter while buffers fill fast;
 	 * the shortest at first (a command's first burst would fill a
 	 * buffer past half before a first drain at switchrate), doubling
@@ -776,6 +924,10 @@ int record_loop(struct recorder *rc)
 			if (err)
 				break;
 			next_agg = t + o->interval_ns;
+		}
+		if (o->agg_by_cgroup && t >= next_reclaim) {
+			reclaim_slots(rc);
+			next_reclaim = t + rc->reclaim_ns;
 		}
 		if ((o->summary || o->aggregate || o->speculate_ns ||
 		     record_degrades(o)) &&

@@ -106,6 +106,13 @@ static int check_and_size(struct recorder *rc)
 			getenv("IOTRAIL_REAP_AGE"));
 		return 2;
 	}
+	rc->reclaim_ns = RECORD_RECLAIM_NS;
+	if (getenv("IOTRAIL_RECLAIM") &&
+	    (parse_time(getenv("IOTRAIL_RECLAIM"), &rc->reclaim_ns) || !rc->reclaim_ns)) {
+		fprintf(stderr, "iotrail: IOTRAIL_RECLAIM=%s: not a time (try 10s)\n",
+			getenv("IOTRAIL_RECLAIM"));
+		return 2;
+	}
 	/* every -d must name a device before anything is loaded */
 	for (int i = 0; i < o->nr_devs; i++) {
 		if (!devtab_resolve(&rc->devs, o->devs[i], msg, sizeof(msg))) {
@@ -178,6 +185,9 @@ static void release(struct recorder *rc)
 	if (rc->agg)
 		munmap(rc->agg, rc->agg_bytes);
 	free(rc->agg_prev);
+	free(rc->reclaim_seen);
+	free(rc->reclaim_count);
+	free(rc->reclaim_gone);
 	iotrail_bpf__destroy(rc->skel);
 	devtab_release(&rc->devs);
 	task_table_release(&rc->tasks);
@@ -283,6 +293,8 @@ int record_run(const struct record_opts *o)
 		    .nr_cpus = rc.nr_cpus,
 		    .agg_devs = rc.agg_devs,
 		    .next_slot = (const uint64_t *)&rc.skel->data->agg_next_slot,
+		    .free_head = (const uint64_t *)&rc.skel->bss->agg_free_head,
+		    .free_tail = (const uint64_t *)&rc.skel->bss->agg_free_tail,
 		    .slot_fd = bpf_map__fd(rc.skel->maps.agg_devs),
 		    .ctl = rc.ctl,
 		    .start_ns = rc.start_ns,

@@ -19,6 +19,8 @@ struct record_live {
 	uint32_t nr_bufs;    /* CPUs with a region in agg (online at the start) */
 	uint32_t nr_cpus, agg_devs;
 	const uint64_t *next_slot; /* the device slots handed out (.data) */
+	/* serve --by cgroup: the slots taken back, and handed out again */
+	const uint64_t *free_head, *free_tail;
 	int slot_fd;		   /* the "agg_devs" map: dev_t -> slot */
 	const struct iot_ctl *ctl; /* per possible CPU: drops_nostate, agg_lost */
 	uint64_t start_ns;	   /* CLOCK_MONOTONIC at the attach */
@@ -140,6 +142,9 @@ static inline uint64_t record_next_period(uint64_t period, uint64_t fill, uint64
 #define RECORD_DEFAULT_NSPEC	4096u
 /* --aggregate: device slots by default (slot 0 is system calls), at least */
 #define RECORD_AGG_DEVS 16u
+/* serve --by cgroup: how often a pair whose cgroup went away is looked
+ * for (it gives its slot back at the second look: reclaim_slots) */
+#define RECORD_RECLAIM_NS 10000000000ull
 /* serve --by cgroup: slots for (disk, cgroup) pairs, slot 0 included
  * (serve --slots sets another count) */
 #define RECORD_AGG_CGROUP_SLOTS 256u /* 1.5 MB a CPU: the 64 of before took 1.6 */

@@ -74,6 +74,11 @@ struct recorder {
 	uint32_t agg_devs;  /* device slots per CPU (aggsize) */
 	uint32_t spec_nrec; /* --speculate: records per buffer */
 	uint64_t *agg_prev; /* sums over CPUs at the last AGG chunk */
+	/* serve --by cgroup, per slot: its key, its count and whether it
+	 * was gone at the last look (reclaim_slots); slots given back */
+	uint64_t *reclaim_seen, *reclaim_count;
+	bool *reclaim_gone;
+	uint64_t reclaim_ns, slots_back;
 	uint64_t agg_last_ns;
 	uint64_t agg_lost_prev;	 /* the CPUs' agg_lost summed at the last AGG */
 	uint64_t agg_unfinished; /* --aggregate: issued, not complete at the stop */
@@ -143,6 +148,9 @@ int load_programs(struct recorder *rc);
 int map_buffers(struct recorder *rc);
 int setup_pids(struct recorder *rc);
 size_t agg_per_cpu(const struct recorder *rc);
+/* serve --by cgroup: the slots of pairs whose cgroup went away, given back
+ * (drain.c) */
+void reclaim_slots(struct recorder *rc);
 /* "128m", "4g", "2048" */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 

@@ -412,6 +412,46 @@ got=$(sed -n 's/^iotrail_requests_total{cgroup="\([^"]*\)",device="'"$D"'",op="r
 expect_eq "--by cgroup: a container's whole path, ${#CTR[0]} bytes, each its own series" "$got" "$want "
 for c in "${CTR[@]}"; do rmdir "$c"; done
 rmdir "$(dirname "${CTR[0]}")" "$POD"
+# cgroups come and go (a container host's pods): with 8 slots, 8 cgroups
+# read and are removed, then 8 others read: a gone pair's slot is given
+# back once it counted nothing more at two looks (IOTRAIL_RECLAIM apart),
+# and the second 8 are each counted, none lost; the trace (-o) holds all
+CHURN=()
+for i in $(seq 16); do make_cgroup "$CG/iotrail-test-churn$i.$$" && CHURN+=("$CG/iotrail-test-churn$i.$$"); done
+IOTRAIL_RECLAIM=200ms "$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" --by cgroup --slots 8 \
+	-o "$TMP/churn.iot" --interval 100ms 2>"$TMP/churn.err" &
+SERVE=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+read -r r0 _ _ _ < <(diskstats "$D")
+churn() { # FROM TO: cgroups FROM..TO read 3 blocks each
+	for i in $(seq "$1" "$2"); do
+		sh -c "echo \$\$ >${CHURN[$((i - 1))]}/cgroup.procs; dd if=$L of=/dev/null bs=4k count=3 skip=$((i * 8)) iflag=direct status=none"
+	done
+}
+series() { # the cgroups' series: "name=reads ..."; the requests lost; the slots used
+	curl -s "http://127.0.0.1:$SP/metrics" >"$TMP/churn.txt"
+	sed -n 's/^iotrail_requests_total{cgroup="\/iotrail-test-churn\([0-9]*\)\.[0-9]*",device="'"$D"'",op="read"} \([0-9]*\)$/\1=\2/p' "$TMP/churn.txt" | sort -n | tr '\n' ' '
+	sed -n 's/^iotrail_histogram_slots{state="used"} //p; s/^iotrail_lost_requests_total //p' "$TMP/churn.txt" | tr '\n' ' '
+}
+churn 1 8
+first=$(series)
+for i in $(seq 8); do rmdir "${CHURN[$((i - 1))]}"; done
+for _ in $(seq 50); do # two looks 200 ms apart, within 5 s however busy
+	gone=$(series)
+	[ "$gone" = "0 0 " ] && break
+	sleep 0.1
+done
+churn 9 16
+second=$(series)
+stop_all
+read -r r1 _ _ _ < <(diskstats "$D")
+expect_eq "--by cgroup, cgroups removed: their slots given back, 8 more each counted (series, lost, slots used)" \
+	"$first| $gone| $second" \
+	"1=3 2=3 3=3 4=3 5=3 6=3 7=3 8=3 0 8 | 0 0 | 9=3 10=3 11=3 12=3 13=3 14=3 15=3 16=3 0 8 "
+n=$("$IOTRAIL" report -i "$TMP/churn.iot" -f json 2>/dev/null |
+	python3 -c 'import json,sys; j=json.load(sys.stdin); print(sum(d["read"]["requests"] for d in j["devices"] if d["name"] == sys.argv[1]))' "$D")
+expect_eq "--by cgroup, cgroups removed: the trace's AGG chunks hold the 48 reads of both" "$n" "$((r1 - r0))"
+for i in $(seq 9 16); do rmdir "${CHURN[$((i - 1))]}"; done
 "$IOTRAIL" serve --slots 1024 2>"$TMP/err"
 [ $? = 2 ] && grep -q -- "--slots 1024: a count from 1 to 1023" "$TMP/err" && ok "--slots 1024: exit 2, naming it" ||
 	not_ok "--slots 1024" "$(cat "$TMP/err")"
