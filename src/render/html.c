@@ -68,6 +68,8 @@ static const char css[] =
 
 static void head(FILE *f, const struct report_info *ri)
 {
+	char cpus[64];
+
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
 	      "<title>iotrail report: ",
 	      f);
@@ -83,19 +85,20 @@ static void head(FILE *f, const struct report_info *ri)
 	}
 	fputs("<p class=\"meta\">kernel ", f);
 	xml_escape(f, ri->kernel && ri->kernel[0] ? ri->kernel : "?");
+	render_cpus(ri, cpus, sizeof(cpus));
 	if (ri->complete)
 		fprintf(f,
-			", %u CPUs, %.3f s recorded (stopped by %s), %" PRIu64
+			", %s, %.3f s recorded (stopped by %s), %" PRIu64
 			" events, mode %s</p>\n",
-			ri->nr_cpus, ri->duration_ns / 1e9, ri->stop_reason, ri->events,
+			cpus, ri->duration_ns / 1e9, ri->stop_reason, ri->events,
 			ri->mode);
 	else
 		fprintf(
 		    f,
-		    ", %u CPUs, %" PRIu64 " events, mode %s</p>\n<p class=\"warn\">The "
+		    ", %s, %" PRIu64 " events, mode %s</p>\n<p class=\"warn\">The "
 		    "recording was cut short (no END chunk): its length and drops are "
 		    "unknown.</p>\n",
-		    ri->nr_cpus, ri->events, ri->mode);
+		    cpus, ri->events, ri->mode);
 }
 
 /* the losses table's order: the most drops first, then by CPU */

@@ -89,6 +89,9 @@ void render_html(FILE *f, const struct report_info *ri, const struct analysis *a
 void render_series(FILE *f, const struct report_info *ri, const struct metric *m);
 /* A metric's log2 histogram in libbpf-tools' shape (ns metrics in us). */
 void render_hist(FILE *f, const struct metric *m);
+/* "768 CPUs (2 online at the start)", or "2 CPUs": a host may count
+ * thousands of possible CPUs (the trace's streams) and have few online */
+void render_cpus(const struct report_info *ri, char *buf, size_t len);
 /* A table cell as people read it (text and HTML): "-" when not applicable. */
 void render_cell(const struct table *t, size_t row, size_t col, char *buf, size_t len);
 

@@ -242,13 +242,26 @@ out:
 	free(at);
 }
 
+void render_cpus(const struct report_info *ri, char *buf, size_t len)
+{
+	uint32_t nobuf = 0;
+
+	for (size_t i = 0; i < ri->nr_drops; i++)
+		nobuf += (ri->drops[i].flags & IOT_DROP_NO_BUFFER) != 0;
+	if (nobuf && nobuf < ri->nr_cpus)
+		snprintf(buf, len, "%u CPUs (%u online at the start)", ri->nr_cpus,
+			 ri->nr_cpus - nobuf);
+	else
+		snprintf(buf, len, "%u CPUs", ri->nr_cpus);
+}
+
 static void header(FILE *f, const struct report_info *ri)
 {
 	uint64_t drops = 0;
 
 	for (size_t i = 0; i < ri->nr_drops; i++)
 		drops += iot_drop_total(&ri->drops[i]);
-	char dur[32], drp[32];
+	char dur[32], drp[32], cpus[64];
 
 	if (ri->complete)
 		snprintf(dur, sizeof(dur), "%.3f s", ri->duration_ns / 1e9);
@@ -258,8 +271,9 @@ static void header(FILE *f, const struct report_info *ri)
 		snprintf(drp, sizeof(drp), "%" PRIu64 " drops", drops);
 	else
 		snprintf(drp, sizeof(drp), "drops unknown");
-	fprintf(f, "# %s: %s mode, %u CPUs, %s, %" PRIu64 " events, %s%s%s\n", ri->path,
-		ri->mode, ri->nr_cpus, dur, ri->events, drp,
+	render_cpus(ri, cpus, sizeof(cpus));
+	fprintf(f, "# %s: %s mode, %s, %s, %" PRIu64 " events, %s%s%s\n", ri->path,
+		ri->mode, cpus, dur, ri->events, drp,
 		ri->models && ri->models[0] ? "; the device was a model, not a disk: "
 					    : "",
 		ri->models && ri->models[0] ? ri->models : "");

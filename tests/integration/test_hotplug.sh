@@ -153,4 +153,7 @@ expect_eq "768 possible CPUs: a control block each, a buffer per online one (bpf
 expect_eq "768 possible CPUs: the report reads the trace, and every read" \
 	"$(json_get "$TMP/p768.json" "(j['nr_cpus'], [d['requests'] for d in j['devices'] if d['name']=='zram0'][0])" 2>&1)" \
 	"(768, $delta)"
+check "768 possible CPUs: the text report's header says how many were online" \
+	grep -q "^# $TMP/p768.iot: events mode, 768 CPUs ($POSSIBLE online at the start), " \
+	<("$IOTRAIL" report -i "$TMP/p768.iot" 2>/dev/null)
 finish
