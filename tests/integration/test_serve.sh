@@ -22,11 +22,18 @@ stop_all() {
 	SERVE=""
 }
 trap 'stop_all; cleanup' EXIT
+# serve_up ERR [OPTIONS...]: serve on $SP in the background, its stderr in
+# ERR, once it answers (or 10 s)
+serve_up() {
+	local err=$1
+	shift
+	"$IOTRAIL" serve --listen "127.0.0.1:$SP" "$@" 2>"$err" &
+	SERVE=$!
+	for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+}
 
-"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" --capture-slow 50us \
-	--capture-dir "$TMP/cap" --capture-period 2s --capture-files 4 2>"$TMP/serve.err" &
-SERVE=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+serve_up "$TMP/serve.err" -d "$L" --capture-slow 50us \
+	--capture-dir "$TMP/cap" --capture-period 2s --capture-files 4
 check "serve answers /healthz" curl -sf "http://127.0.0.1:$SP/healthz"
 
 cat >"$TMP/prom.yml" <<EOF
@@ -272,9 +279,7 @@ stop_all
 # (serve named the first 64 disks it met and gave the others MAJ:MIN)
 MANY=()
 for _ in $(seq 70); do MANY+=("$(make_loop 1M none)"); done
-"$IOTRAIL" serve --listen "127.0.0.1:$SP" 2>"$TMP/serve4.err" &
-SERVE=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+serve_up "$TMP/serve4.err"
 for i in "${!MANY[@]}"; do
 	dd if="${MANY[$i]}" of=/dev/null bs=4k count=$((1 + i % 5)) iflag=direct status=none
 done
@@ -311,9 +316,7 @@ for g in "$A" "$B"; do # v1 counts per device only under a rule
 	echo "$MAJMIN 1099511627776" >"$g/blkio.throttle.read_bps_device"
 	echo "$MAJMIN 1099511627776" >"$g/blkio.throttle.write_bps_device"
 done
-"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" --by cgroup 2>"$TMP/serve2.err" &
-SERVE=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+serve_up "$TMP/serve2.err" -d "$L" --by cgroup
 sh -c "echo \$\$ >$A/cgroup.procs; dd if=$L of=/dev/null bs=64k count=300 iflag=direct status=none; dd if=/dev/zero of=$L bs=16k count=100 oflag=direct status=none"
 sh -c "echo \$\$ >$B/cgroup.procs; dd if=$L of=/dev/null bs=4k count=700 iflag=direct status=none"
 curl -s "http://127.0.0.1:$SP/metrics" >"$TMP/cg.txt"
@@ -353,9 +356,7 @@ CGS=()
 for i in $(seq 70); do make_cgroup "$CG/iotrail-test-many$i.$$" && CGS+=("$CG/iotrail-test-many$i.$$"); done
 cg70() { # [SERVE OPTIONS...]: serve, the reads, then the scrape in $TMP/cg70.txt
 	local i
-	"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" --by cgroup "$@" 2>"$TMP/serve70.err" &
-	SERVE=$!
-	for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+	serve_up "$TMP/serve70.err" -d "$L" --by cgroup "$@"
 	for i in "${!CGS[@]}"; do
 		sh -c "echo \$\$ >${CGS[$i]}/cgroup.procs; dd if=$L of=/dev/null bs=4k count=$((1 + i % 5)) skip=$((i * 8)) iflag=direct status=none"
 	done
@@ -400,9 +401,7 @@ for c in a b; do
 	CTR+=("$POD/kubepods-burstable-pod1234abcd_5678_90ef_1234_567890abcdef.slice/cri-containerd-$c$c$c${c}0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab.scope")
 	make_cgroup "${CTR[-1]}"
 done
-"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" --by cgroup 2>"$TMP/serve.k8s.err" &
-SERVE=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+serve_up "$TMP/serve.k8s.err" -d "$L" --by cgroup
 sh -c "echo \$\$ >${CTR[0]}/cgroup.procs; dd if=$L of=/dev/null bs=4k count=3 iflag=direct status=none"
 sh -c "echo \$\$ >${CTR[1]}/cgroup.procs; dd if=$L of=/dev/null bs=4k count=4 iflag=direct status=none"
 curl -s "http://127.0.0.1:$SP/metrics" >"$TMP/k8s.txt"
@@ -418,10 +417,8 @@ rmdir "$(dirname "${CTR[0]}")" "$POD"
 # and the second 8 are each counted, none lost; the trace (-o) holds all
 CHURN=()
 for i in $(seq 16); do make_cgroup "$CG/iotrail-test-churn$i.$$" && CHURN+=("$CG/iotrail-test-churn$i.$$"); done
-IOTRAIL_RECLAIM=200ms "$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" --by cgroup --slots 8 \
-	-o "$TMP/churn.iot" --interval 100ms 2>"$TMP/churn.err" &
-SERVE=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+IOTRAIL_RECLAIM=200ms serve_up "$TMP/churn.err" -d "$L" --by cgroup --slots 8 \
+	-o "$TMP/churn.iot" --interval 100ms
 read -r r0 _ _ _ < <(diskstats "$D")
 churn() { # FROM TO: cgroups FROM..TO read 3 blocks each
 	for i in $(seq "$1" "$2"); do
@@ -458,9 +455,7 @@ for i in $(seq 9 16); do rmdir "${CHURN[$((i - 1))]}"; done
 
 # -o: the histograms kept in a trace every --interval, which report reads
 stop_all
-"$IOTRAIL" serve --listen "127.0.0.1:$SP" -d "$L" -o "$TMP/h.iot" --interval 1s --syscalls 2>"$TMP/serve3.err" &
-SERVE=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+serve_up "$TMP/serve3.err" -d "$L" -o "$TMP/h.iot" --interval 1s --syscalls
 read -r r0 _ w0 _ < <(diskstats "$D")
 dd if="$L" of=/dev/null bs=4k count=500 iflag=direct status=none
 read -r r1 _ w1 _ < <(diskstats "$D")
