@@ -605,7 +605,6 @@ static void take_back(struct recorder *rc, uint32_t s, uint64_t key)
 	if (bpf_map_update_elem(bpf_map__fd(rc->skel->maps.agg_free), &i, &s, BPF_ANY))
 		return;
 	__atomic_store_n(&rc->skel->bss->agg_free_tail, tail + 1, __ATOMIC_RELEASE);
-	rc->slots_back++;
 }
 
 /*

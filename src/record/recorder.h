@@ -75,10 +75,10 @@ struct recorder {
 	uint32_t spec_nrec; /* --speculate: records per buffer */
 	uint64_t *agg_prev; /* sums over CPUs at the last AGG chunk */
 	/* serve --by cgroup, per slot: its key, its count and whether it
-	 * was gone at the last look (reclaim_slots); slots given back */
+	 * was gone at the last look (reclaim_slots); how often to look */
 	uint64_t *reclaim_seen, *reclaim_count;
 	bool *reclaim_gone;
-	uint64_t reclaim_ns, slots_back;
+	uint64_t reclaim_ns;
 	uint64_t agg_last_ns;
 	uint64_t agg_lost_prev;	 /* the CPUs' agg_lost summed at the last AGG */
 	uint64_t agg_unfinished; /* --aggregate: issued, not complete at the stop */
