@@ -356,6 +356,24 @@ static inline __u32 iot_agg_hist(__u32 slot, __u32 op, __u32 metric)
 		    : metric - IOT_AGG_SYSCALL;
 }
 
+/* iot_agg_hist's inverse: the slot of histogram h, and its op and metric */
+static inline __u32 iot_agg_slot(__u32 h)
+{
+	return h < IOT_AGG_SYSCALLS ? 0
+				    : 1 + (h - IOT_AGG_SYSCALLS) / IOT_AGG_HISTS_PER_DEV;
+}
+static inline __u32 iot_agg_op(__u32 h)
+{
+	return h < IOT_AGG_SYSCALLS
+		   ? 0
+		   : (h - IOT_AGG_SYSCALLS) / IOT_AGG_DEV_METRICS % IOT_AGG_OPS;
+}
+static inline __u32 iot_agg_metric(__u32 h)
+{
+	return h < IOT_AGG_SYSCALLS ? IOT_AGG_SYSCALL + h
+				    : (h - IOT_AGG_SYSCALLS) % IOT_AGG_DEV_METRICS;
+}
+
 /* --speculate: bios of one request whose speculations a completion closes
  * (the head bio and the bios merged into it, following bi_next) */
 #define IOT_SPEC_CHAIN 64u

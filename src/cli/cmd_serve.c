@@ -75,8 +75,8 @@ struct serve {
 		char name[32];
 	} * names; /* dev_t -> name, as /sys says (the HTTP thread's) */
 	size_t nr_names, cap_names;
-	uint32_t
-	    known[RECORD_MAX_DEVS]; /* the -d disks: their series exist from the start */
+	/* the -d disks: their series exist from the start */
+	uint32_t known[RECORD_MAX_DEVS];
 	size_t nr_known;
 	struct capture cap;
 	bool by_cgroup;
@@ -695,10 +695,9 @@ int cmd_serve(int argc, char **argv)
 			o.agg_syscalls = true;
 			break;
 		case 'N': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || *optarg == '-' || !v || v >= IOT_AGG_DEVS)
+			if (parse_count(optarg, &v) || !v || v >= IOT_AGG_DEVS)
 				return usage_error("--slots %s: a count from 1 to %u",
 						   optarg, IOT_AGG_DEVS - 1);
 			/* and slot 0, the system calls' */

@@ -499,25 +499,13 @@ static void sum_hist(const uint64_t *agg, size_t per_cpu, uint32_t nr_bufs, size
 	}
 }
 
-/* the slot of histogram hi (iot_agg_hist's inverse) */
-static uint32_t hist_slot(size_t hi)
-{
-	return hi < IOT_AGG_SYSCALLS
-		   ? 0
-		   : 1 + (uint32_t)((hi - IOT_AGG_SYSCALLS) / IOT_AGG_HISTS_PER_DEV);
-}
-
 static void set_entry(struct iot_agg_entry *e, const uint64_t *slot_dev, size_t hi,
 		      const uint64_t cur[IOT_AGG_KHIST])
 {
-	size_t j = hi - IOT_AGG_SYSCALLS;
-
 	memset(e, 0, sizeof(*e));
-	e->dev = (uint32_t)slot_dev[hist_slot(hi)];
-	e->op =
-	    hi < IOT_AGG_SYSCALLS ? 0 : (uint8_t)(j / IOT_AGG_DEV_METRICS % IOT_AGG_OPS);
-	e->metric = hi < IOT_AGG_SYSCALLS ? (uint8_t)(IOT_AGG_SYSCALL + hi)
-					  : (uint8_t)(j % IOT_AGG_DEV_METRICS);
+	e->dev = (uint32_t)slot_dev[iot_agg_slot((uint32_t)hi)];
+	e->op = (uint8_t)iot_agg_op((uint32_t)hi);
+	e->metric = (uint8_t)iot_agg_metric((uint32_t)hi);
 	e->sum = cur[IOT_AGG_KBUCKETS];
 	memcpy(e->buckets, cur, IOT_AGG_KBUCKETS * sizeof(*cur));
 }
@@ -652,17 +640,17 @@ void reclaim_slots(struct recorder *rc)
 				? !in_ring[s]
 				: cg && !bsearch(&cg, ids, n, sizeof(*ids), cmp_u32);
 
-		if (gone &&
-		    (!rc->o->interval_ns || count == slot_count(rc, s, rc->agg_prev)) &&
-		    rc->reclaim_seen[s] == slot_dev[s] && rc->reclaim_count[s] == count &&
-		    rc->reclaim_gone[s]) {
+		struct slot_look *last = &rc->looks[s];
+
+		if (gone && last->gone && last->key == slot_dev[s] &&
+		    last->count == count &&
+		    (!rc->o->interval_ns || count == slot_count(rc, s, rc->agg_prev))) {
 			take_back(rc, s, slot_dev[s]);
 			gone = false;
 			count = 0;
 		}
-		rc->reclaim_gone[s] = gone;
-		rc->reclaim_seen[s] = slot_dev[s];
-		rc->reclaim_count[s] = count;
+		*last =
+		    (struct slot_look){.key = slot_dev[s], .count = count, .gone = gone};
 	}
 	free(ids);
 }
@@ -699,7 +687,8 @@ static int write_agg(struct recorder *rc, uint64_t now)
 				count += d;
 		}
 		/* (a slot being taken back has no key: not a disk's) */
-		if (count && (hi < IOT_AGG_SYSCALLS || slot_dev[hist_slot(hi)]))
+		if (count &&
+		    (hi < IOT_AGG_SYSCALLS || slot_dev[iot_agg_slot((uint32_t)hi)]))
 			set_entry(&e[n++], slot_dev, hi, cur);
 	}
 	h.nr_entries = n;
@@ -738,10 +727,11 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 			count += cur[b];
 		/* a device slot the kernel has not handed out yet is empty,
 		 * and one being taken back has no key */
-		if (!count || (hi >= IOT_AGG_SYSCALLS && !slot_dev[hist_slot(hi)]))
+		if (!count ||
+		    (hi >= IOT_AGG_SYSCALLS && !slot_dev[iot_agg_slot((uint32_t)hi)]))
 			continue;
 		if (cg)
-			cg[*n] = (uint32_t)(slot_dev[hist_slot(hi)] >> 32);
+			cg[*n] = (uint32_t)(slot_dev[iot_agg_slot((uint32_t)hi)] >> 32);
 		set_entry(&e[(*n)++], slot_dev, hi, cur);
 	}
 	lost->no_room = 0;
@@ -751,7 +741,7 @@ int record_live_read(const struct record_live *lv, struct iot_agg_entry **out, s
 	lost->completions = agg_lost(lv->ctl, lv->nr_cpus);
 	/* slot 0 is the system calls' */
 	lost->slots = lv->agg_devs - 1;
-	lost->slots_used = hists ? hist_slot(hists - 1) : 0;
+	lost->slots_used = hists ? iot_agg_slot((uint32_t)hists - 1) : 0;
 	{ /* less the ones taken back and not handed out again */
 		uint64_t back = __atomic_load_n(lv->free_tail, __ATOMIC_ACQUIRE) -
 				__atomic_load_n(lv->free_head, __ATOMIC_ACQUIRE);

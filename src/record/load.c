@@ -476,12 +476,9 @@ int map_buffers(struct recorder *rc)
 	if (err)
 		return err;
 	rc->agg_prev = calloc(agg_per_cpu(rc), sizeof(uint64_t));
-	rc->reclaim_seen = calloc(rc->agg_devs, sizeof(uint64_t));
-	rc->reclaim_count = calloc(rc->agg_devs, sizeof(uint64_t));
-	rc->reclaim_gone = calloc(rc->agg_devs, sizeof(bool));
-	return rc->agg_prev && rc->reclaim_seen && rc->reclaim_count && rc->reclaim_gone
-		   ? 0
-		   : -ENOMEM;
+	if (rc->o->agg_by_cgroup)
+		rc->looks = calloc(rc->agg_devs, sizeof(*rc->looks));
+	return rc->agg_prev && (rc->looks || !rc->o->agg_by_cgroup) ? 0 : -ENOMEM;
 }
 
 int load_programs(struct recorder *rc)

@@ -185,9 +185,7 @@ static void release(struct recorder *rc)
 	if (rc->agg)
 		munmap(rc->agg, rc->agg_bytes);
 	free(rc->agg_prev);
-	free(rc->reclaim_seen);
-	free(rc->reclaim_count);
-	free(rc->reclaim_gone);
+	free(rc->looks);
 	iotrail_bpf__destroy(rc->skel);
 	devtab_release(&rc->devs);
 	task_table_release(&rc->tasks);

@@ -74,10 +74,12 @@ struct recorder {
 	uint32_t agg_devs;  /* device slots per CPU (aggsize) */
 	uint32_t spec_nrec; /* --speculate: records per buffer */
 	uint64_t *agg_prev; /* sums over CPUs at the last AGG chunk */
-	/* serve --by cgroup, per slot: its key, its count and whether it
-	 * was gone at the last look (reclaim_slots); how often to look */
-	uint64_t *reclaim_seen, *reclaim_count;
-	bool *reclaim_gone;
+	/* serve --by cgroup, per slot: its key and count, and whether it was
+	 * gone, at the last look (reclaim_slots); how often to look */
+	struct slot_look {
+		uint64_t key, count;
+		bool gone;
+	} * looks;
 	uint64_t reclaim_ns;
 	uint64_t agg_last_ns;
 	uint64_t agg_lost_prev;	 /* the CPUs' agg_lost summed at the last AGG */

@@ -421,34 +421,32 @@ out:
 void say_drops(const struct recorder *rc)
 {
 	uint64_t no_slot = 0;
-	char most[32];
+	char most[32], more[80];
 
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++)
 		no_slot += rc->ctl[cpu].agg_no_slot;
-	if (no_slot && rc->o->agg_by_cgroup)
-		fprintf(stderr,
-			"iotrail: %llu requests left out of the histograms: their (disk, "
-			"cgroup) pairs found all %u slots taken (--slots gives up to "
-			"%u)\n",
-			(unsigned long long)no_slot, rc->agg_devs - 1, IOT_AGG_DEVS - 1);
-	else if (no_slot && rc->agg_devs < IOT_AGG_DEVS && rc->o->live_start) /* serve */
-		fprintf(stderr,
-			"iotrail: %llu requests left out of the histograms: their disks "
-			"found all %u device slots taken (--slots gives up to %u)\n",
-			(unsigned long long)no_slot, rc->agg_devs - 1, IOT_AGG_DEVS - 1);
-	else if (no_slot && rc->agg_devs < IOT_AGG_DEVS)
-		fprintf(stderr,
-			"iotrail: %llu requests left out of the histograms: their disks "
-			"found all %u device slots taken (-x aggsize=%s gives %u, the "
-			"most)\n",
-			(unsigned long long)no_slot, rc->agg_devs - 1,
-			fmt_size(RECORD_AGG_BYTES(IOT_AGG_DEVS), most, sizeof(most)),
-			IOT_AGG_DEVS - 1);
-	else if (no_slot)
-		fprintf(stderr,
-			"iotrail: %llu requests left out of the histograms: their disks "
-			"found all %u device slots taken, the most\n",
-			(unsigned long long)no_slot, rc->agg_devs - 1);
+	if (no_slot) {
+		/* what was full, and how to get more: serve --slots, record
+		 * -x aggsize */
+		if (rc->agg_devs == IOT_AGG_DEVS)
+			snprintf(more, sizeof(more), ", the most");
+		else if (rc->o->live_start) /* serve */
+			snprintf(more, sizeof(more), " (--slots gives up to %u)",
+				 IOT_AGG_DEVS - 1);
+		else
+			snprintf(
+			    more, sizeof(more), " (-x aggsize=%s gives %u, the most)",
+			    fmt_size(RECORD_AGG_BYTES(IOT_AGG_DEVS), most, sizeof(most)),
+			    IOT_AGG_DEVS - 1);
+		fprintf(
+		    stderr,
+		    "iotrail: %llu requests left out of the histograms: their %s found "
+		    "all %u %s taken%s\n",
+		    (unsigned long long)no_slot,
+		    rc->o->agg_by_cgroup ? "(disk, cgroup) pairs" : "disks",
+		    rc->agg_devs - 1, rc->o->agg_by_cgroup ? "slots" : "device slots",
+		    more);
+	}
 	say_backpressure(rc);
 	say_cpu_drops(rc);
 }
