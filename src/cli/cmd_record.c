@@ -15,8 +15,8 @@ static void record_usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: iotrail record [-o FILE] [-d DEV]... [-p PID]... [--duration TIME]\n"
-	    "                      [-b SIZE] [--switchrate RATE] [--summary] "
-	    "[--accounting]\n"
+	    "                      [--max-size SIZE] [-b SIZE] [--switchrate RATE]\n"
+	    "                      [--summary] [--accounting]\n"
 	    "                      [--no-pack] [--uring] [--flow NAME[,NAME]]\n"
 	    "                      [--flow-file FILE]\n"
 	    "                      [-- COMMAND ...]\n"
@@ -27,6 +27,12 @@ static void record_usage(FILE *f)
 	    "                        up to 1024 of them\n"
 	    "  -p, --pid PID         syscall events of PID and its children only\n"
 	    "  -D, --duration TIME   stop after TIME (10s, 500ms, 2m)\n"
+	    "      --max-size SIZE   stop once the file reaches SIZE (100m, 2g); the\n"
+	    "                        last drain and the tables go after it. Without\n"
+	    "                        it, the recording stops, its file whole, when\n"
+	    "                        the file system has no room for twice the\n"
+	    "                        buffers and 4m more, which it keeps allocated\n"
+	    "                        ahead (status 1)\n"
 	    "  -b, --bufsize SIZE    per-CPU buffer (default 4m; k/m/g suffixes)\n"
 	    "      --switchrate RATE how often buffers are drained (default 50hz;\n"
 	    "                        more often, up to switchmax, while a buffer\n"
@@ -239,6 +245,7 @@ int cmd_record(int argc, char **argv)
 	    {"device", required_argument, NULL, 'd'},
 	    {"pid", required_argument, NULL, 'p'},
 	    {"duration", required_argument, NULL, 'D'},
+	    {"max-size", required_argument, NULL, 'M'},
 	    {"bufsize", required_argument, NULL, 'b'},
 	    {"switchrate", required_argument, NULL, 'S'},
 	    {"summary", no_argument, NULL, 's'},
@@ -312,6 +319,11 @@ int cmd_record(int argc, char **argv)
 				return usage_error(
 				    "--duration %s: not a time (try 10s, 500ms, 2m)",
 				    optarg);
+			break;
+		case 'M':
+			if (parse_size(optarg, &o.max_size) || !o.max_size)
+				return usage_error(
+				    "--max-size %s: not a size (try 100m, 2g)", optarg);
 			break;
 		case 'P':
 			if (set_option(&o, "bufpolicy", optarg))

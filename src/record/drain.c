@@ -818,6 +818,31 @@ static bool settle_done(struct recorder *rc, const struct settle *s, uint64_t no
 	return true;
 }
 
+/* --max-size reached (IOT_STOP_SIZE), or no room on the file system for
+ * what the stop still writes (IOT_STOP_SPACE, said), else 0. The blocks
+ * for it are allocated ahead at each look. */
+static uint32_t out_of_room(struct recorder *rc)
+{
+	const struct record_opts *o = rc->o;
+	int err;
+
+	if (o->max_size && rc->w.offset >= o->max_size) {
+		fprintf(stderr,
+			"iotrail: %s: --max-size reached at %.1f MB: tracing stopped\n",
+			o->output, rc->w.offset / 1048576.0);
+		return IOT_STOP_SIZE;
+	}
+	err = trace_writer_reserve(&rc->w, rc->reserve_bytes);
+	if (!err)
+		return 0;
+	fprintf(stderr,
+		"iotrail: %s: %s: no room for the next %.0f MB, kept for the last "
+		"drain and the tables: tracing stopped at %.1f MB\n",
+		o->output, strerror(-err), rc->reserve_bytes / 1048576.0,
+		rc->w.offset / 1048576.0);
+	return IOT_STOP_SPACE;
+}
+
 int record_loop(struct recorder *rc)
 {
 	const struct record_opts *o = rc->o;
@@ -845,6 +870,7 @@ int record_loop(struct recorder *rc)
 		 * duration and the kernel's stop are noticed within that,
 		 * whatever the switch rate; the buffers are drained at it */
 		uint64_t now = now_ns(CLOCK_MONOTONIC), t, d0;
+		uint32_t room;
 		uint64_t wait = o->policy == IOT_POLICY_SWITCH && next_drain > now
 				    ? next_drain - now
 				    : 0;
@@ -881,6 +907,10 @@ int record_loop(struct recorder *rc)
 		}
 		if (err)
 			break;
+		if ((room = out_of_room(rc))) {
+			rc->reason = room;
+			break;
+		}
 		if (kernel_stop(rc)) {
 			rc->reason = kernel_stop(rc) == IOT_STOP_REASON_FULL
 					 ? IOT_STOP_FILL
@@ -930,7 +960,10 @@ int record_loop(struct recorder *rc)
 		}
 	}
 	if (err) {
-		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+		fprintf(stderr,
+			"iotrail: %s: %s: tracing stopped; the file keeps every "
+			"chunk written whole before\n",
+			o->output, strerror(-err));
 		rc->reason = IOT_STOP_ERROR;
 	}
 	if (debug)

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <libgen.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -147,11 +150,55 @@ static void raise_priority(struct recorder *rc)
 }
 
 /* The output file, last: a failed set-up must not truncate it. */
+static void say_no_room(const struct recorder *rc, int err, const char *what)
+{
+	fprintf(stderr,
+		"iotrail: %s: %s: no room for the %.0f MB a recording keeps ahead "
+		"for its last drain and tables (-b smaller, or another file "
+		"system); %s\n",
+		rc->o->output, strerror(-err), rc->reserve_bytes / 1048576.0, what);
+}
+
+/* Whether the output's file system has the reserve free, counting the
+ * blocks of the file it replaces: asked before that file is truncated,
+ * so that a start refused for want of room leaves it as it was. */
+static bool room_for_reserve(const struct recorder *rc)
+{
+	char *dir = strdup(rc->o->output);
+	struct statvfs sv;
+	struct stat st;
+	uint64_t avail;
+	bool known;
+
+	if (!dir)
+		return true;
+	known = !statvfs(dirname(dir), &sv);
+	free(dir);
+	if (!known) /* the open says why */
+		return true;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (!stat(rc->o->output, &st) && S_ISREG(st.st_mode))
+		avail += (uint64_t)st.st_blocks * 512;
+	return avail >= rc->reserve_bytes;
+}
+
 static int open_output(struct recorder *rc)
 {
 	struct iot_file_header hdr = {.magic = IOT_MAGIC};
 	int err;
 
+	/* whatever fills the file system later, the last drain and the
+	 * tables have their blocks (drain.c looks again at every drain):
+	 * twice what the buffers hold, as a drain may just have written
+	 * that much when the next look fails (--aggregate: the histograms;
+	 * its buffers hold no records) */
+	rc->reserve_bytes =
+	    2 * ((rc->o->aggregate ? 0 : (uint64_t)rc->buf_bytes) + rc->agg_bytes) +
+	    RECORD_RESERVE_BYTES;
+	if (!room_for_reserve(rc)) {
+		say_no_room(rc, -ENOSPC, "nothing recorded, the file untouched");
+		return -ENOSPC;
+	}
 	hdr.header_size = sizeof(hdr);
 	hdr.version_major = IOT_VERSION_MAJOR;
 	hdr.version_minor = rc->o->pack ? IOT_VERSION_MINOR : IOT_VERSION_MINOR_UNPACKED;
@@ -168,9 +215,50 @@ static int open_output(struct recorder *rc)
 	}
 	if (!err)
 		err = write_meta(rc);
-	if (err)
+	if (err) {
 		fprintf(stderr, "iotrail: %s: %s\n", rc->o->output, strerror(-err));
+		return err;
+	}
+	if (getenv("IOTRAIL_NO_RESERVE")) /* tests: as where it cannot be had */
+		rc->w.no_reserve = true;
+	/* a quota, the file size limit: known only by asking */
+	err = trace_writer_reserve(&rc->w, rc->reserve_bytes);
+	if (err) {
+		say_no_room(rc, err, "nothing recorded");
+		trace_writer_close(&rc->w);
+		unlink(rc->o->output);
+	}
 	return err;
+}
+
+/* After a write failed: what each CPU lost, counted as drops, said. */
+static void count_unwritten(struct recorder *rc)
+{
+	uint64_t lost = 0, left = 0;
+
+	rc->unwritten = calloc(rc->nr_cpus, sizeof(*rc->unwritten));
+	if (!rc->unwritten)
+		return;
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		uint64_t l = trace_writer_lost(&rc->w, cpu), b = 0;
+
+		if (rc->cpu_buf[cpu] != IOT_NO_BUF)
+			b = __atomic_load_n(&rc->ctl[cpu].head, __ATOMIC_ACQUIRE) -
+			    rc->ctl[cpu].tail;
+		rc->unwritten[cpu] = l + b;
+		lost += l;
+		left += b;
+	}
+	if (lost)
+		fprintf(stderr,
+			"iotrail: %s: %llu records cut off with what followed the "
+			"file's last whole chunk; counted as drops\n",
+			rc->o->output, (unsigned long long)lost);
+	if (left)
+		fprintf(stderr,
+			"iotrail: %s: %llu records left in the buffers, not written; "
+			"counted as drops\n",
+			rc->o->output, (unsigned long long)left);
 }
 
 static void release(struct recorder *rc)
@@ -251,6 +339,9 @@ int record_run(const struct record_opts *o)
 		fprintf(stderr, "iotrail: process filter: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	/* past the file size limit a write fails (EFBIG) instead of the
+	 * recorder being killed; the command, forked already, keeps SIGXFSZ */
+	signal(SIGXFSZ, SIG_IGN);
 	if ((err = open_output(&rc)))
 		goto cleanup;
 	opened = true;
@@ -318,9 +409,21 @@ int record_run(const struct record_opts *o)
 		__atomic_store_n(&rc.skel->bss->armed, 0, __ATOMIC_RELEASE);
 		iotrail_bpf__detach(rc.skel);
 	}
+	if (rc.w.failed)
+		count_unwritten(&rc);
+	if (rc.reason == IOT_STOP_SPACE)
+		ret = 1;
 	say_stop(&rc, rc.reason);
-	if ((err = write_tables(&rc, rc.reason))) {
-		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+	/* flushed here: a failure is said as the tables' */
+	if ((err = write_tables(&rc, rc.reason)) || (err = trace_writer_flush(&rc.w))) {
+		if (rc.w.failed && rc.reason == IOT_STOP_ERROR)
+			fprintf(stderr,
+				"iotrail: %s: %s: no room for the closing tables "
+				"either; the trace ends at its last whole chunk "
+				"(read as cut short)\n",
+				o->output, strerror(-err));
+		else
+			fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
 		ret = 1;
 	}
 	say_drops(&rc);

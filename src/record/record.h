@@ -54,6 +54,7 @@ struct record_opts {
 	pid_t *pids; /* -p arguments */
 	int nr_pids;
 	uint64_t duration_ns;  /* 0: until COMMAND exits or a signal */
+	uint64_t max_size;     /* --max-size: stop once the file is this big; 0 */
 	uint64_t settle_ns;    /* after COMMAND exits: the most the recording
 				  waits for the devices' requests in flight */
 	uint64_t bufsize;      /* per-CPU buffer, bytes */
@@ -145,6 +146,9 @@ static inline uint64_t record_next_period(uint64_t period, uint64_t fill, uint64
 /* serve --by cgroup: how often a pair whose cgroup went away is looked
  * for (it gives its slot back at the second look: reclaim_slots) */
 #define RECORD_RECLAIM_NS 10000000000ull
+/* Allocated ahead of the trace's end beside twice the buffers: the tables
+ * (tasks, files, cgroups, drops) of a busy machine's recording */
+#define RECORD_RESERVE_BYTES (4ull << 20)
 /* serve --by cgroup: slots for (disk, cgroup) pairs, slot 0 included
  * (serve --slots sets another count) */
 #define RECORD_AGG_CGROUP_SLOTS 256u /* 1.5 MB a CPU: the 64 of before took 1.6 */

@@ -86,9 +86,15 @@ struct recorder {
 	uint64_t agg_unfinished; /* --aggregate: issued, not complete at the stop */
 	uint64_t *written;	 /* records written per CPU */
 	uint64_t *torn;		 /* slots skipped: reserved, never committed */
-	uint64_t *drops_said;	 /* per CPU: all its drops at the last DROPS_AT */
-	uint64_t drops_read_ns;	 /* when the drops were read last */
-	uint64_t *stuck_seq;	 /* per CPU: uncommitted slot seen last drain */
+	/* after a write failed: per CPU, the records drained and not written
+	 * and those left in the buffer (NULL while none failed) */
+	uint64_t *unwritten;
+	/* allocated ahead of the file's end at each drain: room for the last
+	 * drain and the tables, whatever fills the file system meanwhile */
+	uint64_t reserve_bytes;
+	uint64_t *drops_said;	/* per CPU: all its drops at the last DROPS_AT */
+	uint64_t drops_read_ns; /* when the drops were read last */
+	uint64_t *stuck_seq;	/* per CPU: uncommitted slot seen last drain */
 	unsigned int *stuck_rounds;
 	bool final_wait; /* the last drains: wait for every writer to commit */
 	/* the drain threads (drain.c): each round (drain_round, under
@@ -191,9 +197,11 @@ static inline struct iot_drop_entry cpu_drop_entry(const struct recorder *rc,
 {
 	return (struct iot_drop_entry){
 	    .cpu = cpu,
-	    .flags = rc->cpu_buf[cpu] == IOT_NO_BUF ? IOT_DROP_NO_BUFFER : 0,
-	    .records = rc->written[cpu],
-	    .drops_full = __atomic_load_n(&rc->ctl[cpu].drops_full, __ATOMIC_RELAXED),
+	    .flags = (rc->cpu_buf[cpu] == IOT_NO_BUF ? IOT_DROP_NO_BUFFER : 0) |
+		     (rc->unwritten && rc->unwritten[cpu] ? IOT_DROP_UNWRITTEN : 0),
+	    .records = rc->written[cpu] - trace_writer_lost(&rc->w, cpu),
+	    .drops_full = __atomic_load_n(&rc->ctl[cpu].drops_full, __ATOMIC_RELAXED) +
+			  (rc->unwritten ? rc->unwritten[cpu] : 0),
 	    .drops_torn = rc->torn[cpu],
 	    .drops_nostate =
 		__atomic_load_n(&rc->ctl[cpu].drops_nostate, __ATOMIC_RELAXED),

@@ -160,6 +160,8 @@ static void drops_table(FILE *f, const struct report_info *ri)
 			rows[i]->cpu,
 			rows[i]->flags & IOT_DROP_NO_BUFFER
 			    ? " (no buffer: offline at the start)"
+			: rows[i]->flags & IOT_DROP_UNWRITTEN
+			    ? " (some not written: a write of the file failed)"
 			    : "",
 			rows[i]->records, rows[i]->drops_full, rows[i]->drops_torn,
 			rows[i]->drops_nostate);

@@ -252,6 +252,9 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 		 * was offline at the start */
 		jw_name(&w, "no_buffer");
 		jw_bool(&w, (ri->drops[i].flags & IOT_DROP_NO_BUFFER) != 0);
+		/* drops_full counts records a failed write of the file cost */
+		jw_name(&w, "unwritten");
+		jw_bool(&w, (ri->drops[i].flags & IOT_DROP_UNWRITTEN) != 0);
 		/* where in time (since 1.9): the drains that saw them grow,
 		 * consecutive ones as one stretch */
 		jw_name(&w, "stretches");

@@ -197,6 +197,9 @@ static void drop_lines(FILE *f, const struct report_info *ri)
 		const char *why = e->flags & IOT_DROP_NO_BUFFER
 				      ? ": it had no buffer, being offline when the "
 					"recording began"
+				  : e->flags & IOT_DROP_UNWRITTEN
+				      ? ": some of them records the recorder could "
+					"not write (a write of the file failed)"
 				      : "";
 		uint64_t first = 0, last = 0, drains = 0;
 		const struct iot_drop_stretch *st;

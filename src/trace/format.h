@@ -169,6 +169,10 @@ struct iot_drop_entry {
 /* iot_drop_entry.flags: the CPU had no buffer, being offline when the
  * recording began; every record it made is in drops_full */
 #define IOT_DROP_NO_BUFFER 1u
+/* drops_full counts records the recorder could not write too: the file
+ * system refused a write (full, a quota, the file size limit), and what
+ * the buffers held then went nowhere (since 1.10, no version bump) */
+#define IOT_DROP_UNWRITTEN 2u
 
 /* Everything a CPU lost: full (or no) buffer, torn slots, no state */
 static inline uint64_t iot_drop_total(const struct iot_drop_entry *e)
@@ -203,6 +207,8 @@ enum iot_stop_reason {
 	IOT_STOP_ERROR = 4,    /* the recorder failed; the file is still valid */
 	IOT_STOP_FILL = 5,     /* bufpolicy=fill: a CPU's buffer was full */
 	IOT_STOP_TRIGGER = 6,  /* bufpolicy=ring: --trigger fired */
+	IOT_STOP_SIZE = 7,     /* --max-size reached */
+	IOT_STOP_SPACE = 8,    /* the file system had no room left to keep */
 };
 
 struct iot_end {

@@ -1521,6 +1521,7 @@ const char *trace_reader_stop_reason(const struct trace_reader *r)
 	    [IOT_STOP_COMMAND] = "command", [IOT_STOP_DURATION] = "duration",
 	    [IOT_STOP_SIGNAL] = "signal",   [IOT_STOP_ERROR] = "error",
 	    [IOT_STOP_FILL] = "fill",	    [IOT_STOP_TRIGGER] = "trigger",
+	    [IOT_STOP_SIZE] = "size",	    [IOT_STOP_SPACE] = "space",
 	};
 
 	if (!r->has_end || r->end.reason >= sizeof(names) / sizeof(names[0]) ||

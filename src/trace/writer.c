@@ -4,15 +4,23 @@
 #include "pack.h"
 
 #include <errno.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #define WRITER_BUF_BYTES    (1u << 20)
 #define WRITER_DIRECT_BYTES (64u << 10)
+/* flushed by the writer before stdio would flush on its own: a failure
+ * then meets the file at a point the writer knows (w->durable) */
+#define WRITER_FLUSH_BYTES (WRITER_BUF_BYTES / 2)
+
+static int note_chunk(struct trace_writer *w, uint64_t end, uint64_t nr_recs,
+		      uint32_t cpu);
 
 int trace_writer_open(struct trace_writer *w, const char *path,
 		      const struct iot_file_header *hdr)
@@ -57,6 +65,9 @@ int trace_writer_open(struct trace_writer *w, const char *path,
 		goto cleanup;
 	}
 	w->offset = sizeof(*hdr);
+	/* the header is the first whole piece a failure keeps */
+	if ((err = note_chunk(w, w->offset, 0, 0)))
+		goto cleanup;
 	return 0;
 cleanup:
 	if (w->f)
@@ -64,8 +75,10 @@ cleanup:
 	w->f = NULL;
 	free(w->path);
 	free(w->iobuf);
+	free(w->notes);
 	w->path = NULL;
 	w->iobuf = NULL;
+	w->notes = NULL;
 	return err;
 }
 
@@ -93,16 +106,122 @@ static int write_all(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
+static bool is_events(uint32_t type)
+{
+	return type == IOT_CHUNK_EVENTS || type == IOT_CHUNK_EVENTS_PACKED;
+}
+
+static void count_lost(struct trace_writer *w, uint32_t cpu, uint64_t n)
+{
+	if (!n || cpu >= IOT_MAX_CPUS)
+		return;
+	if (cpu >= w->nr_lost) {
+		uint32_t nr = cpu + 1 > 2 * w->nr_lost ? cpu + 1 : 2 * w->nr_lost;
+		uint64_t *p = realloc(w->lost, nr * sizeof(*p));
+
+		if (!p)
+			return; /* the count is lost, not the file */
+		memset(p + w->nr_lost, 0, (nr - w->nr_lost) * sizeof(*p));
+		w->lost = p;
+		w->nr_lost = nr;
+	}
+	w->lost[cpu] += n;
+}
+
+/* The event records of a chunk about to be written (0 for other types). */
+static uint64_t chunk_recs(uint32_t type, const void *p1, size_t n1, size_t n2)
+{
+	struct iot_packed h;
+
+	if (type == IOT_CHUNK_EVENTS)
+		return (n1 + n2) / IOT_REC_SIZE;
+	if (type == IOT_CHUNK_EVENTS_PACKED && n1 >= sizeof(h)) {
+		memcpy(&h, p1, sizeof(h));
+		return h.nr_recs;
+	}
+	return 0;
+}
+
+static int note_chunk(struct trace_writer *w, uint64_t end, uint64_t nr_recs,
+		      uint32_t cpu)
+{
+	if (w->nr_notes == w->cap_notes) {
+		size_t cap = w->cap_notes ? 2 * w->cap_notes : 256;
+		struct trace_chunk_note *p = realloc(w->notes, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		w->notes = p;
+		w->cap_notes = cap;
+	}
+	w->notes[w->nr_notes++] = (struct trace_chunk_note){end, nr_recs, cpu};
+	return 0;
+}
+
+static int flush_locked(struct trace_writer *w)
+{
+	if (fflush(w->f) != 0)
+		return -errno ?: -EIO;
+	w->durable = w->offset;
+	w->nr_notes = 0;
+	return 0;
+}
+
+/*
+ * A write failed with err: the file is cut back to its last whole chunk.
+ * The chunks noted since durable that the file holds whole stay; the
+ * records of the others (the stdio buffer is dropped) are counted lost,
+ * but for the last one when it is the call's own (this_noted): a call
+ * that fails has written nothing, its caller knows. Returns err.
+ */
+static int fail_locked(struct trace_writer *w, int err, bool this_noted)
+{
+	int fd = fileno(w->f);
+	uint64_t keep = w->durable;
+	bool whole = true;
+	struct stat st;
+
+	__fpurge(w->f);
+	clearerr(w->f);
+	if (fstat(fd, &st))
+		st.st_size = 0;
+	/* the call's own chunk is neither kept nor counted */
+	for (size_t i = 0; i + this_noted < w->nr_notes; i++) {
+		const struct trace_chunk_note *n = &w->notes[i];
+
+		whole = whole && n->end <= (uint64_t)st.st_size;
+		if (whole)
+			keep = n->end;
+		else
+			count_lost(w, n->cpu, n->nr_recs);
+	}
+	w->nr_notes = 0;
+	if (ftruncate(fd, (off_t)keep) || fseeko(w->f, (off_t)keep, SEEK_SET)) {
+		/* past repair: nothing more goes in */
+		fclose(w->f);
+		w->f = NULL;
+	}
+	w->offset = w->durable = keep;
+	if (!w->failed)
+		w->failed = err;
+	return err;
+}
+
 static int chunk_locked(struct trace_writer *w, uint32_t type, uint32_t cpu,
 			const void *p1, size_t n1, const void *p2, size_t n2)
 {
 	struct iot_chunk c = {.type = type, .cpu = cpu, .size = n1 + n2};
+	uint64_t end = w->offset + sizeof(c) + n1 + n2,
+		 nr_recs = chunk_recs(type, p1, n1, n2);
 	int err;
 
 	if (w->discard) {
-		w->offset += sizeof(c) + n1 + n2;
+		w->offset = end;
 		return 0;
 	}
+	if (w->failed && is_events(type))
+		return w->failed; /* after a hole, no CPU's records go on:
+				     their stream would have one inside */
 	if (!w->f)
 		return -EBADF;
 	if (n1 + n2 >= WRITER_DIRECT_BYTES) {
@@ -111,17 +230,27 @@ static int chunk_locked(struct trace_writer *w, uint32_t type, uint32_t cpu,
 		struct iovec iov[3] = {
 		    {&c, sizeof(c)}, {(void *)p1, n1}, {(void *)p2, n2}};
 
-		if (fflush(w->f) != 0)
-			return -errno ?: -EIO;
+		if ((err = flush_locked(w)))
+			return fail_locked(w, err, false);
+		if ((err = note_chunk(w, end, nr_recs, cpu)))
+			return err;
 		err = write_all(fileno(w->f), iov, n2 ? 3 : 2);
 		if (err)
-			return err;
-	} else if (fwrite(&c, sizeof(c), 1, w->f) != 1 ||
-		   (n1 && fwrite(p1, 1, n1, w->f) != n1) ||
-		   (n2 && fwrite(p2, 1, n2, w->f) != n2)) {
-		return -errno ?: -EIO;
+			return fail_locked(w, err, true);
+		w->offset = w->durable = end;
+		w->nr_notes = 0;
+		return 0;
 	}
-	w->offset += sizeof(c) + n1 + n2;
+	if ((err = note_chunk(w, end, nr_recs, cpu)))
+		return err;
+	if (fwrite(&c, sizeof(c), 1, w->f) != 1 ||
+	    (n1 && fwrite(p1, 1, n1, w->f) != n1) ||
+	    (n2 && fwrite(p2, 1, n2, w->f) != n2))
+		return fail_locked(w, -errno ?: -EIO, true);
+	w->offset = end;
+	/* the call fails with its flush: its chunk is not counted lost */
+	if (w->offset - w->durable >= WRITER_FLUSH_BYTES && (err = flush_locked(w)))
+		return fail_locked(w, err, true);
 	return 0;
 }
 
@@ -175,14 +304,59 @@ void trace_pack_room_release(struct trace_pack_room *room)
 	room->cap = 0;
 }
 
+int trace_writer_reserve(struct trace_writer *w, uint64_t bytes)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->f && !w->no_reserve && !w->failed && w->offset + bytes > w->reserved) {
+		if (!fallocate(fileno(w->f), FALLOC_FL_KEEP_SIZE, (off_t)w->offset,
+			       (off_t)bytes))
+			w->reserved = w->offset + bytes;
+		else if (errno == EOPNOTSUPP || errno == ENOSYS)
+			w->no_reserve = true;
+		else if (errno != EINTR) /* EINTR: at the next call */
+			err = -errno;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+int trace_writer_flush(struct trace_writer *w)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->f && (err = flush_locked(w)))
+		fail_locked(w, err, false);
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+uint64_t trace_writer_lost(const struct trace_writer *w, uint32_t cpu)
+{
+	return cpu < w->nr_lost ? w->lost[cpu] : 0;
+}
+
 int trace_writer_close(struct trace_writer *w)
 {
 	int err = 0;
 
+	if (w->f && (err = flush_locked(w)))
+		fail_locked(w, err, false);
 	if (w->f) {
-		if (fflush(w->f) != 0)
-			err = -errno ?: -EIO;
-		else if (fsync(fileno(w->f)) != 0 && errno != EINVAL)
+		int fd = fileno(w->f);
+
+		/* the blocks allocated ahead and not written: a punch past
+		 * the end does nothing on ext4, a truncate to the same size
+		 * nothing on tmpfs */
+		if (w->reserved > w->offset) {
+			(void)!ftruncate(fd, (off_t)w->offset);
+			(void)!fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					 (off_t)w->offset,
+					 (off_t)(w->reserved - w->offset));
+		}
+		if (!err && fsync(fd) != 0 && errno != EINVAL)
 			err = -errno;
 		if (fclose(w->f) != 0 && !err)
 			err = -errno ?: -EIO;
@@ -190,9 +364,14 @@ int trace_writer_close(struct trace_writer *w)
 	w->f = NULL;
 	free(w->path);
 	free(w->iobuf);
+	free(w->notes);
+	free(w->lost);
 	trace_pack_room_release(&w->room);
 	w->path = NULL;
 	w->iobuf = NULL;
+	w->notes = NULL;
+	w->lost = NULL;
+	w->nr_lost = 0;
 	return err;
 }
 

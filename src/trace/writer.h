@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Appends chunks to a trace file. Knows nothing of where records come from.
- * Every call either writes its whole chunk or returns -errno and leaves the
- * chunks written before intact, so a failure never costs earlier data.
+ * Every call either writes its whole chunk or returns -errno. A write that
+ * fails (the file system full, a quota, the file size limit) cuts the file
+ * back to its last whole chunk, so what it holds still reads; the records
+ * of event chunks taken before and lost with it (they may have waited in
+ * the stdio buffer) are counted per CPU (trace_writer_lost), and no event
+ * chunk is taken after it: a CPU's records have no hole in the middle.
  * Chunks may come from several threads: each is written whole.
  */
 #ifndef IOTRAIL_TRACE_WRITER_H
@@ -24,10 +28,25 @@ struct trace_pack_room {
 	size_t cap;
 };
 
+/* A chunk appended since the file was last known to hold everything:
+ * where it ends, and the event records in it (for a failure's count) */
+struct trace_chunk_note {
+	uint64_t end, nr_recs;
+	uint32_t cpu;
+};
+
 struct trace_writer {
 	FILE *f;
 	char *path;
-	uint64_t offset; /* bytes written so far */
+	uint64_t offset;		/* bytes written so far */
+	uint64_t durable;		/* bytes known to be in the file (flushed) */
+	struct trace_chunk_note *notes; /* the chunks after durable */
+	size_t nr_notes, cap_notes;
+	int failed;	   /* the first write's -errno, 0 while none failed */
+	uint64_t *lost;	   /* per CPU: event records a failed write cost */
+	uint32_t nr_lost;  /* entries in lost */
+	uint64_t reserved; /* blocks allocated up to here (trace_writer_reserve) */
+	bool no_reserve;   /* the file system does not allocate ahead */
 	char *iobuf;
 	bool discard; /* opened with no path: chunks are counted, not kept */
 	struct trace_pack_room room; /* trace_writer_packed's */
@@ -55,7 +74,20 @@ int trace_writer_packed_in(struct trace_writer *w, struct trace_pack_room *room,
 			   uint32_t cpu, const struct iot_rec *r1, size_t n1,
 			   const struct iot_rec *r2, size_t n2);
 void trace_pack_room_release(struct trace_pack_room *room);
-/* Flushes, syncs and closes; safe on a writer that failed to open. */
+/* Allocates the file's blocks for the next bytes past what is written
+ * (fallocate, the size unchanged), so that they cannot fail for want of
+ * space: 0; 0 with nothing done where the file system cannot allocate
+ * ahead; -ENOSPC, -EDQUOT, -EFBIG... when there is no room for them. The
+ * blocks past the end are given back at the close. */
+int trace_writer_reserve(struct trace_writer *w, uint64_t bytes);
+/* What stdio holds, written: 0, or the -errno of a write that failed (the
+ * file then cut back as above). */
+int trace_writer_flush(struct trace_writer *w);
+/* The event records of cpu in chunks taken and then lost to a failed
+ * write (header above); those of the failing call are not among them. */
+uint64_t trace_writer_lost(const struct trace_writer *w, uint32_t cpu);
+/* Flushes, syncs, gives back blocks allocated past the end, and closes;
+ * safe on a writer that failed to open. */
 int trace_writer_close(struct trace_writer *w);
 
 /* The META chunk's keys, in the order they are written: the one list

@@ -33,6 +33,10 @@ must_fail "more devices than a recording selects" 2 "-d: at most 1024 devices" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" "${many[@]}" -- true
 must_fail "more devices than serve selects" 2 "-d: at most 1024 devices" \
 	"$IOTRAIL" serve -o "$TMP/keep.iot" "${many[@]}"
+must_fail "max-size of nothing" 2 "--max-size 0: not a size \\(try 100m, 2g\\)" \
+	"$IOTRAIL" record -o "$TMP/keep.iot" --max-size 0 -- true
+must_fail "max-size that is not a size" 2 "--max-size 3q: not a size" \
+	"$IOTRAIL" record -o "$TMP/keep.iot" --max-size 3q -- true
 must_fail "command that does not exist" 127 "no-such-command-xyz: command not found" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" -- no-such-command-xyz --flag
 must_fail "process that does not exist" 2 "-p 999999999: not a process id|-p 99999999: no such process" \

@@ -4,9 +4,12 @@
  * order across CPUs and rounds, gaps found from sequence numbers, nested
  * inversions undone, damaged files read up to their last whole record.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -503,6 +506,165 @@ static void truncated(void **state)
 		n++;
 	assert_int_equal(n, 8);
 	trace_reader_release(&r);
+}
+
+/* n records of cpu from *seq on, their times after every earlier chunk's */
+static void fill_chunk(struct iot_rec *r, size_t n, uint32_t cpu, uint64_t *seq)
+{
+	for (size_t i = 0; i < n; i++) {
+		r[i] = mkrec(IOT_EV_BIO_QUEUE, 1000 + *seq * 2 + cpu, *seq, 0, 0, 8);
+		r[i].cpu = cpu;
+		r[i].seq = (*seq)++;
+	}
+}
+
+/* The file size limit refuses writes past it, as a full file system
+ * does: EFBIG instead of SIGXFSZ. */
+static void limit_file_size(struct rlimit *old, rlim_t bytes)
+{
+	struct rlimit lim;
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, old), 0);
+	lim = *old;
+	lim.rlim_cur = bytes;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+}
+
+/* What the failed writer left reads back whole: n records, gapless, and
+ * the END written after the cut. */
+static void reads_back(uint64_t n)
+{
+	struct trace_reader r;
+	const struct iot_rec *rec;
+	char err[256];
+	uint64_t got = 0;
+
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_string_equal(r.warning, "");
+	assert_true(r.has_end);
+	assert_int_equal(r.nr_records, n);
+	while (trace_reader_next(&r, &rec) == 1)
+		got++;
+	assert_int_equal(got, n);
+	assert_int_equal(r.nr_gaps, 0);
+	trace_reader_release(&r);
+}
+
+/* A flush of the stdio buffer fails part way: the file is cut back to its
+ * last whole chunk, the records of the chunks taken and cut off are
+ * counted lost, the failing call's not among them (its caller keeps
+ * them), no event chunk is taken after, and an END still goes in. */
+static void write_fails_buffered(void **state)
+{
+	static struct iot_rec recs[100];
+	const uint64_t chunk = 16 + sizeof(recs);
+	uint64_t taken = 0, seq[2] = {0};
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct rlimit old;
+	struct stat st;
+	int err = 0, calls = 0;
+
+	header(&h, 2);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	/* the writer flushes at 512 KB (82 chunks: passes) and at 1 MB (164:
+	 * cut by the limit inside chunk 101) */
+	limit_file_size(&old, 64 + 100 * chunk + 3000);
+	while (!err && calls < 1000) {
+		uint32_t cpu = calls++ % 2;
+		uint64_t s = seq[cpu];
+
+		fill_chunk(recs, 100, cpu, &seq[cpu]);
+		err = trace_writer_chunk(&w, IOT_CHUNK_EVENTS, cpu, recs, sizeof(recs),
+					 NULL, 0);
+		if (err)
+			seq[cpu] = s;
+		else
+			taken += 100;
+	}
+	assert_int_equal(err, -EFBIG);
+	assert_int_equal(calls, 164);
+	assert_int_equal(taken, 163 * 100);
+	assert_int_equal(w.offset, 64 + 100 * chunk);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 64 + 100 * chunk);
+	/* chunks 101 to 163 were taken and lost: 32 of CPU 0, 31 of CPU 1 */
+	assert_int_equal(trace_writer_lost(&w, 0), 32 * 100);
+	assert_int_equal(trace_writer_lost(&w, 1), 31 * 100);
+	assert_int_equal(trace_writer_lost(&w, 2), 0);
+	/* no hole in a CPU's stream: no event chunk after the failure */
+	fill_chunk(recs, 1, 0, &seq[0]);
+	assert_int_equal(trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, recs, 64, NULL, 0),
+			 -EFBIG);
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	reads_back(100 * 100);
+}
+
+/* A chunk written straight from the caller (64 KB and more) cut by the
+ * limit: the file ends at the chunk before, nothing counted lost. */
+static void write_fails_direct(void **state)
+{
+	static struct iot_rec recs[2048];
+	const uint64_t chunk = 16 + sizeof(recs);
+	uint64_t seq = 0;
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct rlimit old;
+	struct stat st;
+
+	header(&h, 1);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	limit_file_size(&old, 64 + 3 * chunk + 1000);
+	for (int i = 0; i < 3; i++) {
+		fill_chunk(recs, 2048, 0, &seq);
+		assert_int_equal(trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, recs,
+						    sizeof(recs), NULL, 0),
+				 0);
+	}
+	fill_chunk(recs, 2048, 0, &seq);
+	assert_int_equal(
+	    trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, recs, sizeof(recs), NULL, 0),
+	    -EFBIG);
+	assert_int_equal(w.offset, 64 + 3 * chunk);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 64 + 3 * chunk);
+	assert_int_equal(trace_writer_lost(&w, 0), 0);
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	reads_back(3 * 2048);
+}
+
+/* Blocks allocated ahead, given back at the close: the file then holds no
+ * more blocks than its bytes need. */
+static void reserve_ahead(void **state)
+{
+	struct iot_rec rec;
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct stat st;
+	uint64_t seq = 0;
+
+	header(&h, 1);
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	assert_int_equal(trace_writer_reserve(&w, 8 << 20), 0);
+	if (!w.no_reserve) { /* /tmp allocates ahead (tmpfs, ext4, xfs) */
+		assert_int_equal(fstat(fileno(w.f), &st), 0);
+		assert_true(st.st_blocks * 512 >= 8 << 20);
+		assert_int_equal(st.st_size, 0); /* the header is still buffered */
+	}
+	fill_chunk(&rec, 1, 0, &seq);
+	assert_int_equal(trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, &rec, 64, NULL, 0),
+			 0);
+	end(&w);
+	assert_int_equal(trace_writer_close(&w), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 64 + 16 + 64 + 16 + sizeof(struct iot_end));
+	assert_true(st.st_blocks * 512 <= 64 << 10);
+	reads_back(1);
 }
 
 /* write_two_cpus' records, packed: chunk for chunk, the wrapped one in two
@@ -1478,6 +1640,9 @@ int main(void)
 	    cmocka_unit_test(segments_same),
 	    cmocka_unit_test(speculative_sorted),
 	    cmocka_unit_test(truncated),
+	    cmocka_unit_test(write_fails_buffered),
+	    cmocka_unit_test(write_fails_direct),
+	    cmocka_unit_test(reserve_ahead),
 	    cmocka_unit_test(packed_round_trip),
 	    cmocka_unit_test(packed_empty_chunk),
 	    cmocka_unit_test(packed_damage),

@@ -1,0 +1,150 @@
+#!/bin/bash
+# A recording whose file system fills: it stops with its file whole. The
+# recorder keeps the blocks of its last drain and tables allocated ahead of
+# the file's end; on a 48 MB tmpfs it stops when it cannot have them, the
+# file ends with its tables (stop reason "space", status 1, no drops) and
+# holds no block past its end. --max-size stops it at a size (reason
+# "size", status 0). Where the file system cannot allocate ahead
+# (IOTRAIL_NO_RESERVE, as on such file systems), the write that fails cuts
+# the file back to its last whole chunk: it still reads, and the records
+# that cost are counted as drops, flagged; so with the file size limit on
+# the disk's ext4, which allocates past it (EFBIG, and no SIGXFSZ kills the
+# recorder). A file system too full to start with refuses the recording
+# and leaves an existing file as it was.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+L=$(make_loop 256M none) || { not_ok "prerequisites" "no loop device"; exit 1; }
+N=${L#/dev/}
+dd if=/dev/urandom of="$L" bs=1M count=256 oflag=direct status=none
+
+# fs NAME SIZE: a tmpfs of SIZE at $TMP/NAME, unmounted at exit
+fs() {
+	mkdir -p "$TMP/$1" && mount -t tmpfs -o size="$2" tmpfs "$TMP/$1" && MOUNTS+=("$TMP/$1")
+}
+# load: 4k random direct reads of the loop device for up to 60 s (the
+# recording ends it sooner, with SIGTERM)
+load() {
+	fio --name=space --filename="$L" --rw=randread --direct=1 --bs=4k \
+		--ioengine=psync --time_based --runtime=60 --output=/dev/null
+}
+# record NAME FILE [OPTIONS...]: record load into FILE; $RC, $TMP/NAME.err,
+# and the report's JSON in $TMP/NAME.json (its warnings in NAME.rerr)
+record() {
+	local name=$1 file=$2
+	shift 2
+	"$IOTRAIL" record -o "$file" -d "$N" "$@" -- bash -c "$(declare -f load); L=$L load" \
+		>/dev/null 2>"$TMP/$name.err"
+	RC=$?
+	"$IOTRAIL" report -i "$file" -f json >"$TMP/$name.json" 2>"$TMP/$name.rerr"
+}
+j() { json_get "$TMP/$1.json" "$2"; }
+blocks_bytes() { echo $(($(stat -c %b "$1") * 512)); }
+
+# 1. the file system fills: a clean stop, the file whole
+fs full 48m
+record full "$TMP/full/t.iot"
+expect_eq "full: exit status 1" "$RC" 1
+if grep -q "$TMP/full/t.iot: No space left on device: no room for the next 20 MB, kept for the last drain and the tables: tracing stopped at" "$TMP/full.err"; then
+	ok "full: the message names the file, the cause and where it stopped"
+else
+	not_ok "full: the message names the file, the cause and where it stopped" "$(head -3 "$TMP/full.err" | tr '\n' ' ')"
+fi
+expect_eq "full: the report reads it without a warning" "$(cat "$TMP/full.rerr")" ""
+expect_eq "full: stop reason space" "$(j full 'j["stop_reason"]')" space
+expect_eq "full: complete, drops known" "$(j full 'j["complete"] and j["drops_known"]')" True
+expect_eq "full: no drops" "$(j full 'sum(d["drops"] for d in j["drops"])')" 0
+size=$(stat -c %s "$TMP/full/t.iot")
+# it filled what it could: 48 MB less the 20 MB kept ahead, less a drain
+if [ "$size" -gt $((24 << 20)) ] && [ "$size" -lt $((48 << 20)) ]; then
+	ok "full: the file went as far as the room kept allowed ($size bytes)"
+else
+	not_ok "full: the file went as far as the room kept allowed" "$size bytes"
+fi
+blk=$(blocks_bytes "$TMP/full/t.iot")
+if [ "$blk" -le $((size + 65536)) ]; then
+	ok "full: the blocks kept ahead were given back"
+else
+	not_ok "full: the blocks kept ahead were given back" "$blk bytes of blocks for $size"
+fi
+reqs=$(j full 'j["join"]["requests"]')
+if [ "$reqs" -gt 100000 ]; then ok "full: $reqs requests in the trace"; else not_ok "full: requests in the trace" "$reqs"; fi
+
+# 2. --max-size: a clean stop at a size the user chose
+fs sized 64m
+record sized "$TMP/sized/t.iot" --max-size 3m
+expect_eq "max-size: exit status 0" "$RC" 0
+if grep -q "$TMP/sized/t.iot: --max-size reached at 3.[0-9] MB: tracing stopped" "$TMP/sized.err"; then
+	ok "max-size: said on stderr"
+else
+	not_ok "max-size: said on stderr" "$(head -3 "$TMP/sized.err" | tr '\n' ' ')"
+fi
+expect_eq "max-size: stop reason size" "$(j sized 'j["stop_reason"]')" size
+expect_eq "max-size: the report reads it without a warning" "$(cat "$TMP/sized.rerr")" ""
+size=$(stat -c %s "$TMP/sized/t.iot")
+# past 3 MB by at most a drain's worth and the last one's (2 x the buffers)
+if [ "$size" -ge $((3 << 20)) ] && [ "$size" -lt $(((3 << 20) + (16 << 20))) ]; then
+	ok "max-size: the file stopped near 3 MB ($size bytes)"
+else
+	not_ok "max-size: the file stopped near 3 MB" "$size bytes"
+fi
+
+# 3. no allocation ahead: the failing write cuts the file to whole chunks
+fs nores 24m
+IOTRAIL_NO_RESERVE=1 record nores "$TMP/nores/t.iot"
+expect_eq "write fails: exit status 1" "$RC" 1
+expect_eq "write fails: one message for the failed write" \
+	"$(grep -c "No space left on device: tracing stopped; the file keeps every chunk written whole before" "$TMP/nores.err")" 1
+if grep -q "cut short" "$TMP/nores.rerr"; then
+	not_ok "write fails: the file ends at a whole chunk" "$(head -2 "$TMP/nores.rerr" | tr '\n' ' ')"
+else
+	ok "write fails: the file ends at a whole chunk"
+fi
+said=$(sed -n 's/.*: \([0-9]*\) records \(cut off\|left in the buffers\).*counted as drops$/\1/p' "$TMP/nores.err" | awk '{s += $1} END {print s + 0}')
+if [ "$(j nores 'j["complete"]')" = True ]; then
+	# the tables fitted in what the cut freed
+	expect_eq "write fails: stop reason error" "$(j nores 'j["stop_reason"]')" error
+	expect_eq "write fails: the records not written are the drops" \
+		"$(j nores 'sum(d["drops"] for d in j["drops"])')" "$said"
+	expect_eq "write fails: their CPUs flagged" \
+		"$(j nores 'all(d["unwritten"] == (d["drops"] > 0) for d in j["drops"])')" True
+	if [ "$said" -gt 0 ]; then ok "write fails: $said records said lost"; else not_ok "write fails: records said lost" "none"; fi
+else
+	check "write fails: the tables did not fit, said" grep -q "no room for the closing tables either" "$TMP/nores.err"
+	check "write fails: read as cut short at a chunk" grep -q "no end record" "$TMP/nores.rerr"
+fi
+
+# 4. the file size limit (ulimit -f) on the disk's file system, which
+# allocates ahead past it: the write fails (EFBIG), the recorder is not
+# killed (SIGXFSZ) and cuts the file back to its last whole chunk
+(
+	ulimit -f $((32 << 10))
+	record limit "$DISKTMP/limit.iot"
+	echo "$RC" >"$TMP/limit.rc"
+)
+expect_eq "file size limit: exit status 1, not killed" "$(cat "$TMP/limit.rc")" 1
+check "file size limit: said" grep -q "limit.iot: File too large: tracing stopped" "$TMP/limit.err"
+if grep -q "cut short" "$TMP/limit.rerr"; then
+	not_ok "file size limit: the file ends at a whole chunk" "$(head -2 "$TMP/limit.rerr" | tr '\n' ' ')"
+else
+	ok "file size limit: the file ends at a whole chunk"
+fi
+size=$(stat -c %s "$DISKTMP/limit.iot")
+if [ "$size" -le $((32 << 20)) ] && [ "$size" -gt $((28 << 20)) ]; then
+	ok "file size limit: the file went up to it ($size bytes)"
+else
+	not_ok "file size limit: the file went up to it" "$size bytes"
+fi
+rm -f "$DISKTMP/limit.iot"
+
+# 5. too little room to start: refused, an existing file untouched
+fs tight 8m
+echo precious >"$TMP/tight/keep.iot"
+record tight "$TMP/tight/keep.iot"
+expect_eq "no room at the start: exit status 1" "$RC" 1
+check "no room at the start: said" grep -q "keep.iot: No space left on device: no room for the 20 MB a recording keeps ahead for its last drain and tables (-b smaller, or another file system); nothing recorded, the file untouched" "$TMP/tight.err"
+expect_eq "no room at the start: the file untouched" "$(cat "$TMP/tight/keep.iot")" precious
+# smaller buffers fit: 2 x 2 x 256k + 4m
+"$IOTRAIL" record -b 256k -o "$TMP/tight/small.iot" -d "$N" -- dd if="$L" of=/dev/null bs=4k count=1000 iflag=direct status=none 2>"$TMP/small.err"
+expect_eq "no room at the start: -b 256k fits" "$?" 0
+finish
