@@ -74,11 +74,11 @@ int trace_writer_packed_in(struct trace_writer *w, struct trace_pack_room *room,
 			   uint32_t cpu, const struct iot_rec *r1, size_t n1,
 			   const struct iot_rec *r2, size_t n2);
 void trace_pack_room_release(struct trace_pack_room *room);
-/* Allocates the file's blocks for the next bytes past what is written
- * (fallocate, the size unchanged), so that they cannot fail for want of
- * space: 0; 0 with nothing done where the file system cannot allocate
- * ahead; -ENOSPC, -EDQUOT, -EFBIG... when there is no room for them. The
- * blocks past the end are given back at the close. */
+/* Keeps the file's blocks allocated for at least the next bytes past what
+ * is written (fallocate, the size unchanged), so that their writes cannot
+ * fail for want of space: 0; 0 with nothing done where the file system
+ * cannot allocate ahead; -ENOSPC, -EDQUOT, -EFBIG... when there is no room
+ * for them. The blocks past the end are given back at the close. */
 int trace_writer_reserve(struct trace_writer *w, uint64_t bytes);
 /* What stdio holds, written: 0, or the -errno of a write that failed (the
  * file then cut back as above). */
