@@ -22,19 +22,17 @@ dd if=/dev/urandom of="$L" bs=1M count=256 oflag=direct status=none
 fs() {
 	mkdir -p "$TMP/$1" && mount -t tmpfs -o size="$2" tmpfs "$TMP/$1" && MOUNTS+=("$TMP/$1")
 }
-# load: 4k random direct reads of the loop device for up to 60 s (the
-# recording ends it sooner, with SIGTERM)
-load() {
-	fio --name=space --filename="$L" --rw=randread --direct=1 --bs=4k \
-		--ioengine=psync --time_based --runtime=60 --output=/dev/null
-}
-# record NAME FILE [OPTIONS...]: record load into FILE; $RC, $TMP/NAME.err,
+# LOAD: 4k random direct reads of the loop device for up to 60 s; the
+# recording ends it sooner (SIGTERM to the command: fio itself, no shell
+# between that would leave it running)
+LOAD=(fio --name=space --filename="$L" --rw=randread --direct=1 --bs=4k
+	--ioengine=psync --time_based --runtime=60 --output=/dev/null)
+# record NAME FILE [OPTIONS...]: record LOAD into FILE; $RC, $TMP/NAME.err,
 # and the report's JSON in $TMP/NAME.json (its warnings in NAME.rerr)
 record() {
 	local name=$1 file=$2
 	shift 2
-	"$IOTRAIL" record -o "$file" -d "$N" "$@" -- bash -c "$(declare -f load); L=$L load" \
-		>/dev/null 2>"$TMP/$name.err"
+	"$IOTRAIL" record -o "$file" -d "$N" "$@" -- "${LOAD[@]}" >/dev/null 2>"$TMP/$name.err"
 	RC=$?
 	"$IOTRAIL" report -i "$file" -f json >"$TMP/$name.json" 2>"$TMP/$name.rerr"
 }
