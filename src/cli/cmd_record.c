@@ -15,7 +15,8 @@ static void record_usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: iotrail record [-o FILE] [-d DEV]... [-p PID]... [--duration TIME]\n"
-	    "                      [--max-size SIZE] [-b SIZE] [--switchrate RATE]\n"
+	    "                      [--max-size SIZE [--max-files N]] [-b SIZE]\n"
+	    "                      [--switchrate RATE]\n"
 	    "                      [--summary] [--accounting]\n"
 	    "                      [--no-pack] [--uring] [--flow NAME[,NAME]]\n"
 	    "                      [--flow-file FILE]\n"
@@ -33,6 +34,9 @@ static void record_usage(FILE *f)
 	    "                        the file system has no room for twice the\n"
 	    "                        buffers and 4m more, which it keeps allocated\n"
 	    "                        ahead (status 1)\n"
+	    "      --max-files N     at --max-size go on in a new file, keeping the\n"
+	    "                        newest N: FILE.YYYYmmddHHMMSSmmm, each a whole\n"
+	    "                        trace from its start\n"
 	    "  -b, --bufsize SIZE    per-CPU buffer (default 4m; k/m/g suffixes)\n"
 	    "      --switchrate RATE how often buffers are drained (default 50hz;\n"
 	    "                        more often, up to switchmax, while a buffer\n"
@@ -246,6 +250,7 @@ int cmd_record(int argc, char **argv)
 	    {"pid", required_argument, NULL, 'p'},
 	    {"duration", required_argument, NULL, 'D'},
 	    {"max-size", required_argument, NULL, 'M'},
+	    {"max-files", required_argument, NULL, 'X'},
 	    {"bufsize", required_argument, NULL, 'b'},
 	    {"switchrate", required_argument, NULL, 'S'},
 	    {"summary", no_argument, NULL, 's'},
@@ -324,6 +329,14 @@ int cmd_record(int argc, char **argv)
 			if (parse_size(optarg, &o.max_size) || !o.max_size)
 				return usage_error(
 				    "--max-size %s: not a size (try 100m, 2g)", optarg);
+			break;
+		case 'X':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 100000)
+				return usage_error(
+				    "--max-files %s: not a count from 1 to 100000",
+				    optarg);
+			o.max_files = (uint32_t)v;
 			break;
 		case 'P':
 			if (set_option(&o, "bufpolicy", optarg))
@@ -428,6 +441,12 @@ int cmd_record(int argc, char **argv)
 		o.argv = argv + optind;
 	if (o.aggregate && o.summary)
 		return usage_error("--aggregate and --summary: choose one");
+	if (o.max_files && !o.max_size)
+		return usage_error("--max-files: with --max-size, the size of each file");
+	if (o.max_files &&
+	    (o.aggregate || o.speculate_ns || o.policy != IOT_POLICY_SWITCH))
+		return usage_error("--max-files: events and --summary recordings, "
+				   "bufpolicy=switch (not --aggregate nor --speculate)");
 	if (o.aggregate)
 		o.pack = false; /* no records to pack: the file stays 1.9 */
 	if (o.interval_ns && !o.aggregate)

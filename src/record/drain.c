@@ -342,6 +342,7 @@ static int drain_all(struct recorder *rc)
 	struct iot_round rd = {.mark_ns = now_ns(CLOCK_MONOTONIC)};
 	int err;
 
+	rc->last_mark_ns = rd.mark_ns;
 	err = drain_shares(rc);
 	if (err)
 		return err;
@@ -761,7 +762,7 @@ static void progress(struct recorder *rc, bool final)
 
 	for (uint32_t i = 0; i < rc->nr_cpus; i++) {
 		recs += rc->written[i];
-		struct iot_drop_entry e = cpu_drop_entry(rc, i);
+		struct iot_drop_entry e = cpu_drop_total(rc, i);
 
 		drops += iot_drop_total(&e);
 	}
@@ -826,19 +827,15 @@ static uint32_t out_of_room(struct recorder *rc)
 	const struct record_opts *o = rc->o;
 	int err;
 
-	if (o->max_size && rc->w.offset >= o->max_size) {
-		fprintf(stderr,
-			"iotrail: %s: --max-size reached at %.1f MB: tracing stopped\n",
-			o->output, rc->w.offset / 1048576.0);
+	if (o->max_size && rc->w.offset >= o->max_size)
 		return IOT_STOP_SIZE;
-	}
 	err = trace_writer_reserve(&rc->w, rc->reserve_bytes);
 	if (!err)
 		return 0;
 	fprintf(stderr,
 		"iotrail: %s: %s: no room for the next %.0f MB, kept for the last "
 		"drain and the tables: tracing stopped at %.1f MB\n",
-		o->output, strerror(-err), rc->reserve_bytes / 1048576.0,
+		rc->path, strerror(-err), rc->reserve_bytes / 1048576.0,
 		rc->w.offset / 1048576.0);
 	return IOT_STOP_SPACE;
 }
@@ -907,7 +904,22 @@ int record_loop(struct recorder *rc)
 		}
 		if (err)
 			break;
-		if ((room = out_of_room(rc))) {
+		if ((room = out_of_room(rc)) == IOT_STOP_SIZE && o->max_files) {
+			/* --max-files: on in the next file */
+			int sw = switch_output(rc);
+
+			if (sw < 0) {
+				err = sw;
+				break;
+			}
+			room = (uint32_t)sw;
+		} else if (room == IOT_STOP_SIZE) {
+			fprintf(stderr,
+				"iotrail: %s: --max-size reached at %.1f MB: tracing "
+				"stopped\n",
+				rc->path, rc->w.offset / 1048576.0);
+		}
+		if (room) {
 			rc->reason = room;
 			break;
 		}
@@ -963,7 +975,7 @@ int record_loop(struct recorder *rc)
 		fprintf(stderr,
 			"iotrail: %s: %s: tracing stopped; the file keeps every "
 			"chunk written whole before\n",
-			o->output, strerror(-err));
+			rc->path, strerror(-err));
 		rc->reason = IOT_STOP_ERROR;
 	}
 	if (debug)
@@ -1106,7 +1118,7 @@ int final_drain(struct recorder *rc)
 		e = write_agg(rc, now_ns(CLOCK_MONOTONIC));
 	}
 	if (e)
-		fprintf(stderr, "iotrail: %s: %s\n", rc->o->output, strerror(-e));
+		fprintf(stderr, "iotrail: %s: %s\n", rc->path, strerror(-e));
 	if (isatty(STDERR_FILENO))
 		progress(rc, true);
 	return e;

@@ -207,6 +207,10 @@ void file_table_finish(struct file_table *t)
 		uint32_t gen = t->gen[i].gen;
 		size_t len;
 
+		/* already found gone or reused (a --max-files switch's
+		 * look): said once */
+		if (e->flags & (IOT_FILE_DELETED | IOT_FILE_REUSED))
+			continue;
 		if (!gen || t->gen[i].mount >= t->nr_mounts ||
 		    (m = &t->mounts[t->gen[i].mount])->dev != e->dev)
 			continue; /* incarnation unknown, or the mounts read again */

@@ -149,22 +149,22 @@ static void raise_priority(struct recorder *rc)
 			strerror(errno), rc->orig_nice);
 }
 
-/* The output file, last: a failed set-up must not truncate it. */
-static void say_no_room(const struct recorder *rc, int err, const char *what)
+static void say_no_room(const struct recorder *rc, const char *path, int err,
+			const char *what)
 {
 	fprintf(stderr,
 		"iotrail: %s: %s: no room for the %.0f MB a recording keeps ahead "
 		"for its last drain and tables (-b smaller, or another file "
 		"system); %s\n",
-		rc->o->output, strerror(-err), rc->reserve_bytes / 1048576.0, what);
+		path, strerror(-err), rc->reserve_bytes / 1048576.0, what);
 }
 
-/* Whether the output's file system has the reserve free, counting the
- * blocks of the file it replaces: asked before that file is truncated,
- * so that a start refused for want of room leaves it as it was. */
-static bool room_for_reserve(const struct recorder *rc)
+/* Whether path's file system has the reserve free, counting the blocks
+ * of the file it replaces: asked before that file is truncated, so that a
+ * start refused for want of room leaves it as it was. */
+static bool room_for_reserve(const struct recorder *rc, const char *path)
 {
-	char *dir = strdup(rc->o->output);
+	char *dir = strdup(path);
 	struct statvfs sv;
 	struct stat st;
 	uint64_t avail;
@@ -177,14 +177,82 @@ static bool room_for_reserve(const struct recorder *rc)
 	if (!known) /* the open says why */
 		return true;
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	if (!stat(rc->o->output, &st) && S_ISREG(st.st_mode))
+	if (!stat(path, &st) && S_ISREG(st.st_mode))
 		avail += (uint64_t)st.st_blocks * 512;
 	return avail >= rc->reserve_bytes;
 }
 
-static int open_output(struct recorder *rc)
+/* A new trace file at path, its header saying it starts at start_mono
+ * (CLOCK_MONOTONIC), its room kept (reserve_bytes): 0, or -errno after
+ * saying why; the file is then removed, or untouched when the room was
+ * found missing before it was opened. A NULL path: a writer that keeps
+ * nothing (serve without -o). */
+static int open_file(struct recorder *rc, struct trace_writer *w, const char *path,
+		     uint64_t start_mono)
 {
 	struct iot_file_header hdr = {.magic = IOT_MAGIC};
+	uint64_t mono = now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	if (path && !room_for_reserve(rc, path)) {
+		say_no_room(rc, path, -ENOSPC, "nothing recorded, the file untouched");
+		return -ENOSPC;
+	}
+	hdr.header_size = sizeof(hdr);
+	hdr.version_major = IOT_VERSION_MAJOR;
+	hdr.version_minor = rc->o->pack ? IOT_VERSION_MINOR : IOT_VERSION_MINOR_UNPACKED;
+	hdr.rec_size = IOT_REC_SIZE;
+	hdr.nr_cpus = rc->nr_cpus;
+	hdr.clock_id = CLOCK_MONOTONIC;
+	hdr.start_realtime_ns = now_ns(CLOCK_REALTIME) - (mono - start_mono);
+	hdr.start_mono_ns = start_mono;
+	err = trace_writer_open(w, path, &hdr);
+	if (err == -EBUSY) {
+		fprintf(stderr, "iotrail: %s: another recorder is writing it\n", path);
+		return err;
+	}
+	if (err) {
+		fprintf(stderr, "iotrail: %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	if (!path)
+		return 0;
+	if (getenv("IOTRAIL_NO_RESERVE")) /* tests: as where it cannot be had */
+		w->no_reserve = true;
+	/* a quota, the file size limit: known only by asking */
+	err = trace_writer_reserve(w, rc->reserve_bytes);
+	if (err) {
+		say_no_room(rc, path, err, "nothing recorded");
+		trace_writer_close(w);
+		unlink(path);
+	}
+	return err;
+}
+
+/* --max-files: -o.YYYYmmddHHMMSSmmm, the time of the file's start (later
+ * than the last one's by a millisecond at least: names sort as they were
+ * written, and none is taken twice) */
+static char *next_path(struct recorder *rc)
+{
+	uint64_t ms = now_ns(CLOCK_REALTIME) / 1000000;
+	char stamp[32], *p;
+	time_t t;
+	struct tm tm;
+
+	if (ms <= rc->path_ms)
+		ms = rc->path_ms + 1;
+	rc->path_ms = ms;
+	t = (time_t)(ms / 1000);
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	return asprintf(&p, "%s.%s%03u", rc->o->output, stamp, (unsigned)(ms % 1000)) < 0
+		   ? NULL
+		   : p;
+}
+
+/* The output file, last: a failed set-up must not truncate it. */
+static int open_output(struct recorder *rc)
+{
 	int err;
 
 	/* whatever fills the file system later, the last drain and the
@@ -195,40 +263,90 @@ static int open_output(struct recorder *rc)
 	rc->reserve_bytes =
 	    2 * ((rc->o->aggregate ? 0 : (uint64_t)rc->buf_bytes) + rc->agg_bytes) +
 	    RECORD_RESERVE_BYTES;
-	if (!room_for_reserve(rc)) {
-		say_no_room(rc, -ENOSPC, "nothing recorded, the file untouched");
-		return -ENOSPC;
+	rc->path = rc->o->max_files ? next_path(rc)
+		   : rc->o->output  ? strdup(rc->o->output)
+				    : NULL;
+	if (!rc->path && rc->o->output) {
+		fprintf(stderr, "iotrail: out of memory\n");
+		return -ENOMEM;
 	}
-	hdr.header_size = sizeof(hdr);
-	hdr.version_major = IOT_VERSION_MAJOR;
-	hdr.version_minor = rc->o->pack ? IOT_VERSION_MINOR : IOT_VERSION_MINOR_UNPACKED;
-	hdr.rec_size = IOT_REC_SIZE;
-	hdr.nr_cpus = rc->nr_cpus;
-	hdr.clock_id = CLOCK_MONOTONIC;
-	hdr.start_realtime_ns = now_ns(CLOCK_REALTIME);
-	hdr.start_mono_ns = now_ns(CLOCK_MONOTONIC);
-	err = trace_writer_open(&rc->w, rc->o->output, &hdr);
-	if (err == -EBUSY) {
-		fprintf(stderr, "iotrail: %s: another recorder is writing it\n",
-			rc->o->output);
-		return err;
-	}
-	if (!err)
-		err = write_meta(rc);
-	if (err) {
-		fprintf(stderr, "iotrail: %s: %s\n", rc->o->output, strerror(-err));
-		return err;
-	}
-	if (getenv("IOTRAIL_NO_RESERVE")) /* tests: as where it cannot be had */
-		rc->w.no_reserve = true;
-	/* a quota, the file size limit: known only by asking */
-	err = trace_writer_reserve(&rc->w, rc->reserve_bytes);
-	if (err) {
-		say_no_room(rc, err, "nothing recorded");
+	err = open_file(rc, &rc->w, rc->path, now_ns(CLOCK_MONOTONIC));
+	if (!err && (err = write_meta(rc))) {
+		fprintf(stderr, "iotrail: %s: %s\n", rc->path, strerror(-err));
 		trace_writer_close(&rc->w);
-		unlink(rc->o->output);
+		if (rc->path)
+			unlink(rc->path);
 	}
 	return err;
+}
+
+/* Keeps the newest --max-files files, the current one among them. */
+static void prune_done(struct recorder *rc)
+{
+	while (rc->nr_done && rc->nr_done + 1 > rc->o->max_files) {
+		if (unlink(rc->done[0]) && errno != ENOENT)
+			fprintf(stderr, "iotrail: %s: %s; left\n", rc->done[0],
+				strerror(errno));
+		free(rc->done[0]);
+		memmove(rc->done, rc->done + 1, --rc->nr_done * sizeof(*rc->done));
+	}
+}
+
+int switch_output(struct recorder *rc)
+{
+	struct trace_writer nw;
+	char *path = next_path(rc), **done;
+	uint64_t start = rc->last_mark_ns;
+	int err, cerr;
+
+	done = realloc(rc->done, (rc->nr_done + 1) * sizeof(*done));
+	if (!path || !done) {
+		free(path);
+		if (done)
+			rc->done = done;
+		fprintf(stderr, "iotrail: out of memory: tracing stopped\n");
+		return IOT_STOP_SPACE;
+	}
+	rc->done = done;
+	if (!rc->drop_base &&
+	    !(rc->drop_base = calloc(rc->nr_cpus, sizeof(*rc->drop_base)))) {
+		free(path);
+		fprintf(stderr, "iotrail: out of memory: tracing stopped\n");
+		return IOT_STOP_SPACE;
+	}
+	/* the next file first: without it, this one goes on to the stop,
+	 * its blocks for that kept */
+	if (open_file(rc, &nw, path, start)) {
+		fprintf(stderr, "iotrail: %s: tracing stopped, in %s\n", path, rc->path);
+		free(path);
+		return IOT_STOP_SPACE;
+	}
+	/* this one ends with its tables; not synced (the next drain must
+	 * not wait for the disk): the kernel writes it back */
+	err = write_tables(rc, IOT_STOP_SIZE, false);
+	if (!err)
+		err = trace_writer_flush(&rc->w);
+	rc->w.no_sync = true;
+	cerr = trace_writer_close(&rc->w);
+	if (err || cerr)
+		fprintf(stderr, "iotrail: %s: %s: its tables not written whole\n",
+			rc->path, strerror(-(err ?: cerr)));
+	rc->w = nw;
+	pthread_mutex_init(&rc->w.lock, NULL);
+	rc->done[rc->nr_done++] = rc->path;
+	rc->path = path;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\riotrail: %s done, now %s\n", rc->done[rc->nr_done - 1],
+			path);
+	/* what the new file says counts from here */
+	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
+		rc->drop_base[cpu] = cpu_drop_total(rc, cpu);
+		rc->drops_said[cpu] = 0;
+	}
+	rc->tasks_written = 0;
+	prune_done(rc);
+	err = write_meta(rc);
+	return err ? err : write_new_tasks(rc);
 }
 
 /* After a write failed: what each CPU lost, counted as drops, said. */
@@ -253,12 +371,12 @@ static void count_unwritten(struct recorder *rc)
 		fprintf(stderr,
 			"iotrail: %s: %llu records cut off with what followed the "
 			"file's last whole chunk; counted as drops\n",
-			rc->o->output, (unsigned long long)lost);
+			rc->path, (unsigned long long)lost);
 	if (left)
 		fprintf(stderr,
 			"iotrail: %s: %llu records left in the buffers, not written; "
 			"counted as drops\n",
-			rc->o->output, (unsigned long long)left);
+			rc->path, (unsigned long long)left);
 }
 
 static void release(struct recorder *rc)
@@ -288,6 +406,12 @@ static void release(struct recorder *rc)
 	free(rc->stuck_rounds);
 	free(rc->reap_key);
 	free(rc->reap_q);
+	free(rc->path);
+	for (uint32_t i = 0; i < rc->nr_done; i++)
+		free(rc->done[i]);
+	free(rc->done);
+	free(rc->drop_base);
+	free(rc->unwritten);
 	free(rc->reaped);
 }
 
@@ -415,15 +539,16 @@ int record_run(const struct record_opts *o)
 		ret = 1;
 	say_stop(&rc, rc.reason);
 	/* flushed here: a failure is said as the tables' */
-	if ((err = write_tables(&rc, rc.reason)) || (err = trace_writer_flush(&rc.w))) {
+	if ((err = write_tables(&rc, rc.reason, true)) ||
+	    (err = trace_writer_flush(&rc.w))) {
 		if (rc.w.failed && rc.reason == IOT_STOP_ERROR)
 			fprintf(stderr,
 				"iotrail: %s: %s: no room for the closing tables "
 				"either; the trace ends at its last whole chunk "
 				"(read as cut short)\n",
-				o->output, strerror(-err));
+				rc.path, strerror(-err));
 		else
-			fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+			fprintf(stderr, "iotrail: %s: %s\n", rc.path, strerror(-err));
 		ret = 1;
 	}
 	say_drops(&rc);
@@ -435,8 +560,15 @@ cleanup:
 		ret = 1;
 	kill_child(&rc);
 	if (opened && (err = trace_writer_close(&rc.w))) {
-		fprintf(stderr, "iotrail: %s: %s\n", o->output, strerror(-err));
+		fprintf(stderr, "iotrail: %s: %s\n", rc.path, strerror(-err));
 		ret = 1;
+	}
+	if (opened && o->max_files) {
+		fprintf(stderr, "iotrail: the recording is in %u file%s:", rc.nr_done + 1,
+			rc.nr_done ? "s" : "");
+		for (uint32_t i = 0; i < rc.nr_done; i++)
+			fprintf(stderr, " %s", rc.done[i]);
+		fprintf(stderr, " %s\n", rc.path);
 	}
 	release(&rc);
 	return ret;

@@ -55,6 +55,8 @@ struct record_opts {
 	int nr_pids;
 	uint64_t duration_ns;  /* 0: until COMMAND exits or a signal */
 	uint64_t max_size;     /* --max-size: stop once the file is this big; 0 */
+	uint32_t max_files;    /* --max-files: at max_size go on in a new file,
+				  keeping this many; 0: stop there */
 	uint64_t settle_ns;    /* after COMMAND exits: the most the recording
 				  waits for the devices' requests in flight */
 	uint64_t bufsize;      /* per-CPU buffer, bytes */

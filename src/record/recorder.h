@@ -92,6 +92,17 @@ struct recorder {
 	/* allocated ahead of the file's end at each drain: room for the last
 	 * drain and the tables, whatever fills the file system meanwhile */
 	uint64_t reserve_bytes;
+	/* the file being written: -o, or under --max-files -o.TIME, one after
+	 * another (the ones done in done[], the oldest first) */
+	char *path;
+	char **done;
+	uint32_t nr_done;
+	uint64_t path_ms; /* the time in path's name, ms since the epoch */
+	/* the counts at the current file's start: its DROPS, DROPS_AT and END
+	 * say what happened in it (NULL, 0 in the first file) */
+	struct iot_drop_entry *drop_base;
+	uint64_t misses_base;
+	uint64_t last_mark_ns;	/* the last ROUND's mark: where a next file starts */
 	uint64_t *drops_said;	/* per CPU: all its drops at the last DROPS_AT */
 	uint64_t drops_read_ns; /* when the drops were read last */
 	uint64_t *stuck_seq;	/* per CPU: uncommitted slot seen last drain */
@@ -162,6 +173,13 @@ void reclaim_slots(struct recorder *rc);
 /* "128m", "4g", "2048" */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 
+/* record.c */
+/* --max-files: the current file ends (its tables, END reason size) and the
+ * recording goes on in a new one; the oldest beyond --max-files removed.
+ * 0; IOT_STOP_SPACE when no new file could be had (said: the current one
+ * goes on to the stop); or -errno of a write that failed. */
+int switch_output(struct recorder *rc);
+
 /* drain.c */
 /* Drains at every switch period until a stop; rc->reason says which. 0,
  * or -errno of a write that failed (reason IOT_STOP_ERROR). */
@@ -181,7 +199,9 @@ uint64_t kernel_stop(const struct recorder *rc);
 /* META, then the device table as it is at the start (again at the stop,
  * with devices the command created). */
 int write_meta(struct recorder *rc);
-int write_tables(struct recorder *rc, uint32_t reason);
+/* The tables and END at the end of a file: the recording's (last) or, at
+ * --max-files' switch, the current file's (its kernel misses not said). */
+int write_tables(struct recorder *rc, uint32_t reason, bool last);
 /* The tasks seen since the last call, as a TASKS chunk: a recording that is
  * killed keeps the names of what it recorded. */
 int write_new_tasks(struct recorder *rc);
@@ -190,9 +210,9 @@ int write_new_tasks(struct recorder *rc);
 void say_stop(const struct recorder *rc, uint32_t reason);
 /* "iotrail: N drops on CPU k" for each CPU that dropped. */
 void say_drops(const struct recorder *rc);
-/* A CPU's records and drops as its DROPS (and DROPS_AT) entry says them;
- * iot_drop_total sums its drops. */
-static inline struct iot_drop_entry cpu_drop_entry(const struct recorder *rc,
+/* A CPU's records and drops since the recording began; iot_drop_total
+ * sums its drops. */
+static inline struct iot_drop_entry cpu_drop_total(const struct recorder *rc,
 						   uint32_t cpu)
 {
 	return (struct iot_drop_entry){
@@ -206,6 +226,24 @@ static inline struct iot_drop_entry cpu_drop_entry(const struct recorder *rc,
 	    .drops_nostate =
 		__atomic_load_n(&rc->ctl[cpu].drops_nostate, __ATOMIC_RELAXED),
 	};
+}
+
+/* The same since the current file began: what its DROPS and DROPS_AT
+ * entries say (the first file's are the totals). */
+static inline struct iot_drop_entry cpu_drop_entry(const struct recorder *rc,
+						   uint32_t cpu)
+{
+	struct iot_drop_entry e = cpu_drop_total(rc, cpu);
+
+	if (rc->drop_base) {
+		const struct iot_drop_entry *b = &rc->drop_base[cpu];
+
+		e.records -= b->records;
+		e.drops_full -= b->drops_full;
+		e.drops_torn -= b->drops_torn;
+		e.drops_nostate -= b->drops_nostate;
+	}
+	return e;
 }
 
 #endif

@@ -221,7 +221,7 @@ static uint64_t kernel_misses(const struct recorder *rc, char *names, size_t len
 	return total;
 }
 
-int write_tables(struct recorder *rc, uint32_t reason)
+int write_tables(struct recorder *rc, uint32_t reason, bool last)
 {
 	char missed[256];
 	struct iot_drop_entry *d;
@@ -232,13 +232,17 @@ int write_tables(struct recorder *rc, uint32_t reason)
 	    .unfinished = rc->agg_unfinished,
 	};
 
-	end.kernel_misses = kernel_misses(rc, missed, sizeof(missed));
-	if (end.kernel_misses)
+	uint64_t misses = kernel_misses(rc, missed, sizeof(missed));
+	int err;
+
+	/* the file's own (--max-files); said once, in all, at the last */
+	end.kernel_misses = misses - rc->misses_base;
+	rc->misses_base = misses;
+	if (last && misses)
 		fprintf(stderr,
 			"iotrail: %llu events missed by the kernel (a program is not "
 			"entered again from a nested interrupt): %s\n",
-			(unsigned long long)end.kernel_misses, missed);
-	int err;
+			(unsigned long long)misses, missed);
 
 	devtab_scan(&rc->devs); /* devices the command created */
 	task_table_finish(&rc->tasks, exited_lookup, rc);
@@ -373,7 +377,7 @@ static void say_cpu_drops(const struct recorder *rc)
 	if (!key || !show || !cpus)
 		goto out;
 	for (uint32_t cpu = 0; cpu < rc->nr_cpus; cpu++) {
-		struct iot_drop_entry e = cpu_drop_entry(rc, cpu);
+		struct iot_drop_entry e = cpu_drop_total(rc, cpu);
 		uint64_t d = iot_drop_total(&e);
 
 		if (d) {

@@ -373,7 +373,7 @@ int trace_writer_close(struct trace_writer *w)
 					 (off_t)w->offset,
 					 (off_t)(w->reserved - w->offset));
 		}
-		if (!err && fsync(fd) != 0 && errno != EINVAL)
+		if (!err && !w->no_sync && fsync(fd) != 0 && errno != EINVAL)
 			err = -errno;
 		if (fclose(w->f) != 0 && !err)
 			err = -errno ?: -EIO;

@@ -47,6 +47,7 @@ struct trace_writer {
 	uint32_t nr_lost;  /* entries in lost */
 	uint64_t reserved; /* blocks allocated up to here (trace_writer_reserve) */
 	bool no_reserve;   /* the file system does not allocate ahead */
+	bool no_sync;	   /* the close leaves the write-back to the kernel */
 	char *iobuf;
 	bool discard; /* opened with no path: chunks are counted, not kept */
 	struct trace_pack_room room; /* trace_writer_packed's */

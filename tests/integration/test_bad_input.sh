@@ -37,6 +37,12 @@ must_fail "max-size of nothing" 2 "--max-size 0: not a size \\(try 100m, 2g\\)" 
 	"$IOTRAIL" record -o "$TMP/keep.iot" --max-size 0 -- true
 must_fail "max-size that is not a size" 2 "--max-size 3q: not a size" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" --max-size 3q -- true
+must_fail "max-files without max-size" 2 "--max-files: with --max-size, the size of each file" \
+	"$IOTRAIL" record -o "$TMP/keep.iot" --max-files 3 -- true
+must_fail "max-files of nothing" 2 "--max-files 0: not a count from 1 to 100000" \
+	"$IOTRAIL" record -o "$TMP/keep.iot" --max-size 1m --max-files 0 -- true
+must_fail "max-files with --aggregate" 2 "--max-files: events and --summary recordings" \
+	"$IOTRAIL" record -o "$TMP/keep.iot" --max-size 1m --max-files 2 --aggregate -- true
 must_fail "command that does not exist" 127 "no-such-command-xyz: command not found" \
 	"$IOTRAIL" record -o "$TMP/keep.iot" -- no-such-command-xyz --flag
 must_fail "process that does not exist" 2 "-p 999999999: not a process id|-p 99999999: no such process" \
