@@ -34,8 +34,8 @@ struct report_info {
 	bool complete;	  /* the END chunk is there (else: killed, duration unknown) */
 	bool drops_known; /* the DROPS table is there */
 	uint64_t t0_ns;	  /* recording start, CLOCK_MONOTONIC */
-	const char *stop_reason; /* "command", "duration", "signal", "error", "unknown" */
-	const struct iot_stop *stop;	  /* fill/trigger details, or NULL */
+	const char *stop_reason;     /* trace_reader_stop_reason: "command", "size"... */
+	const struct iot_stop *stop; /* fill/trigger details, or NULL */
 	const struct iot_spec_info *spec; /* --speculate, or NULL */
 	const struct iot_drop_entry *drops;
 	size_t nr_drops;

@@ -289,6 +289,15 @@ static void header(FILE *f, const struct report_info *ri)
 	if (!ri->complete)
 		fprintf(f, "# the recording was cut short (no END chunk): its length and "
 			   "drops are unknown\n");
+	else if (ri->stop_reason && !strcmp(ri->stop_reason, "size"))
+		fprintf(f, "# the recording stopped at --max-size (with --max-files, it "
+			   "goes on in the next file)\n");
+	else if (ri->stop_reason && !strcmp(ri->stop_reason, "space"))
+		fprintf(f, "# the recording stopped early: no room left on the file's "
+			   "file system (whole up to there)\n");
+	else if (ri->stop_reason && !strcmp(ri->stop_reason, "error"))
+		fprintf(f, "# the recording stopped early: the recorder failed (whole "
+			   "up to there)\n");
 	if (ri->imported)
 		fprintf(f,
 			"# imported from %s: its records hold no kernel addresses, so "

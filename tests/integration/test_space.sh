@@ -51,6 +51,9 @@ else
 fi
 expect_eq "full: the report reads it without a warning" "$(cat "$TMP/full.rerr")" ""
 expect_eq "full: stop reason space" "$(j full 'j["stop_reason"]')" space
+check "full: the text report says why it stopped" \
+	grep -q "^# the recording stopped early: no room left on the file's file system (whole up to there)$" \
+	<("$IOTRAIL" report -i "$TMP/full/t.iot")
 expect_eq "full: complete, drops known" "$(j full 'j["complete"] and j["drops_known"]')" True
 expect_eq "full: no drops" "$(j full 'sum(d["drops"] for d in j["drops"])')" 0
 size=$(stat -c %s "$TMP/full/t.iot")
@@ -79,6 +82,9 @@ else
 	not_ok "max-size: said on stderr" "$(head -3 "$TMP/sized.err" | tr '\n' ' ')"
 fi
 expect_eq "max-size: stop reason size" "$(j sized 'j["stop_reason"]')" size
+check "max-size: the text report says so" \
+	grep -q "^# the recording stopped at --max-size (with --max-files, it goes on in the next file)$" \
+	<("$IOTRAIL" report -i "$TMP/sized/t.iot")
 expect_eq "max-size: the report reads it without a warning" "$(cat "$TMP/sized.rerr")" ""
 size=$(stat -c %s "$TMP/sized/t.iot")
 # past 3 MB by at most a drain's worth and the last one's (2 x the buffers)
@@ -103,6 +109,9 @@ said=$(sed -n 's/.*: \([0-9]*\) records \(cut off\|left in the buffers\).*counte
 if [ "$(j nores 'j["complete"]')" = True ]; then
 	# the tables fitted in what the cut freed
 	expect_eq "write fails: stop reason error" "$(j nores 'j["stop_reason"]')" error
+	check "write fails: the text report says the recorder failed" \
+		grep -q "^# the recording stopped early: the recorder failed (whole up to there)$" \
+		<("$IOTRAIL" report -i "$TMP/nores/t.iot")
 	expect_eq "write fails: the records not written are the drops" \
 		"$(j nores 'sum(d["drops"] for d in j["drops"])')" "$said"
 	expect_eq "write fails: their CPUs flagged" \
