@@ -442,12 +442,32 @@ churn 9 16
 second=$(series)
 stop_all
 read -r r1 _ _ _ < <(diskstats "$D")
-expect_eq "--by cgroup, cgroups removed: their slots given back, 8 more each counted (series, lost, slots used)" \
-	"$first| $gone| $second" \
-	"1=3 2=3 3=3 4=3 5=3 6=3 7=3 8=3 0 8 | 0 0 | 9=3 10=3 11=3 12=3 13=3 14=3 15=3 16=3 0 8 "
-n=$("$IOTRAIL" report -i "$TMP/churn.iot" -f json 2>/dev/null |
-	python3 -c 'import json,sys; j=json.load(sys.stdin); print(sum(d["read"]["requests"] for d in j["devices"] if d["name"] == sys.argv[1]))' "$D")
-expect_eq "--by cgroup, cgroups removed: the trace's AGG chunks hold the 48 reads of both" "$n" "$((r1 - r0))"
+# a read whose completion the kernel did not hand to the program (now
+# and then: docs/ARCHITECTURE.md, "Oracles") is in no series; the trace
+# counts it unfinished (its slot still held at the stop) or lost
+read -r n u < <("$IOTRAIL" report -i "$TMP/churn.iot" -f json 2>/dev/null |
+	python3 -c 'import json,sys; j=json.load(sys.stdin); print(sum(d["read"]["requests"] for d in j["devices"] if d["name"] == sys.argv[1]), j["join"]["unfinished"] + j["join"]["lost_completions"])' "$D")
+want="1=3 2=3 3=3 4=3 5=3 6=3 7=3 8=3 0 8 | 0 0 | 9=3 10=3 11=3 12=3 13=3 14=3 15=3 16=3 0 8 "
+short=$(python3 -c '
+import sys
+def short_by(g, w):  # how many reads the series g is short of w; None: other
+    if g == w:
+        return 0
+    if "=" in g and "=" in w and g.split("=")[0] == w.split("=")[0]:
+        d = int(w.split("=")[1]) - int(g.split("=")[1])
+        return d if d > 0 else None
+    return None
+got, want = sys.argv[1].split(), sys.argv[2].split()
+s = [short_by(g, w) for g, w in zip(got, want)]
+print(-1 if len(got) != len(want) or None in s else sum(s))' "$first| $gone| $second" "$want")
+if [ "$short" = 0 ] || { [ "$short" -gt 0 ] && [ "$short" -le "$u" ] && [ "$u" -le 2 ]; }; then
+	ok "--by cgroup, cgroups removed: their slots given back, 8 more each counted (series, lost, slots used; $short read(s) the kernel did not complete to us, $u in the trace)"
+else
+	not_ok "--by cgroup, cgroups removed: their slots given back, 8 more each counted (series, lost, slots used)" \
+		"got '$first| $gone| $second', want '$want' ($u unfinished or lost in the trace)"
+fi
+expect_eq "--by cgroup, cgroups removed: the trace's AGG chunks hold the 48 reads of both (counted, and unfinished or lost: $u)" \
+	"$((n + u))" "$((r1 - r0))"
 for i in $(seq 9 16); do rmdir "${CHURN[$((i - 1))]}"; done
 "$IOTRAIL" serve --slots 1024 2>"$TMP/err"
 [ $? = 2 ] && grep -q -- "--slots 1024: a count from 1 to 1023" "$TMP/err" && ok "--slots 1024: exit 2, naming it" ||
