@@ -330,14 +330,16 @@ int cmd_record(int argc, char **argv)
 				return usage_error(
 				    "--max-size %s: not a size (try 100m, 2g)", optarg);
 			break;
-		case 'X':
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 1 || v > 100000)
+		case 'X': {
+			uint64_t n;
+
+			if (parse_count(optarg, &n) || !n || n > 100000)
 				return usage_error(
 				    "--max-files %s: not a count from 1 to 100000",
 				    optarg);
-			o.max_files = (uint32_t)v;
+			o.max_files = (uint32_t)n;
 			break;
+		}
 		case 'P':
 			if (set_option(&o, "bufpolicy", optarg))
 				return 2;

@@ -158,15 +158,6 @@ static int note_chunk(struct trace_writer *w, uint64_t end, uint64_t nr_recs,
 	return 0;
 }
 
-static int flush_locked(struct trace_writer *w)
-{
-	if (fflush(w->f) != 0)
-		return -errno ?: -EIO;
-	w->durable = w->offset;
-	w->nr_notes = 0;
-	return 0;
-}
-
 /*
  * A write failed with err: the file is cut back to its last whole chunk.
  * The chunks noted since durable that the file holds whole stay; the
@@ -207,6 +198,17 @@ static int fail_locked(struct trace_writer *w, int err, bool this_noted)
 	return err;
 }
 
+/* What stdio holds, written: then the file holds everything. A failure
+ * cuts the file back (fail_locked, this_noted as there). */
+static int flush_locked(struct trace_writer *w, bool this_noted)
+{
+	if (fflush(w->f) != 0)
+		return fail_locked(w, -errno ?: -EIO, this_noted);
+	w->durable = w->offset;
+	w->nr_notes = 0;
+	return 0;
+}
+
 static int chunk_locked(struct trace_writer *w, uint32_t type, uint32_t cpu,
 			const void *p1, size_t n1, const void *p2, size_t n2)
 {
@@ -230,16 +232,15 @@ static int chunk_locked(struct trace_writer *w, uint32_t type, uint32_t cpu,
 		struct iovec iov[3] = {
 		    {&c, sizeof(c)}, {(void *)p1, n1}, {(void *)p2, n2}};
 
-		if ((err = flush_locked(w)))
-			return fail_locked(w, err, false);
+		if ((err = flush_locked(w, false)))
+			return err;
 		if ((err = note_chunk(w, end, nr_recs, cpu)))
 			return err;
 		err = write_all(fileno(w->f), iov, n2 ? 3 : 2);
 		if (err)
 			return fail_locked(w, err, true);
-		w->offset = w->durable = end;
-		w->nr_notes = 0;
-		return 0;
+		w->offset = end;
+		return flush_locked(w, true); /* nothing buffered: notes it */
 	}
 	if ((err = note_chunk(w, end, nr_recs, cpu)))
 		return err;
@@ -249,8 +250,8 @@ static int chunk_locked(struct trace_writer *w, uint32_t type, uint32_t cpu,
 		return fail_locked(w, -errno ?: -EIO, true);
 	w->offset = end;
 	/* the call fails with its flush: its chunk is not counted lost */
-	if (w->offset - w->durable >= WRITER_FLUSH_BYTES && (err = flush_locked(w)))
-		return fail_locked(w, err, true);
+	if (w->offset - w->durable >= WRITER_FLUSH_BYTES)
+		return flush_locked(w, true);
 	return 0;
 }
 
@@ -344,8 +345,8 @@ int trace_writer_flush(struct trace_writer *w)
 	int err = 0;
 
 	pthread_mutex_lock(&w->lock);
-	if (w->f && (err = flush_locked(w)))
-		fail_locked(w, err, false);
+	if (w->f)
+		err = flush_locked(w, false);
 	pthread_mutex_unlock(&w->lock);
 	return err;
 }
@@ -359,8 +360,8 @@ int trace_writer_close(struct trace_writer *w)
 {
 	int err = 0;
 
-	if (w->f && (err = flush_locked(w)))
-		fail_locked(w, err, false);
+	if (w->f)
+		err = flush_locked(w, false);
 	if (w->f) {
 		int fd = fileno(w->f);
 
