@@ -1091,25 +1091,43 @@ static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
 	return 0;
 }
 
-/* A back-pressure mark: a stretch begins, or the CPU's open one ends.
- * Out of memory, the stretch is not listed (the marks stay in the trace). */
-static void note_degrade(struct trace_reader *r, uint32_t cpu, const struct iot_rec *x)
+/* A back-pressure mark of a CPU's, taken in that CPU's order: a stretch
+ * begins, or the CPU's open one ends. The list is kept sorted by (begin,
+ * CPU), so that it is the same whatever order the CPUs' marks come in (the
+ * merge's windows, or the plan's chunks: trace_reader_plan); a CPU's
+ * stretches begin in time order, so its open one is its last. Out of
+ * memory, the stretch is not listed (the marks stay in the trace). */
+static void note_degrade_in(struct iot_degrade_stretch **v, size_t *nr, size_t *cap,
+			    uint32_t cpu, const struct iot_rec *x)
 {
+	size_t i = *nr;
+
 	if (x->flags == IOT_DEGRADE_BEGIN) {
-		if (GROW(r->degrades, r->nr_degrades + 1, r->cap_degrades))
+		if (GROW(*v, *nr + 1, *cap))
 			return;
-		r->degrades[r->nr_degrades++] =
-		    (struct iot_degrade_stretch){.from_ns = x->ts_ns, .cpu = cpu};
+		/* from the back: nearly always zero steps */
+		while (i > 0 &&
+		       ((*v)[i - 1].from_ns > x->ts_ns ||
+			((*v)[i - 1].from_ns == x->ts_ns && (*v)[i - 1].cpu > cpu)))
+			i--;
+		memmove(*v + i + 1, *v + i, (*nr - i) * sizeof(**v));
+		(*v)[i] = (struct iot_degrade_stretch){.from_ns = x->ts_ns, .cpu = cpu};
+		(*nr)++;
 		return;
 	}
-	for (size_t i = r->nr_degrades; i-- > 0;)
-		if (r->degrades[i].cpu == cpu) {
-			if (!r->degrades[i].to_ns) {
-				r->degrades[i].to_ns = x->ts_ns;
-				r->degrades[i].skipped = x->id2;
+	while (i-- > 0)
+		if ((*v)[i].cpu == cpu) {
+			if (!(*v)[i].to_ns) {
+				(*v)[i].to_ns = x->ts_ns;
+				(*v)[i].skipped = x->id2;
 			}
 			return;
 		}
+}
+
+static void note_degrade(struct trace_reader *r, uint32_t cpu, const struct iot_rec *x)
+{
+	note_degrade_in(&r->degrades, &r->nr_degrades, &r->cap_degrades, cpu, x);
 }
 
 /* A large trace's chunk, mapped in one call as it joins the merge: the
@@ -1564,6 +1582,8 @@ struct chunk_look {
 	uint64_t min_past_head;	   /* the least time past its first W */
 	uint64_t max_before_tail;  /* the greatest before its last W (or 0) */
 	bool ok; /* in order but for neighbours; nothing the plan leaves out */
+	struct iot_rec *degrades; /* its back-pressure marks, in its order */
+	size_t nr_degrades, cap_degrades;
 };
 
 static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
@@ -1584,12 +1604,14 @@ static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
 				c->min_past_head = x->ts_ns;
 		}
 		/* a time of UINT64_MAX is never returned (head_key); a
-		 * back-pressure mark's stretch list is ordered by the window's
-		 * reach; a BIO_INFO of tid UINT32_MAX writes a seed fact a
-		 * segment's could not tell from none */
+		 * BIO_INFO of tid UINT32_MAX writes a seed fact a segment's
+		 * could not tell from none */
 		if (x->ts_ns < behind || x->ts_ns == UINT64_MAX ||
-		    x->type == IOT_EV_DEGRADE ||
 		    (x->type == IOT_EV_BIO_INFO && x->tid == UINT32_MAX))
+			c->ok = false;
+		/* a back-pressure mark is noted by the plan (few of them) */
+		if (x->type == IOT_EV_DEGRADE &&
+		    APPEND(c->degrades, c->nr_degrades, c->cap_degrades, x, 1))
 			c->ok = false;
 		if (x->ts_ns < c->min_ts)
 			c->min_ts = x->ts_ns;
@@ -1948,6 +1970,9 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 				pl->stream_gaps[s] += c->first_seq - next_seq[s];
 			pl->stream_gaps[s] += c->gaps;
 			pl->summaries += c->summaries;
+			for (size_t i = 0; i < c->nr_degrades; i++)
+				note_degrade_in(&pl->degrades, &pl->nr_degrades,
+						&pl->cap_degrades, s, &c->degrades[i]);
 			next_seq[s] = c->last_seq + 1;
 		} else if (ch->type == IOT_CHUNK_ROUND &&
 			   ch->size >= sizeof(struct iot_round)) {
@@ -1968,6 +1993,8 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	if (!ret)
 		ret = 1;
 out:
+	for (size_t k = 0; look.looks && k < r->nr_chunks; k++)
+		free(look.looks[k].degrades);
 	free(look.looks);
 	free(next_seq);
 	free(seen);
@@ -1983,6 +2010,7 @@ void reader_plan_release(struct reader_plan *pl)
 	free(pl->seg_first);
 	free(pl->seg_chunks);
 	free(pl->users);
+	free(pl->degrades);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -2072,6 +2100,12 @@ void trace_reader_plan_apply(struct trace_reader *r, struct reader_plan *pl)
 	r->nr_gaps = pl->gaps;
 	memcpy(r->stream_gaps, pl->stream_gaps, r->nr_streams * sizeof(*r->stream_gaps));
 	r->nr_summaries = pl->summaries;
+	free(r->degrades);
+	r->degrades = pl->degrades;
+	r->nr_degrades = pl->nr_degrades;
+	r->cap_degrades = pl->cap_degrades;
+	pl->degrades = NULL;
+	pl->nr_degrades = pl->cap_degrades = 0;
 	r->next_chunk = r->nr_chunks;
 	r->limit_ns = UINT64_MAX;
 }

@@ -131,10 +131,10 @@ struct trace_reader {
 	uint64_t last_mark_ns; /* the latest ROUND mark: near the end of a cut-short
 				  recording */
 	uint64_t nr_gaps;      /* sequence numbers missing between records */
-	/* back-pressure stretches (IOT_EV_DEGRADE), in the order each CPU's
-	 * begin entered the merge, and the SUMMARY records of an events-mode
-	 * recording: both noted as records enter the merge (complete once
-	 * every record was read) */
+	/* back-pressure stretches (IOT_EV_DEGRADE), sorted by begin time,
+	 * then CPU, and the SUMMARY records of an events-mode recording: both
+	 * noted as records enter the merge (complete once every record was
+	 * read) */
 	struct iot_degrade_stretch *degrades;
 	size_t nr_degrades, cap_degrades;
 	uint64_t nr_summaries;
@@ -248,10 +248,12 @@ struct reader_plan {
 	/* what trace_reader_next would have counted over every record */
 	uint64_t gaps, summaries;
 	uint64_t *stream_gaps;
+	struct iot_degrade_stretch *degrades; /* and listed */
+	size_t nr_degrades, cap_degrades;
 };
 /* Looks at every record on `threads` threads: 1 with *pl made, segments
  * of about seg_recs records; 0 when the trace is not in one order by time
- * (or is speculative, or holds a back-pressure mark), or is one segment;
+ * (or is speculative), or is one segment;
  * -ENOMEM. A packed chunk is unpacked to be looked at, and again by
  * each segment that reads it. */
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
@@ -273,8 +275,9 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 			 struct reader_scratch *scratch);
 void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan *pl,
 			       size_t seg, struct trace_reader *cur);
-/* Once every segment was read: the reader's counts (gaps, summaries) as
- * its own merge would have left them, and its merge at the end */
+/* Once every segment was read: the reader's counts (gaps, summaries) and
+ * back-pressure stretches as its own merge would have left them, and its
+ * merge at the end */
 void trace_reader_plan_apply(struct trace_reader *r, struct reader_plan *pl);
 void reader_plan_release(struct reader_plan *pl);
 /* The records chunk (EVENTS, EVENTS_PACKED as unpacked, MARKS, REPAIR)

@@ -53,7 +53,7 @@ n=$(said "$TMP/bp.err" summaries)
 	ok "back-pressure: the summaries in the trace are the requests stderr says were summarised ($n)" ||
 	not_ok "summaries counted" "stderr $n, trace $(json_get "$TMP/bp.json" "j['backpressure']['summaries']")"
 
-# the stretches: each CPU's in order, apart, each ending after it begins
+# the stretches: by begin time, then CPU; each CPU's apart, each ending after it begins
 # (one may be open at the end: to_ns 0), their records not written no more
 # than stderr's (which also counts an open one's)
 python3 - "$TMP/bp.json" "$(said "$TMP/bp.err" skipped)" <<'PY' >"$TMP/out" 2>&1 &&
@@ -67,6 +67,7 @@ for cpu in {s["cpu"] for s in st}:
         assert a["to_ns"] and a["to_ns"] <= b["from_ns"], (a, b)
     for s in mine:
         assert s["to_ns"] == 0 or s["from_ns"] < s["to_ns"], s
+assert st == sorted(st, key=lambda s: (s["from_ns"], s["cpu"])), "not by begin, then CPU"
 skipped = sum(s["skipped"] for s in st)
 assert 0 < skipped <= int(sys.argv[2]), (skipped, sys.argv[2])
 print(len(st), "stretches,", skipped, "records not written")
@@ -79,6 +80,15 @@ grep -q "^# back-pressure: $n requests recorded as summaries (their stages only:
 	grep -q "^# back-pressure on CPU [0-9]*: [0-9]* stretch\(es\)\{0,1\} \(at\|between\) [0-9.]* s.*, [0-9.]* s in all; [0-9]* other records not written" "$TMP/bp.txt" &&
 	ok "back-pressure: the report's header says which stretches were summarised" ||
 	not_ok "report header" "$(head -5 "$TMP/bp.txt")"
+
+# read in segments on threads (reader.h trace_reader_plan: the marks noted
+# by the plan, not by the merge), the same report as one thread's
+IOTRAIL_SEGMENT=20000 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/bp.iot" -a latency,syscall,who \
+	-f json >"$TMP/seg.json" 2>"$TMP/seg.err"
+"$IOTRAIL" report --threads 1 -i "$TMP/bp.iot" -a latency,syscall,who -f json >"$TMP/one.json"
+grep -q "read in segments" "$TMP/seg.err" && cmp -s "$TMP/one.json" "$TMP/seg.json" &&
+	ok "back-pressure: read in segments on 4 threads, the JSON is one thread's, byte for byte" ||
+	not_ok "segments" "$(grep 'join on' "$TMP/seg.err"; cmp "$TMP/one.json" "$TMP/seg.json")"
 
 # the marks themselves, as iotrail script shows them: per CPU begin, end, begin...
 "$IOTRAIL" script -i "$TMP/bp.iot" | awk '$4 == "BP" {print $2, $5}' >"$TMP/marks"

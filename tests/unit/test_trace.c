@@ -216,11 +216,13 @@ static void merge_sparse_streams(void **state)
 
 /* Reading in segments (trace_reader_plan): SG_CPUS streams over SG_ROUNDS
  * rounds, each with neighbours inverted (3 apart, and across a chunk's
- * start), gaps and summaries. bad: 1 a record 21 behind one before it, 2
- * a record behind a limit the merge passed (after every record of its
- * stream), 3 a back-pressure mark, 4 and 5 a chunk's first record 20 and
- * READER_REORDER behind one of the chunk before (the window would give the
- * one before first). */
+ * start), gaps, summaries and back-pressure marks (CPU 0 a stretch ended,
+ * CPU 2 one left open, begun at the same time as one of CPU 4's, its
+ * begin's chunk written after CPU 2's). bad: 1 a record 21 behind one
+ * before it, 2 a record behind a limit the merge passed (after every
+ * record of its stream), 3 a BIO_INFO of no task, 4 and 5 a chunk's
+ * first record 20 and READER_REORDER behind one of the chunk before (the
+ * window would give the one before first). */
 #define SG_CPUS	  5u
 #define SG_ROUNDS 40u
 /* packed: the even CPUs' chunks packed (format 1.10), the odd ones' whole */
@@ -229,7 +231,7 @@ static void write_segmentable(int bad, bool packed)
 	static struct iot_rec recs[SG_CPUS][SG_ROUNDS * 60];
 	struct iot_file_header h;
 	struct trace_writer w;
-	uint64_t seed = 11, seq[SG_CPUS] = {0};
+	uint64_t seed = 11, seq[SG_CPUS] = {0}, tie = 0;
 
 	header(&h, SG_CPUS);
 	if (packed)
@@ -262,8 +264,20 @@ static void write_segmentable(int bad, bool packed)
 				a[25].ts_ns = a[4].ts_ns - 1;
 			if (bad == 2 && k == 21 && c == 3)
 				a[0].ts_ns = 19500; /* the limit is 20000 */
-			if (bad == 3 && k == 20 && c == 0)
-				a[3].type = IOT_EV_DEGRADE;
+			if (bad == 3 && k == 20 && c == 0) {
+				a[3].type = IOT_EV_BIO_INFO;
+				a[3].tid = UINT32_MAX;
+			}
+			if ((k == 20 && (c == 0 || c == 2 || c == 4)) ||
+			    (k == 26 && (c == 0 || c == 4))) {
+				a[5].type = IOT_EV_DEGRADE;
+				a[5].flags = k == 20 ? IOT_DEGRADE_BEGIN : 0;
+				a[5].id2 = 1000 + c;
+			}
+			if (k == 20 && c == 2)
+				tie = a[5].ts_ns;
+			if (k == 20 && c == 4)
+				a[5].ts_ns = tie;
 			if (bad == 4 && k == 20 && c == 0)
 				a[0].ts_ns = a[-20].ts_ns - 1;
 			if (bad == 5 && k == 20 && c == 0)
@@ -303,6 +317,15 @@ static void segments_same(void **state)
 		gaps = r.nr_gaps;
 		summaries = r.nr_summaries;
 		assert_int_equal(gaps, 3);
+		/* by begin, then CPU: 2 and 4 at the same time; 2's still open */
+		assert_int_equal(r.nr_degrades, 3);
+		assert_int_equal(r.degrades[1].cpu, 2);
+		assert_int_equal(r.degrades[2].cpu, 4);
+		assert_int_equal(r.degrades[1].from_ns, r.degrades[2].from_ns);
+		assert_int_equal(r.degrades[0].cpu, 0);
+		assert_int_equal(r.degrades[0].skipped, 1000);
+		assert_true(r.degrades[0].to_ns > r.degrades[0].from_ns);
+		assert_int_equal(r.degrades[1].to_ns, 0);
 		for (unsigned int s = 0; s < 3; s++) {
 			assert_int_equal(trace_reader_plan(&r, seg_recs[s], 3, &pl), 1);
 			assert_true(pl.nr_segs > 1);
@@ -322,6 +345,9 @@ static void segments_same(void **state)
 			assert_int_equal(m, n);
 			assert_int_equal(pl.gaps, gaps);
 			assert_int_equal(pl.summaries, summaries);
+			assert_int_equal(pl.nr_degrades, r.nr_degrades);
+			assert_memory_equal(pl.degrades, r.degrades,
+					    r.nr_degrades * sizeof(*r.degrades));
 			reader_plan_release(&pl);
 		}
 		/* packed chunks were unpacked into it, and only they */
@@ -1613,14 +1639,14 @@ static void degrade_stretches(void **state)
 			n++;
 		assert_int_equal(r.nr_summaries, 3);
 		assert_int_equal(r.nr_degrades, 3);
-		/* in the order the begins entered the merge: CPU 0's first */
-		assert_int_equal(r.degrades[0].cpu, 0);
-		assert_int_equal(r.degrades[0].from_ns, 110);
-		assert_int_equal(r.degrades[0].to_ns, 150);
-		assert_int_equal(r.degrades[0].skipped, 77);
-		assert_int_equal(r.degrades[1].cpu, 1);
-		assert_int_equal(r.degrades[1].from_ns, 105);
-		assert_int_equal(r.degrades[1].to_ns, 0); /* still open */
+		/* by begin time, though CPU 0's begin entered the merge first */
+		assert_int_equal(r.degrades[1].cpu, 0);
+		assert_int_equal(r.degrades[1].from_ns, 110);
+		assert_int_equal(r.degrades[1].to_ns, 150);
+		assert_int_equal(r.degrades[1].skipped, 77);
+		assert_int_equal(r.degrades[0].cpu, 1);
+		assert_int_equal(r.degrades[0].from_ns, 105);
+		assert_int_equal(r.degrades[0].to_ns, 0); /* still open */
 		assert_int_equal(r.degrades[2].from_ns, 160);
 		assert_int_equal(r.degrades[2].to_ns, 0);
 		trace_reader_rewind(&r);
