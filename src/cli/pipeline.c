@@ -172,9 +172,9 @@ static int open_input(struct pipeline *p, const char *input, struct analysis_env
  * 2.4-2.9 s, the reader in its own thread 1.8-1.9 s, the join on 4
  * threads 1.3-1.4 s, on 8 1.5 s and on 16 1.5-1.6 s; with four analyzers
  * 8 threads did best. It holds more: 221 MB resident against 81 MB for
- * one thread on a 1.8 GB trace. A trace whose states seldom meet
- * (back-pressure stretches leave system calls open) costs about what the
- * reader thread alone does. */
+ * one thread on a 1.8 GB trace. A trace whose states seldom meet (pages
+ * dirtied and not yet written back) costs about what the reader thread
+ * alone does. */
 #define JOIN_DEFAULT_THREADS 8
 
 static bool join_on_threads(uint64_t *seg)

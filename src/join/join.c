@@ -965,6 +965,17 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 	return 0;
 }
 
+/* The slot of a call no longer open (its map entry already gone) */
+static void sys_free(struct join *j, uint32_t si)
+{
+	struct join_sys_st *ss = &j->sys[si];
+
+	ss->open = false;
+	ss->gen = ++j->sys_gen;
+	ss->next_free = j->free_sys;
+	j->free_sys = si;
+}
+
 static void on_sys_exit(struct join *j, const struct iot_rec *r)
 {
 	uint32_t *v = u64map_get(&j->sys_by_tid, r->tid), si;
@@ -985,10 +996,31 @@ static void on_sys_exit(struct join *j, const struct iot_rec *r)
 	}
 	if (j->sink.syscall && ss->s.nr == (r->flags & ~IOT_F_ESTIMATED))
 		j->sink.syscall(j->sink.ctx, &ss->s);
-	ss->open = false;
-	ss->gen = ++j->sys_gen;
-	ss->next_free = j->free_sys;
-	j->free_sys = si;
+	sys_free(j, si);
+}
+
+/* A back-pressure stretch of a CPU's begins (IOT_EV_DEGRADE): from here
+ * its records but the requests' summaries are not written, the exits of
+ * the calls entered there and still open most likely among them. The next
+ * exit of the same thread, after the stretch, would be taken for theirs, a
+ * call as long as the stretch: so they are left out now, counted. A call
+ * whose thread moved and exits on another CPU is left out too (rare), and
+ * so is an exit `iotrail repair` estimated in the stretch. Decided by the
+ * mark alone, it keeps the state what a join begun inside the stretch has
+ * (parallel.c): the segments of a trace under back-pressure meet. */
+static void on_degrade_begin(struct join *j, uint32_t cpu)
+{
+	if (!j->sys_by_tid.n)
+		return;
+	for (uint32_t si = 0; si < j->nr_sys; si++) {
+		struct join_sys_st *ss = &j->sys[si];
+
+		if (!ss->open || ss->s.enter_cpu != cpu)
+			continue;
+		u64map_del(&j->sys_by_tid, ss->s.tid);
+		j->st.bp_cut_syscalls++;
+		sys_free(j, si);
+	}
 }
 
 /* ---- journal commits ------------------------------------------------------------ */
@@ -1357,6 +1389,10 @@ int join_feed(struct join *j, const struct iot_rec *r)
 		break;
 	case IOT_EV_SUMMARY:
 		join_feed_summary(j, (const struct iot_summary *)r);
+		break;
+	case IOT_EV_DEGRADE:
+		if (r->flags == IOT_DEGRADE_BEGIN)
+			on_degrade_begin(j, r->cpu);
 		break;
 	default:
 		break; /* plug, unplug, io_start, io_done, remap of requests */

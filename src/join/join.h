@@ -227,6 +227,9 @@ struct join_stats {
 	 * repair` estimated (IOT_F_ESTIMATED) */
 	uint64_t estimated_completions, estimated_issues, estimated_queues;
 	uint64_t estimated_exits;
+	/* system calls open on a CPU when a back-pressure stretch began
+	 * there, left out: their exits most likely not written */
+	uint64_t bp_cut_syscalls;
 };
 
 struct join_bio_st;

@@ -113,6 +113,13 @@ static void backpressure(FILE *f, const struct report_info *ri)
 		" requests recorded as summaries (their stages only: no bios, system "
 		"call or file) in %zu stretch%s where a CPU's buffer filled\n",
 		ri->summaries, ri->nr_degrades, ri->nr_degrades == 1 ? "" : "es");
+	if (ri->join.bp_cut_syscalls)
+		fprintf(f,
+			"# back-pressure: %" PRIu64
+			" system call%s open where a stretch began left out (the exit "
+			"most likely not written)\n",
+			ri->join.bp_cut_syscalls,
+			ri->join.bp_cut_syscalls == 1 ? "" : "s");
 	st = malloc(ri->nr_degrades * sizeof(*st));
 	c = calloc(ri->nr_degrades, sizeof(*c));
 	key = calloc(ri->nr_degrades, sizeof(*key));

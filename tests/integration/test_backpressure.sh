@@ -81,6 +81,14 @@ grep -q "^# back-pressure: $n requests recorded as summaries (their stages only:
 	ok "back-pressure: the report's header says which stretches were summarised" ||
 	not_ok "report header" "$(head -5 "$TMP/bp.txt")"
 
+# a call open on a CPU where its stretch began is left out, said in the
+# JSON and the text alike (its exit most likely not written: the thread's
+# next exit would have been paired with it, a call as long as the stretch)
+cut=$(json_get "$TMP/bp.json" "j['join']['backpressure_cut_syscalls']")
+[ "$cut" -gt 0 ] && grep -q "^# back-pressure: $cut system calls\{0,1\} open where a stretch began left out" "$TMP/bp.txt" &&
+	ok "back-pressure: $cut system calls open where a stretch began left out, said in JSON and text" ||
+	not_ok "cut calls" "json $cut: $(grep '^# back-pressure' "$TMP/bp.txt" | head -3)"
+
 # read in segments on threads (reader.h trace_reader_plan: the marks noted
 # by the plan, not by the merge), the same report as one thread's
 IOTRAIL_SEGMENT=20000 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/bp.iot" -a latency,syscall,who \
