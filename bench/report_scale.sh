@@ -7,7 +7,9 @@
 # ../shared/tools/pack-portable.sh packs (copy build/tools/mktrace beside
 # them to make a trace there).
 #   bench/report_scale.sh TRACE [REPS] [THREADS]
-#   bench/report_scale.sh mktrace:NREQ:NCPUS [REPS] [THREADS]   (made in /dev/shm)
+#   bench/report_scale.sh mktrace:NREQ:NCPUS[:busy] [REPS] [THREADS]   (made in /dev/shm,
+#   packed; busy: every CPU submitting at once, their records interleaved
+#   one by one as on a loaded machine: mktrace --busy)
 # THREADS: a list, default "1 2 4 8 16"; ARGS="-a latency,syscall" adds options.
 # Each N also runs as "N/1r": the join on N threads with the records read by
 # one thread in order (IOTRAIL_ONE_READER=1), as before the trace was read
@@ -16,7 +18,7 @@
 # CPU, the analyzers' finish, and how many segments were analysed apart.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-TRACE=${1:?usage: bench/report_scale.sh TRACE|mktrace:NREQ:NCPUS [REPS] [THREADS]}
+TRACE=${1:?usage: bench/report_scale.sh TRACE|mktrace:NREQ:NCPUS[:busy] [REPS] [THREADS]}
 REPS=${2:-3}
 LIST=${3:-1 2 4 8 16}
 PORTABLE=${PORTABLE:-.portable}
@@ -26,10 +28,12 @@ trap 'rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM
 case $TRACE in
 mktrace:*)
-	IFS=: read -r _ nreq ncpu <<<"$TRACE"
+	IFS=: read -r _ nreq ncpu busy <<<"$TRACE"
 	MK=$PORTABLE/mktrace
 	[ -x "$MK" ] || MK=build/tools/mktrace
-	"$MK" "$W/t.iot" "$nreq" "$ncpu" >/dev/null || exit 1
+	"$MK" ${busy:+--busy} "$W/w.iot" "$nreq" "$ncpu" >/dev/null &&
+		$IOTRAIL pack -i "$W/w.iot" -o "$W/t.iot" || exit 1
+	rm -f "$W/w.iot"
 	TRACE=$W/t.iot
 	;;
 esac

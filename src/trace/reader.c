@@ -741,11 +741,13 @@ static int alloc_merge(struct trace_reader *r)
 {
 	r->cpus = calloc(r->nr_streams, sizeof(*r->cpus));
 	r->key = calloc(r->nr_streams, sizeof(*r->key));
-	/* the tree, then build_tree's winners of every node */
-	r->tree = calloc(3 * (size_t)r->nr_streams, sizeof(*r->tree));
+	/* build_tree's winners of every node */
+	r->tree = calloc(2 * (size_t)r->nr_streams + 1, sizeof(*r->tree));
+	r->node = calloc(r->nr_streams, sizeof(*r->node));
 	r->next_seq = malloc(r->nr_streams * sizeof(*r->next_seq));
 	r->stream_gaps = calloc(r->nr_streams, sizeof(*r->stream_gaps));
-	if (!r->cpus || !r->key || !r->tree || !r->next_seq || !r->stream_gaps)
+	if (!r->cpus || !r->key || !r->tree || !r->node || !r->next_seq ||
+	    !r->stream_gaps)
 		return -ENOMEM;
 	memset(r->next_seq, 0xff, r->nr_streams * sizeof(*r->next_seq));
 	return 0;
@@ -759,6 +761,7 @@ static void free_merge(struct trace_reader *r)
 	free(r->cpus);
 	free(r->key);
 	free(r->tree);
+	free(r->node);
 	free(r->next_seq);
 	free(r->stream_gaps);
 	free(r->degrades);
@@ -1238,8 +1241,7 @@ static inline bool before(uint64_t ka, uint32_t a, uint64_t kb, uint32_t b)
  * the leaves up: after the open, a rewind, or a round's new spans. */
 static void build_tree(struct trace_reader *r)
 {
-	uint32_t k = r->nr_leaves,
-		 *win = r->tree + k - 1; /* win[1, 2k): node n's winner */
+	uint32_t k = r->nr_leaves, *win = r->tree; /* win[1, 2k): node n's winner */
 
 	for (uint32_t j = 0; j < k; j++) {
 		uint32_t i = r->leaves[j];
@@ -1251,32 +1253,38 @@ static void build_tree(struct trace_reader *r)
 	for (uint32_t n = k; n-- > 1;) {
 		uint32_t a = win[2 * n], b = win[2 * n + 1];
 		bool b_wins = before(r->key[b], b, r->key[a], a);
+		uint32_t l = b_wins ? a : b;
 
 		win[n] = b_wins ? b : a;
-		r->tree[n] = b_wins ? a : b;
+		r->node[n] = (struct reader_node){.key = r->key[l], .s = l};
 	}
-	r->tree[0] = win[1];
+	r->node[0] = (struct reader_node){.key = r->key[win[1]], .s = win[1]};
 	r->tree_ok = true;
 }
 
 /* Stream s's key changed (it gave its first record): its matches played
- * again, from its leaf to the root. */
+ * again, from its leaf to the root. Without branches: which of two
+ * streams goes first is a coin toss when the CPUs' records interleave
+ * one by one (a trace of 16 busy CPUs), and a mispredicted branch per
+ * level cost more than the selects. */
 static inline void replay(struct trace_reader *r, uint32_t s)
 {
-	uint64_t kw = r->key[s] = head_key(r, s);
+	uint64_t kw = head_key(r, s);
 	uint32_t w = s;
 
 	for (uint32_t n = (r->leaf_of[s] + r->nr_leaves) >> 1; n; n >>= 1) {
-		uint32_t l = r->tree[n];
-		uint64_t kl = r->key[l];
-
-		if (before(kl, l, kw, w)) {
-			r->tree[n] = w;
-			w = l;
+		struct reader_node *x = &r->node[n];
+		uint64_t kl = x->key;
+		uint32_t l = x->s;
+		if (before(kl, l, kw, w)) { /* it wins; the winner stays here */
+			x->key = kw;
+			x->s = w;
 			kw = kl;
+			w = l;
 		}
 	}
-	r->tree[0] = w;
+	r->node[0].key = kw;
+	r->node[0].s = w;
 }
 
 /* The winner's first record (stream i's, before the limit) taken */
@@ -1306,10 +1314,8 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 	for (;;) {
 		if (!r->tree_ok)
 			build_tree(r);
-		uint32_t i = r->tree[0];
-
-		if (r->key[i] < r->limit_ns) {
-			*rec = take_head(r, i);
+		if (r->node[0].key < r->limit_ns) {
+			*rec = take_head(r, r->node[0].s);
 			return 1;
 		}
 		if (r->next_chunk >= r->nr_chunks) {
@@ -1362,13 +1368,12 @@ int trace_reader_next_batch(struct trace_reader *r, const struct iot_rec **recs,
 			    unsigned int max)
 {
 	unsigned int n = 0;
-	uint32_t i;
 
 	/* the records before the limit, in the windows already: no call
 	 * and no round to read per record */
 	if (!r->has_spec && r->tree_ok)
-		while (n < max && r->key[i = r->tree[0]] < r->limit_ns)
-			recs[n++] = take_head(r, i);
+		while (n < max && r->node[0].key < r->limit_ns)
+			recs[n++] = take_head(r, r->node[0].s);
 	if (n || !max)
 		return (int)n;
 	return trace_reader_next(r, &recs[0]); /* 1, 0 or < 0 */

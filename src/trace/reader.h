@@ -156,10 +156,15 @@ struct trace_reader {
 	 * stream's number: ties go to the lower). The next
 	 * record costs log2(streams) comparisons along one path, not a look
 	 * at every stream (sixteen CPUs and more), nor a heap's two per level. */
-	uint64_t *key;	/* per stream */
-	uint32_t *tree; /* [0] the winner, [1, nr_leaves) each match's loser
-			   (node n's children 2n and 2n + 1; node nr_leaves + j
-			   is leaf j), then room for building it */
+	uint64_t *key;	/* per stream, for building the tree */
+	uint32_t *tree; /* room for building it: each node's winner */
+	/* [0] the winner, [1, nr_leaves) each match's loser (node n's
+	 * children 2n and 2n + 1; node nr_leaves + j is leaf j), each with
+	 * its key: a match looks at one node, not a node and a key */
+	struct reader_node {
+		uint64_t key;
+		uint32_t s, pad;
+	} * node;
 	/* the tree's leaves: the streams with records in the file, ascending
 	 * (a host may count thousands of possible CPUs and have two online:
 	 * the others cost no level of the tree and no look at each round),

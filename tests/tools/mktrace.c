@@ -14,7 +14,12 @@
  * With --devs N the requests go to N disks in turn (loop0, loop1, ...),
  * as on a machine of many: each table by device then has N rows.
  *
- * usage: mktrace [--nvme] [--devs N] OUT NR_REQUESTS [NR_CPUS]
+ * With --busy every CPU submits at once, as N threads on N CPUs do: a
+ * request starts every 5 us / NR_CPUS, each CPU's every 5 us, so about
+ * NR_CPUS / 2 are in flight and the CPUs' records interleave one by one
+ * in time (without it, one request at a time: runs of a CPU's records).
+ *
+ * usage: mktrace [--nvme] [--devs N] [--busy] OUT NR_REQUESTS [NR_CPUS]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -76,7 +81,7 @@ int main(int argc, char **argv)
 	struct cpu_buf *cpu;
 	uint64_t n, t = 1000000, next_round = ROUND_NS, seed = 42;
 	uint32_t ncpu, ndev = 1;
-	bool nvme = argc > 1 && !strcmp(argv[1], "--nvme");
+	bool nvme = argc > 1 && !strcmp(argv[1], "--nvme"), busy = false;
 	int err;
 
 	if (nvme) {
@@ -94,9 +99,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (argc > 1 && !strcmp(argv[1], "--busy")) {
+		busy = true;
+		argv++;
+		argc--;
+	}
 	if (argc < 3) {
-		fprintf(stderr,
-			"usage: mktrace [--nvme] [--devs N] OUT NR_REQUESTS [NR_CPUS]\n");
+		fprintf(stderr, "usage: mktrace [--nvme] [--devs N] [--busy] OUT "
+				"NR_REQUESTS [NR_CPUS]\n");
 		return 2;
 	}
 	n = strtoull(argv[2], NULL, 10);
@@ -168,7 +178,7 @@ int main(int argc, char **argv)
 			    ev(IOT_EV_SYS_EXIT, t + 2000 + (seed >> 52), 0, 0, 4096, 0,
 			       tid),
 			    sc);
-		t += 5000;
+		t += busy ? 5000 / ncpu : 5000;
 		if (t >= next_round) { /* drain like the recorder */
 			struct iot_round rd = {.mark_ns = t};
 
