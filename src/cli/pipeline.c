@@ -387,36 +387,7 @@ struct seg_source {
 		struct iot_rec *v;
 		size_t n, cap;
 	} * execs; /* per segment */
-	/* the cursors' memory, kept from one segment to the next: as many
-	 * as segments were ever read at once, each taken by one fill (each
-	 * allocated alone: a fill holds its own while another's is made) */
-	pthread_mutex_t mu;
-	struct scratch_slot {
-		struct reader_scratch s;
-		bool busy;
-	} * *scratch;
-	size_t nr_scratch;
 };
-
-/* A scratch no other fill has, or NULL (out of memory). */
-static struct scratch_slot *take_scratch(struct seg_source *src)
-{
-	struct scratch_slot *sl = NULL, **v;
-
-	pthread_mutex_lock(&src->mu);
-	for (size_t k = 0; k < src->nr_scratch && !sl; k++)
-		if (!src->scratch[k]->busy)
-			sl = src->scratch[k];
-	if (!sl && (v = realloc(src->scratch, (src->nr_scratch + 1) * sizeof(*v)))) {
-		src->scratch = v;
-		if ((sl = calloc(1, sizeof(*sl))))
-			v[src->nr_scratch++] = sl;
-	}
-	if (sl)
-		sl->busy = true;
-	pthread_mutex_unlock(&src->mu);
-	return sl;
-}
 
 static int fill_segment(void *ctx, uint64_t k, struct iot_rec **recs, size_t *n,
 			size_t *cap)
@@ -425,12 +396,10 @@ static int fill_segment(void *ctx, uint64_t k, struct iot_rec **recs, size_t *n,
 	struct exec_list *ex = &src->execs[k];
 	struct trace_reader cur;
 	const struct iot_rec *rec;
-	struct scratch_slot *sc = take_scratch(src);
 	/* room for a segment's records and some: what varies is the round */
-	int err =
-	    !sc || GROW(*recs, src->plan.seg_recs + src->plan.seg_recs / 8, *cap)
-		? -ENOMEM
-		: trace_reader_segment(&src->p->rd, &src->plan, (size_t)k, &cur, &sc->s);
+	int err = GROW(*recs, src->plan.seg_recs + src->plan.seg_recs / 8, *cap)
+		      ? -ENOMEM
+		      : trace_reader_segment(&src->p->rd, &src->plan, (size_t)k, &cur);
 
 	while (!err && (err = trace_reader_next(&cur, &rec)) == 1) {
 		err = 0;
@@ -444,11 +413,6 @@ static int fill_segment(void *ctx, uint64_t k, struct iot_rec **recs, size_t *n,
 		(*recs)[(*n)++] = *rec;
 	}
 	trace_reader_segment_done(&src->p->rd, &src->plan, (size_t)k, &cur);
-	if (sc) {
-		pthread_mutex_lock(&src->mu);
-		sc->busy = false;
-		pthread_mutex_unlock(&src->mu);
-	}
 	return err < 0 ? err : 0;
 }
 
@@ -510,7 +474,7 @@ static void part_merge(void *ctx, unsigned int slot)
 static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 			 unsigned int workers, uint64_t seg)
 {
-	struct seg_source src = {.p = p, .mu = PTHREAD_MUTEX_INITIALIZER};
+	struct seg_source src = {.p = p};
 	struct join_par_config cfg = {
 	    .workers = workers,
 	    .seg_recs = seg,
@@ -579,11 +543,6 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 		for (size_t k = 0; k < src.plan.nr_segs; k++)
 			free(src.execs[k].v);
 		free(src.execs);
-		for (size_t k = 0; k < src.nr_scratch; k++) {
-			free(src.scratch[k]->s.recs);
-			free(src.scratch[k]);
-		}
-		free(src.scratch);
 		reader_plan_release(&src.plan);
 	}
 	p->jn.st = res.st;

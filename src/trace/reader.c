@@ -1928,6 +1928,128 @@ static int list_chunks(const struct trace_reader *r, struct reader_plan *pl,
 	return 0;
 }
 
+/* The packed chunks the segments read, unpacked once (reader_plan's
+ * unpacked). Fresh memory for every chunk was page faults and zeroing,
+ * more than the unpacking itself (a recording's chunk is up to a 4 MB
+ * buffer's records, 16 MB unpacked): a chunk let go leaves its memory on
+ * a free list for the next. */
+struct reader_unpacked_set {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct unpacked_at {
+		struct iot_rec *recs;
+		size_t cap;
+		enum { UNP_NONE, UNP_BUSY, UNP_READY } state;
+	} * at; /* per chunk */
+	struct unpacked_free {
+		struct iot_rec *recs;
+		size_t cap;
+	} * free;
+	size_t nr_free, cap_free;
+	size_t nr_chunks;
+};
+
+static struct reader_unpacked_set *unpacked_new(size_t nr_chunks)
+{
+	struct reader_unpacked_set *u = calloc(1, sizeof(*u));
+
+	if (!u || !(u->at = calloc(nr_chunks ?: 1, sizeof(*u->at)))) {
+		free(u);
+		return NULL;
+	}
+	u->nr_chunks = nr_chunks;
+	pthread_mutex_init(&u->mu, NULL);
+	pthread_cond_init(&u->cv, NULL);
+	return u;
+}
+
+static void unpacked_release(struct reader_unpacked_set *u)
+{
+	if (!u)
+		return;
+	for (size_t k = 0; k < u->nr_chunks; k++)
+		free(u->at[k].recs);
+	for (size_t i = 0; i < u->nr_free; i++)
+		free(u->free[i].recs);
+	free(u->free);
+	free(u->at);
+	pthread_cond_destroy(&u->cv);
+	pthread_mutex_destroy(&u->mu);
+	free(u);
+}
+
+/* Packed chunk k's records for a segment: unpacked by the first segment
+ * that asks (the others wait for it), or NULL (out of memory, damage) */
+static const struct iot_rec *unpacked_get(const struct trace_reader *r,
+					  struct reader_unpacked_set *u, size_t k)
+{
+	struct unpacked_at *a = &u->at[k];
+	const struct reader_chunk *ch = &r->chunks[k];
+	size_t n = ch->size / IOT_REC_SIZE ?: 1, best = SIZE_MAX, fit = SIZE_MAX;
+	struct iot_rec *recs = NULL;
+	size_t cap = 0;
+
+	pthread_mutex_lock(&u->mu);
+	while (a->state == UNP_BUSY)
+		pthread_cond_wait(&u->cv, &u->mu);
+	if (a->state == UNP_READY) {
+		pthread_mutex_unlock(&u->mu);
+		return a->recs;
+	}
+	a->state = UNP_BUSY;
+	/* the smallest free one that holds it, else the largest (made anew) */
+	for (size_t i = 0; i < u->nr_free; i++)
+		if (u->free[i].cap >= n) {
+			if (fit == SIZE_MAX || u->free[i].cap < u->free[fit].cap)
+				fit = i;
+		} else if (best == SIZE_MAX || u->free[i].cap > u->free[best].cap) {
+			best = i;
+		}
+	if (fit != SIZE_MAX)
+		best = fit;
+	if (best != SIZE_MAX) {
+		recs = u->free[best].recs;
+		cap = u->free[best].cap;
+		u->free[best] = u->free[--u->nr_free];
+	}
+	pthread_mutex_unlock(&u->mu);
+	if (cap < n) {
+		free(recs);
+		cap = n;
+		recs = malloc(cap * sizeof(*recs));
+	}
+	if (recs && !unpack_into(r, ch, recs)) {
+		free(recs);
+		recs = NULL;
+	}
+	pthread_mutex_lock(&u->mu);
+	a->recs = recs;
+	a->cap = recs ? cap : 0;
+	a->state = recs ? UNP_READY : UNP_NONE;
+	pthread_cond_broadcast(&u->cv);
+	pthread_mutex_unlock(&u->mu);
+	return recs;
+}
+
+/* No segment reads chunk k any more: its memory to the free list */
+static void unpacked_put(struct reader_unpacked_set *u, size_t k)
+{
+	struct unpacked_at *a = &u->at[k];
+
+	pthread_mutex_lock(&u->mu);
+	if (a->state == UNP_READY) {
+		if (GROW(u->free, u->nr_free + 1, u->cap_free))
+			free(a->recs);
+		else
+			u->free[u->nr_free++] =
+			    (struct unpacked_free){.recs = a->recs, .cap = a->cap};
+		a->recs = NULL;
+		a->cap = 0;
+		a->state = UNP_NONE;
+	}
+	pthread_mutex_unlock(&u->mu);
+}
+
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl)
 {
@@ -1996,7 +2118,7 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		goto out; /* one segment: the merge as it is */
 	ret = list_chunks(r, pl, look.looks);
 	if (!ret)
-		ret = 1;
+		ret = (pl->unpacked = unpacked_new(r->nr_chunks)) ? 1 : -ENOMEM;
 out:
 	for (size_t k = 0; look.looks && k < r->nr_chunks; k++)
 		free(look.looks[k].degrades);
@@ -2016,14 +2138,14 @@ void reader_plan_release(struct reader_plan *pl)
 	free(pl->seg_chunks);
 	free(pl->users);
 	free(pl->degrades);
+	unpacked_release(pl->unpacked);
 	memset(pl, 0, sizeof(*pl));
 }
 
 int trace_reader_segment(const struct trace_reader *r, const struct reader_plan *pl,
-			 size_t seg, struct trace_reader *cur,
-			 struct reader_scratch *scratch)
+			 size_t seg, struct trace_reader *cur)
 {
-	uint64_t from = pl->cuts[seg], to = pl->cuts[seg + 1], packed = 0;
+	uint64_t from = pl->cuts[seg], to = pl->cuts[seg + 1];
 
 	/* the tables and chunks are the reader's, the merge the cursor's */
 	*cur = *r;
@@ -2038,26 +2160,14 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 	cur->limit_ns = UINT64_MAX;	/* every record it holds may go */
 	if (alloc_merge(cur))
 		return -ENOMEM;
-	/* its packed chunks unpacked for it alone, end to end in the
-	 * caller's memory, kept from one segment to the next: fresh memory
-	 * for each chunk of each segment was page faults and zeroing, more
-	 * than the unpacking itself */
-	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++)
-		if (r->chunks[pl->seg_chunks[i]].packed_bytes)
-			packed += r->chunks[pl->seg_chunks[i]].size / IOT_REC_SIZE;
-	if (packed && GROW(scratch->recs, packed, scratch->cap))
-		return -ENOMEM;
-	packed = 0;
 	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++) {
 		const struct reader_chunk *ch = &r->chunks[pl->seg_chunks[i]];
 		const struct iot_rec *p = ch->recs;
 		uint64_t n = ch->size / IOT_REC_SIZE;
 
 		if (ch->packed_bytes) {
-			if (!unpack_into(r, ch, scratch->recs + packed))
+			if (!(p = unpacked_get(r, pl->unpacked, pl->seg_chunks[i])))
 				return -ENOMEM;
-			p = scratch->recs + packed;
-			packed += n;
 		} else if (r->size > READER_POPULATE_MAX && in_map(r, ch)) {
 			populate(p, ch->size);
 		}
@@ -2085,8 +2195,13 @@ void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan 
 	free_live(cur);
 	free(cur->live);
 	memset(cur, 0, sizeof(*cur));
-	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++)
-		__atomic_sub_fetch(&pl->users[pl->seg_chunks[i]], 1, __ATOMIC_ACQ_REL);
+	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++) {
+		size_t k = pl->seg_chunks[i];
+
+		if (!__atomic_sub_fetch(&pl->users[k], 1, __ATOMIC_ACQ_REL) &&
+		    r->chunks[k].packed_bytes)
+			unpacked_put(pl->unpacked, k);
+	}
 	/* a large trace's pages let go below the first chunk a segment still
 	 * reads (the segments are read in about file order) */
 	if (r->size > READER_POPULATE_MAX &&

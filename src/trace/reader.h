@@ -255,29 +255,25 @@ struct reader_plan {
 	uint64_t *stream_gaps;
 	struct iot_degrade_stretch *degrades; /* and listed */
 	size_t nr_degrades, cap_degrades;
+	/* the packed chunks as the segments read them: each unpacked once,
+	 * by the first segment that reads it, for every segment whose
+	 * stretch its records meet (a chunk may span several), and let go
+	 * after the last (users); the memory kept for the next (reader.c) */
+	struct reader_unpacked_set *unpacked;
 };
 /* Looks at every record on `threads` threads: 1 with *pl made, segments
  * of about seg_recs records; 0 when the trace is not in one order by time
- * (or is speculative), or is one segment;
- * -ENOMEM. A packed chunk is unpacked to be looked at, and again by
- * each segment that reads it. */
+ * (or is speculative), or is one segment; -ENOMEM. A packed chunk is
+ * unpacked to be looked at, and once more for the segments that read it. */
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl);
-/* The caller's memory a cursor unpacks its packed chunks into, kept from
- * one segment to the next (one for each cursor open at once). */
-struct reader_scratch {
-	struct iot_rec *recs;
-	size_t cap;
-};
 /* A cursor over segment seg: trace_reader_next on it gives that stretch's
- * records (valid while r is, and scratch until it is used again); then
- * trace_reader_segment_done, which lets a large trace's pages go once no
- * segment needs them. Several at once, on threads, each with a scratch of
- * its own (released by the caller: free(scratch->recs)). 0 or -ENOMEM
- * (done is still called). */
+ * records (valid while r is, until trace_reader_segment_done), then
+ * trace_reader_segment_done, which lets a packed chunk's records go, and a
+ * large trace's pages, once no segment needs them. Several at once, on
+ * threads. 0 or -ENOMEM (done is still called). */
 int trace_reader_segment(const struct trace_reader *r, const struct reader_plan *pl,
-			 size_t seg, struct trace_reader *cur,
-			 struct reader_scratch *scratch);
+			 size_t seg, struct trace_reader *cur);
 void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan *pl,
 			       size_t seg, struct trace_reader *cur);
 /* Once every segment was read: the reader's counts (gaps, summaries) and

@@ -43,10 +43,8 @@ static void segments_same(const char *path)
 	while (trace_reader_next(&r, &rec) == 1 && n < MAX_RECS)
 		merged[n++] = *rec;
 	if (n < MAX_RECS && trace_reader_plan(&r, 7, 2, &pl) == 1) {
-		struct reader_scratch scratch = {0};
-
 		for (size_t k = 0; k < pl.nr_segs; k++) {
-			if (trace_reader_segment(&r, &pl, k, &cur, &scratch))
+			if (trace_reader_segment(&r, &pl, k, &cur))
 				abort(); /* out of memory on a 64 KB input */
 			while (trace_reader_next(&cur, &rec) == 1) {
 				if (m >= n || memcmp(rec, &merged[m], sizeof(*rec)))
@@ -55,8 +53,10 @@ static void segments_same(const char *path)
 			}
 			trace_reader_segment_done(&r, &pl, k, &cur);
 		}
-		free(scratch.recs);
-		if (m != n || pl.gaps != r.nr_gaps || pl.summaries != r.nr_summaries)
+		if (m != n || pl.gaps != r.nr_gaps || pl.summaries != r.nr_summaries ||
+		    pl.nr_degrades != r.nr_degrades ||
+		    (r.nr_degrades && memcmp(pl.degrades, r.degrades,
+					     r.nr_degrades * sizeof(*r.degrades))))
 			__builtin_trap();
 		reader_plan_release(&pl);
 	}

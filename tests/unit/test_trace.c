@@ -299,16 +299,13 @@ static void write_segmentable(int bad, bool packed)
 static void segments_same(void **state)
 {
 	static struct iot_rec serial[SG_CPUS * SG_ROUNDS * 60];
-	struct trace_reader r, cur;
+	struct trace_reader r;
 	struct reader_plan pl;
 	const struct iot_rec *rec;
 	uint64_t n, m, gaps, summaries, seg_recs[] = {1, 100, 700};
 	char err[256];
 
 	for (int packed = 0; packed <= 1; packed++) {
-		/* one scratch for every segment, as one slot of the join's */
-		struct reader_scratch scratch = {0};
-
 		write_segmentable(0, packed);
 		assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
 		n = 0;
@@ -326,22 +323,41 @@ static void segments_same(void **state)
 		assert_int_equal(r.degrades[0].skipped, 1000);
 		assert_true(r.degrades[0].to_ns > r.degrades[0].from_ns);
 		assert_int_equal(r.degrades[1].to_ns, 0);
-		for (unsigned int s = 0; s < 3; s++) {
+		/* each segment read and done in turn; then every cursor open
+		 * at once, read in order, done after (a packed chunk that
+		 * several segments read is unpacked once, and let go after the
+		 * last of them) */
+		for (unsigned int t = 0; t < 6; t++) {
+			unsigned int s = t % 3;
+			bool at_once = t >= 3;
+			struct trace_reader *curs;
+
 			assert_int_equal(trace_reader_plan(&r, seg_recs[s], 3, &pl), 1);
 			assert_true(pl.nr_segs > 1);
+			curs = calloc(pl.nr_segs, sizeof(*curs));
+			assert_non_null(curs);
 			m = 0;
-			for (size_t k = 0; k < pl.nr_segs; k++) {
+			for (size_t k = 0; at_once && k < pl.nr_segs; k++)
 				assert_int_equal(
-				    trace_reader_segment(&r, &pl, k, &cur, &scratch), 0);
-				while (trace_reader_next(&cur, &rec) == 1) {
+				    trace_reader_segment(&r, &pl, k, &curs[k]), 0);
+			for (size_t k = 0; k < pl.nr_segs; k++) {
+				if (!at_once)
+					assert_int_equal(
+					    trace_reader_segment(&r, &pl, k, &curs[k]),
+					    0);
+				while (trace_reader_next(&curs[k], &rec) == 1) {
 					assert_true(m < n);
 					/* the same record, in the same place */
 					assert_memory_equal(rec, &serial[m],
 							    sizeof(*rec));
 					m++;
 				}
-				trace_reader_segment_done(&r, &pl, k, &cur);
+				if (!at_once)
+					trace_reader_segment_done(&r, &pl, k, &curs[k]);
 			}
+			for (size_t k = 0; at_once && k < pl.nr_segs; k++)
+				trace_reader_segment_done(&r, &pl, k, &curs[k]);
+			free(curs);
 			assert_int_equal(m, n);
 			assert_int_equal(pl.gaps, gaps);
 			assert_int_equal(pl.summaries, summaries);
@@ -350,9 +366,6 @@ static void segments_same(void **state)
 					    r.nr_degrades * sizeof(*r.degrades));
 			reader_plan_release(&pl);
 		}
-		/* packed chunks were unpacked into it, and only they */
-		assert_true(packed ? scratch.cap > 0 : scratch.cap == 0);
-		free(scratch.recs);
 		trace_reader_release(&r);
 		for (int bad = 1; bad <= 5; bad++) { /* each read by the merge alone */
 			write_segmentable(bad, packed);
