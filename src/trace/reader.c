@@ -2142,6 +2142,26 @@ void reader_plan_release(struct reader_plan *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
+/* In n records each at or after every one W or more before it (the plan
+ * checked that): an index i where p[i - 1] is before t and p[i] is not (or
+ * 0, or n), found by halving. Every record before i - W is before t: the
+ * first record at t or later, m, is at most W before any such i (every
+ * record from m + W on is at t or later), and those before m are before t. */
+static uint64_t edge(const struct iot_rec *p, uint64_t n, uint64_t t)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (p[mid].ts_ns >= t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 int trace_reader_segment(const struct trace_reader *r, const struct reader_plan *pl,
 			 size_t seg, struct trace_reader *cur)
 {
@@ -2172,13 +2192,17 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 			populate(p, ch->size);
 		}
 		/* the runs of its records in the stretch (in time order but for
-		 * neighbours: one run, or a few at its ends) */
-		for (uint64_t a = 0; a < n;) {
-			uint64_t b;
+		 * neighbours: one run, or a few at its ends), looked for
+		 * between the ends' searches (a chunk may span many segments) */
+		uint64_t a = edge(p, n, from), b, lim = edge(p, n, to) + W;
 
-			while (a < n && (p[a].ts_ns < from || p[a].ts_ns >= to))
+		a = a > W ? a - W : 0;
+		if (lim > n)
+			lim = n;
+		while (a < lim) {
+			while (a < lim && (p[a].ts_ns < from || p[a].ts_ns >= to))
 				a++;
-			for (b = a; b < n && p[b].ts_ns >= from && p[b].ts_ns < to; b++)
+			for (b = a; b < lim && p[b].ts_ns >= from && p[b].ts_ns < to; b++)
 				;
 			if (b > a && push_span(&cur->cpus[ch->cpu], p + a, b - a))
 				return -ENOMEM;
