@@ -53,13 +53,15 @@ for n in $LIST default; do
 		VARIANTS="$VARIANTS $n/1r"
 done
 # a variant's report of the trace
+# (EXEC=1: the shell becomes it, so that a subshell's pid is the report's)
 run_variant() { # N [OPTIONS...]
-	local n=$1
+	local n=$1 x=
 	shift
+	[ -n "${EXEC:-}" ] && x=exec
 	case $n in
-	default) $IOTRAIL report -i "$TRACE" ${ARGS:-} "$@" ;;
-	*/1r) IOTRAIL_ONE_READER=1 $IOTRAIL report --threads "${n%/1r}" -i "$TRACE" ${ARGS:-} "$@" ;;
-	*) $IOTRAIL report --threads "$n" -i "$TRACE" ${ARGS:-} "$@" ;;
+	default) $x $IOTRAIL report -i "$TRACE" ${ARGS:-} "$@" ;;
+	*/1r) IOTRAIL_ONE_READER=1 $x $IOTRAIL report --threads "${n%/1r}" -i "$TRACE" ${ARGS:-} "$@" ;;
+	*) $x $IOTRAIL report --threads "$n" -i "$TRACE" ${ARGS:-} "$@" ;;
 	esac
 }
 for ((r = 0; r < REPS; r++)); do
@@ -84,15 +86,27 @@ done
 # the finish run before and after the join; the reader (one thread in
 # order) and the replay (merging the analysed segments) beside it, as long
 # as the busiest worker at least
+# MET: the segments taken up where the states met (the others were joined
+# again whole, one after another); PEAK MB: the report's resident peak
+# (VmHWM, looked at every 20 ms: a bare machine has no /usr/bin/time)
 echo "# where the time goes (one run each, IOTRAIL_DEBUG; CPU seconds but plan and finish)"
-printf '%-9s %7s %7s %7s %8s %8s %8s %9s\n' THREADS PLAN READER REPLAY WORKERS BUSIEST FINISH "APART/SEGS"
+printf '%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7s\n' THREADS PLAN READER REPLAY WORKERS BUSIEST FINISH \
+	"APART/SEGS" "MET/SEGS" "PEAK MB"
 for n in $VARIANTS; do
-	IOTRAIL_DEBUG=1 run_variant "$n" -f json 2>"$W/dbg" >/dev/null
-	awk -v n="$n" '
+	(EXEC=1 IOTRAIL_DEBUG=1 run_variant "$n" -f json 2>"$W/dbg" >/dev/null) &
+	pid=$! hwm=0
+	while kill -0 "$pid" 2>/dev/null; do
+		x=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+		[ -n "$x" ] && hwm=$x
+		sleep 0.02
+	done
+	wait "$pid"
+	awk -v n="$n" -v hwm="$hwm" '
 	/join on [0-9]* threads/ {
 		for (i = 1; i <= NF; i++) {
 			if ($i == "in" && $(i + 1) + 0 == $(i + 1) && plan == "") plan = $(i + 1)
 			if ($i == "segments,") segs = $(i - 1)
+			if ($i == "taken" && $(i + 1) == "up") met = $(i - 1)
 			if ($i == "analysed") apart = $(i - 1)
 			if ($i == "reading") rd = $(i + 1)
 			if ($i == "replay") rp = $(i + 1)
@@ -103,9 +117,10 @@ for n in $VARIANTS; do
 	/analyzers finished in/ { for (i = 1; i <= NF; i++) if ($i == "in") fin = $(i + 1) }
 	END {
 		gsub(/[,)]/, "", rd); gsub(/[,)]/, "", rp); gsub(/[,)]/, "", bz)
-		printf "%-9s %7s %7s %7s %8s %8s %8s %9s\n", n, plan == "" ? "-" : plan,
+		printf "%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7d\n", n, plan == "" ? "-" : plan,
 		       rd == "" ? "-" : rd, rp == "" ? "-" : rp, wk == "" ? "-" : wk,
 		       bz == "" ? "-" : bz, fin == "" ? "-" : fin,
-		       segs == "" ? "-" : (apart == "" ? 0 : apart) "/" segs
+		       segs == "" ? "-" : (apart == "" ? 0 : apart) "/" segs,
+		       segs == "" ? "-" : (met == "" ? 0 : met + 1) "/" segs, hwm / 1024
 	}' "$W/dbg"
 done
