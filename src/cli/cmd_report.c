@@ -81,7 +81,8 @@ static void report_usage(FILE *f)
 	    "                        order but for neighbours),\n"
 	    "                        the analyzers on half of them when there are\n"
 	    "                        2 or more; they finish on N (the same output;\n"
-	    "                        default: the CPUs, the join on at most 8)\n"
+	    "                        default: the CPUs, the join on at most 8, or\n"
+	    "                        16 where the trace is read in segments)\n"
 	    "  analyzers: %s\n",
 	    list);
 }
