@@ -57,24 +57,60 @@ static int merge(struct analysis *a, void *priv, const struct analysis *src,
 /* job k: device k / NR_STAGES's stage k % NR_STAGES, read and write and
  * both together (its copy let go once finished: as many copies at once as
  * threads) */
+/* A stage of a device: its metric per op sorted, on `*ctx` threads each
+ * when they are large; then (JSON) all ops' together. Where one op has
+ * every value (reads alone, say), those are the statistics of all: no
+ * copy, no second sort. */
 static void finish_stage(struct analysis *a, void *ctx, size_t k)
 {
+	const unsigned int *threads = ctx;
 	struct dev_result *d = &a->devs[k / NR_STAGES];
-	int s = (int)(k % NR_STAGES);
+	int s = (int)(k % NR_STAGES), with = 0, only = 0;
+	struct metric *all = &d->stage_all[s];
 
+	for (int op = 0; op < NR_OPG; op++) {
+		analysis_note_err(a, metric_finish_threads(&d->stage[s][op], *threads));
+		if (d->stage[s][op].n || d->stage[s][op].agg_n) {
+			with++;
+			only = op;
+		}
+	}
+	if (a->env.stage_all && with == 1 && !all->n && !all->agg_n) {
+		const struct metric *one = &d->stage[s][only];
+
+		all->n = one->n;
+		all->sum = one->sum;
+		all->st = one->st;
+		all->hist = one->hist;
+		all->hist_k = one->hist_k;
+		all->finished = true;
+		return;
+	}
 	for (int op = 0; op < NR_OPG && a->env.stage_all; op++)
-		analysis_note_err(a, metric_add_all(&d->stage_all[s], &d->stage[s][op]));
-	analysis_note_err(a, metric_finish(&d->stage_all[s]));
-	metric_drop_values(&d->stage_all[s]);
-	for (int op = 0; op < NR_OPG; op++)
-		analysis_note_err(a, metric_finish(&d->stage[s][op]));
+		analysis_note_err(a, metric_add_all(all, &d->stage[s][op]));
+	analysis_note_err(a, metric_finish_threads(all, *threads));
+	metric_drop_values(all);
 }
 
 static int finish(struct analysis *a, struct an_output *o)
 {
 	/* the sorts, each stage on a thread of its own where there are
-	 * threads (a->threads) */
-	analysis_each(a, a->nr_devs * NR_STAGES, finish_stage, NULL);
+	 * threads (a->threads), and a large one's on several: those left
+	 * over, shared among the large ones (a zram recording's reads: one
+	 * device, one stage, 20M values) */
+	size_t jobs = a->nr_devs * NR_STAGES, large = 0;
+	unsigned int threads = 1;
+
+	for (size_t k = 0; k < jobs; k++)
+		for (int op = 0; op < NR_OPG; op++)
+			if (a->devs[k / NR_STAGES].stage[k % NR_STAGES][op].n >=
+			    (1u << 20)) {
+				large++;
+				break;
+			}
+	if (large && a->threads > 1)
+		threads = (unsigned int)(a->threads / large) ?: 1;
+	analysis_each(a, jobs, finish_stage, &threads);
 	for (size_t i = 0; i < a->nr_devs; i++) {
 		struct dev_result *d = &a->devs[i];
 

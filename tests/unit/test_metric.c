@@ -56,6 +56,41 @@ static void radix_matches_qsort(void **state)
 	}
 }
 
+/* Sorted on threads (a million values or more in an array): the same values, the
+ * same statistics and histograms as on one thread; with 3 threads the
+ * slices are uneven, and the values below 2^32 (v32) and above (v) both
+ * take passes (digits that differ in some value). */
+static void threads_same_as_one(void **state)
+{
+	const size_t n = (3u << 20) + 12345;
+	struct metric one, many;
+	uint64_t seed = 9;
+
+	metric_init(&one, "s", "m", "ns", false);
+	metric_init(&many, "s", "m", "ns", false);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		v = i % 2 ? seed >> 40 : seed >> 8; /* 24 bits; 56 bits */
+		assert_int_equal(metric_add(&one, 0, v), 0);
+		assert_int_equal(metric_add(&many, 0, v), 0);
+	}
+	/* each array large enough for threads (metric.c PSORT_MIN) */
+	assert_true(one.n32 > (1u << 20) && one.n - one.n32 > (1u << 20));
+	assert_int_equal(metric_finish_threads(&one, 1), 0);
+	assert_int_equal(metric_finish_threads(&many, 3), 0);
+	assert_memory_equal(&one.st, &many.st, sizeof(one.st));
+	assert_memory_equal(&one.hist, &many.hist, sizeof(one.hist));
+	assert_memory_equal(&one.hist_k, &many.hist_k, sizeof(one.hist_k));
+	assert_memory_equal(one.v32, many.v32, one.n32 * sizeof(*one.v32));
+	assert_memory_equal(one.v, many.v, (one.n - one.n32) * sizeof(*one.v));
+	for (size_t i = 1; i < many.n32; i++)
+		assert_true(many.v32[i - 1] <= many.v32[i]);
+	metric_release(&one);
+	metric_release(&many);
+}
+
 static void percentiles(void **state)
 {
 	struct metric m;
@@ -265,6 +300,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(radix_matches_qsort),
+	    cmocka_unit_test(threads_same_as_one),
 	    cmocka_unit_test(finish_matches_hist),
 	    cmocka_unit_test(percentiles),
 	    cmocka_unit_test(percentiles_keep_series_order),
