@@ -58,15 +58,16 @@ static int seeks(struct metric *sector, struct metric *seek)
 	qsort(p, n, sizeof(*p), cmp_pair);
 	seek->sum = 0;
 	for (size_t i = 0; i < n; i++) {
-		int64_t diff =
-		    i ? (int64_t)p[i].sector - (int64_t)(p[i - 1].sector + p[i - 1].nr)
-		      : 0;
+		/* in unsigned arithmetic, which wraps: a crafted trace's
+		 * sectors far apart overflowed the signed difference */
+		uint64_t d = i ? p[i].sector - (p[i - 1].sector + p[i - 1].nr) : 0;
+		int64_t diff = (int64_t)d;
 
 		sector->t[i] = p[i].t;
 		sector->v[i] = p[i].sector;
 		seek->t[i] = p[i].t;
 		seek->sv[i] = diff;
-		seek->v[i] = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
+		seek->v[i] = diff < 0 ? 0 - d : d;
 		seek->sum += seek->v[i];
 	}
 	free(p);

@@ -482,7 +482,7 @@ static void disp_pair(struct groups *gs, const struct gdisp *p, const struct gdi
 		return;
 	g = &gs->g[c->group];
 	diff = (int64_t)(c->sector - (p->sector + p->nr));
-	mag = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
+	mag = diff < 0 ? 0 - (uint64_t)diff : (uint64_t)diff; /* INT64_MIN too */
 	tally(&g->sdiff, mag);
 	g->seeks += mag != 0;
 	/* its service: from when the device was free of the request
