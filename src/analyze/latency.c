@@ -104,7 +104,7 @@ static int finish(struct analysis *a, struct an_output *o)
 	for (size_t k = 0; k < jobs; k++)
 		for (int op = 0; op < NR_OPG; op++)
 			if (a->devs[k / NR_STAGES].stage[k % NR_STAGES][op].n >=
-			    (1u << 20)) {
+			    METRIC_THREADS_MIN) {
 				large++;
 				break;
 			}

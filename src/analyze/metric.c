@@ -260,7 +260,6 @@ int sort_u32(uint32_t *v, size_t n)
  * pass). A report's one large metric (16 threads of zram reads: 20M
  * values of Q2C, one device, one stage) was sorted on one thread while
  * the others waited. */
-#define PSORT_MIN     (1u << 20) /* below: one thread (the threads cost more) */
 #define PSORT_THREADS 32
 
 #define PAR_RADIX(T, NAME, SERIAL)                                                       \
@@ -311,7 +310,7 @@ int sort_u32(uint32_t *v, size_t n)
                                                                                          \
 		if (threads > PSORT_THREADS)                                             \
 			threads = PSORT_THREADS;                                         \
-		if (threads < 2 || n < PSORT_MIN)                                        \
+		if (threads < 2 || n < METRIC_THREADS_MIN)                               \
 			return SERIAL(v, n);                                             \
 		tmp = malloc(n * sizeof(T));                                             \
 		cnt = malloc((size_t)threads * 65536 * sizeof(*cnt));                    \

@@ -95,8 +95,9 @@ void metric_drop_values(struct metric *m);
 /* The statistics and both histograms into st, hist and hist_k (sorting the
  * values, or a copy of them when their times are kept). 0 or -ENOMEM. */
 int metric_finish(struct metric *m);
-/* The same, its values sorted on up to `threads` threads when they are
- * many (a million or more) */
+/* The same, its values sorted on up to `threads` threads when an array of
+ * them holds METRIC_THREADS_MIN or more (fewer: the threads cost more) */
+#define METRIC_THREADS_MIN (1u << 20)
 int metric_finish_threads(struct metric *m, unsigned int threads);
 /* metric_finish(), then its statistics into s (zero out of memory). */
 void metric_stats(struct metric *m, struct metric_stats *s);

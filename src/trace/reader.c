@@ -1263,10 +1263,8 @@ static void build_tree(struct trace_reader *r)
 }
 
 /* Stream s's key changed (it gave its first record): its matches played
- * again, from its leaf to the root. Without branches: which of two
- * streams goes first is a coin toss when the CPUs' records interleave
- * one by one (a trace of 16 busy CPUs), and a mispredicted branch per
- * level cost more than the selects. */
+ * again, from its leaf to the root. With a branch: selects were slower,
+ * even where the CPUs' records interleave one by one (ARCHITECTURE). */
 static inline void replay(struct trace_reader *r, uint32_t s)
 {
 	uint64_t kw = head_key(r, s);

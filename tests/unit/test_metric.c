@@ -76,7 +76,7 @@ static void threads_same_as_one(void **state)
 		assert_int_equal(metric_add(&one, 0, v), 0);
 		assert_int_equal(metric_add(&many, 0, v), 0);
 	}
-	/* each array large enough for threads (metric.c PSORT_MIN) */
+	/* each array large enough for threads (METRIC_THREADS_MIN) */
 	assert_true(one.n32 > (1u << 20) && one.n - one.n32 > (1u << 20));
 	assert_int_equal(metric_finish_threads(&one, 1), 0);
 	assert_int_equal(metric_finish_threads(&many, 3), 0);
