@@ -159,11 +159,12 @@ asan:
 
 # A build with ThreadSanitizer, in build/tsan: the analyzers in threads of
 # their own (src/analyze/fanout.c) and the join on threads (src/join/parallel.c)
-# under it, in test_analyzers, test_join and test_pack.
+# under it, in test_analyzers, test_join and test_pack; a metric sorted on
+# threads (src/analyze/metric.c) in test_metric.
 tsan:
 	$(MAKE) OUT=build/tsan CFLAGS="-O1 -g" SAN="-fsanitize=thread" \
 		build/tsan/iotrail build/tsan/tests/test_analyzers build/tsan/tests/test_trace \
-		build/tsan/tests/test_join
+		build/tsan/tests/test_join build/tsan/tests/test_metric
 
 # libFuzzer harnesses (tests/fuzz/), built with clang in build/fuzz; `make
 # fuzz` runs each for FUZZ_SECONDS after the regression corpus.
