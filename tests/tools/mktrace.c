@@ -14,12 +14,22 @@
  * With --devs N the requests go to N disks in turn (loop0, loop1, ...),
  * as on a machine of many: each table by device then has N rows.
  *
+ * With --zram the disk is zram0, bio-based (no request queue), as the
+ * 16-CPU recordings of issue 18 are: each request is a bio queued 300 ns
+ * into a pread64 on its CPU and completed there, about 2 us later, before
+ * the call returns (4 records a request).
+ *
  * With --busy every CPU submits at once, as N threads on N CPUs do: a
  * request starts every 5 us / NR_CPUS, each CPU's every 5 us, so about
  * NR_CPUS / 2 are in flight and the CPUs' records interleave one by one
  * in time (without it, one request at a time: runs of a CPU's records).
  *
- * usage: mktrace [--nvme] [--devs N] [--busy] OUT NR_REQUESTS [NR_CPUS]
+ * With --round MS the rounds are MS ms apart (20 by default): each CPU's
+ * chunk holds that long of its records, as a recorder's drains of full
+ * buffers do at full load (a 4 MB buffer of 16 CPUs' zram reads: ~40 ms).
+ *
+ * usage: mktrace [--nvme | --zram] [--devs N] [--busy] [--round MS] OUT
+ *                NR_REQUESTS [NR_CPUS]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -79,9 +89,10 @@ int main(int argc, char **argv)
 					   .scheduler = "mq-deadline"};
 	struct trace_writer w;
 	struct cpu_buf *cpu;
-	uint64_t n, t = 1000000, next_round = ROUND_NS, seed = 42;
+	uint64_t n, t = 1000000, round_ns = ROUND_NS, next_round, seed = 42;
 	uint32_t ncpu, ndev = 1;
 	bool nvme = argc > 1 && !strcmp(argv[1], "--nvme"), busy = false;
+	bool zram = argc > 1 && !strcmp(argv[1], "--zram");
 	int err;
 
 	if (nvme) {
@@ -89,6 +100,14 @@ int main(int argc, char **argv)
 		argc--;
 		snprintf(dev.name, sizeof(dev.name), "nvme0n1");
 		snprintf(dev.scheduler, sizeof(dev.scheduler), "none");
+	}
+	if (zram) {
+		argv++;
+		argc--;
+		snprintf(dev.name, sizeof(dev.name), "zram0");
+		snprintf(dev.scheduler, sizeof(dev.scheduler), "none");
+		dev.flags |= IOT_DEV_BIO_BASED;
+		dev.dev = dev.disk_dev = 252u << 20;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--devs")) {
 		ndev = (uint32_t)atoi(argv[2]);
@@ -104,9 +123,19 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--round")) {
+		round_ns = strtoull(argv[2], NULL, 10) * 1000000ull;
+		argv += 2;
+		argc -= 2;
+		if (!round_ns) {
+			fprintf(stderr, "mktrace: --round: milliseconds, 1 or more\n");
+			return 2;
+		}
+	}
+	next_round = round_ns;
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace [--nvme] [--devs N] [--busy] OUT "
-				"NR_REQUESTS [NR_CPUS]\n");
+		fprintf(stderr, "usage: mktrace [--nvme | --zram] [--devs N] [--busy] "
+				"[--round MS] OUT NR_REQUESTS [NR_CPUS]\n");
 		return 2;
 	}
 	n = strtoull(argv[2], NULL, 10);
@@ -146,9 +175,29 @@ int main(int argc, char **argv)
 
 		cur_dev = dev.dev | (uint32_t)(i % ndev);
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		if (i % 4 == 0)
+		if (zram) { /* pread64(3, ..., 4096, pos): Q, C, return */
+			struct iot_rec e =
+			    ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 17, 4096, tid);
+
+			e.flags = 3;
+			put(&cpu[sc], e, sc);
 			put(&cpu[sc],
-			    ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 0, 4096, tid), sc);
+			    ev(IOT_EV_BIO_QUEUE, t + 300, bio, 0, sector, 8, tid), sc);
+			c_ns = t + 2000 + (seed >> 54);
+			put(&cpu[sc],
+			    ev(IOT_EV_BIO_COMPLETE, c_ns, bio, 0, sector, 8, tid), sc);
+			e = ev(IOT_EV_SYS_EXIT, c_ns + 300, 0, 0, 4096, 0, tid);
+			e.flags = 17;
+			put(&cpu[sc], e, sc);
+			goto next;
+		}
+		if (i % 4 == 0) { /* pread64(3, ..., 4096, pos) */
+			struct iot_rec e =
+			    ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 17, 4096, tid);
+
+			e.flags = 3;
+			put(&cpu[sc], e, sc);
+		}
 		put(&cpu[sc], ev(IOT_EV_BIO_QUEUE, t + 100, bio, 0, sector, 8, tid), sc);
 		put(&cpu[sc], ev(IOT_EV_GETRQ, t + 600, bio, 0, sector, 8, tid), sc);
 		put(&cpu[sc], ev(IOT_EV_RQ_INSERT, t + 1100, rq, bio, sector, 8, tid),
@@ -173,11 +222,14 @@ int main(int argc, char **argv)
 		put(&cpu[cc],
 		    ev(IOT_EV_RQ_COMPLETE, c_ns, rq, (uint64_t)8 << 32, sector, 8, 0),
 		    cc);
-		if (i % 4 == 0)
-			put(&cpu[sc],
-			    ev(IOT_EV_SYS_EXIT, t + 2000 + (seed >> 52), 0, 0, 4096, 0,
-			       tid),
-			    sc);
+		if (i % 4 == 0) { /* its return: 4096 */
+			struct iot_rec x = ev(IOT_EV_SYS_EXIT, t + 2000 + (seed >> 52), 0,
+					      0, 4096, 0, tid);
+
+			x.flags = 17;
+			put(&cpu[sc], x, sc);
+		}
+	next:
 		t += busy ? 5000 / ncpu : 5000;
 		if (t >= next_round) { /* drain like the recorder */
 			struct iot_round rd = {.mark_ns = t};
@@ -189,7 +241,7 @@ int main(int argc, char **argv)
 			}
 			trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL,
 					   0);
-			next_round += ROUND_NS;
+			next_round += round_ns;
 		}
 	}
 	{
