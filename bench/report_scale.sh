@@ -7,9 +7,12 @@
 # ../shared/tools/pack-portable.sh packs (copy build/tools/mktrace beside
 # them to make a trace there).
 #   bench/report_scale.sh TRACE [REPS] [THREADS]
-#   bench/report_scale.sh mktrace:NREQ:NCPUS[:busy] [REPS] [THREADS]   (made in /dev/shm,
-#   packed; busy: every CPU submitting at once, their records interleaved
-#   one by one as on a loaded machine: mktrace --busy)
+#   bench/report_scale.sh mktrace:NREQ:NCPUS[:FLAGS] [REPS] [THREADS]   (made in
+#   /dev/shm, packed; FLAGS joined by +: busy, every CPU submitting at once,
+#   their records interleaved one by one as on a loaded machine (mktrace
+#   --busy); zram, a bio-based disk, each request in a pread64 (--zram);
+#   rMS, drains MS ms apart (--round): busy+zram+r40 is the shape of a
+#   16-CPU zram recording at full load)
 # THREADS: a list, default "1 2 4 8 16"; ARGS="-a latency,syscall" adds options.
 # Each N also runs as "N/1r": the join on N threads with the records read by
 # one thread in order (IOTRAIL_ONE_READER=1), as before the trace was read
@@ -18,7 +21,7 @@
 # CPU, the analyzers' finish, and how many segments were analysed apart.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-TRACE=${1:?usage: bench/report_scale.sh TRACE|mktrace:NREQ:NCPUS[:busy] [REPS] [THREADS]}
+TRACE=${1:?usage: bench/report_scale.sh TRACE|mktrace:NREQ:NCPUS[:FLAGS] [REPS] [THREADS]}
 REPS=${2:-3}
 LIST=${3:-1 2 4 8 16}
 PORTABLE=${PORTABLE:-.portable}
@@ -28,10 +31,20 @@ trap 'rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM
 case $TRACE in
 mktrace:*)
-	IFS=: read -r _ nreq ncpu busy <<<"$TRACE"
+	IFS=: read -r _ nreq ncpu flags <<<"$TRACE"
+	shape= busy= round=
+	for f in ${flags//+/ }; do
+		case $f in
+		busy) busy=--busy ;;
+		zram) shape=--zram ;;
+		r[0-9]*) round="--round ${f#r}" ;;
+		*) echo "report_scale: $f: busy, zram or rMS" >&2 && exit 2 ;;
+		esac
+	done
 	MK=$PORTABLE/mktrace
 	[ -x "$MK" ] || MK=build/tools/mktrace
-	"$MK" ${busy:+--busy} "$W/w.iot" "$nreq" "$ncpu" >/dev/null &&
+	# shellcheck disable=SC2086 # the options, split
+	"$MK" $shape $busy $round "$W/w.iot" "$nreq" "$ncpu" >/dev/null &&
 		$IOTRAIL pack -i "$W/w.iot" -o "$W/t.iot" || exit 1
 	rm -f "$W/w.iot"
 	TRACE=$W/t.iot
