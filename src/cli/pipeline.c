@@ -323,6 +323,7 @@ static int feed_prefetched(struct pipeline *p,
 		return -2;
 	pthread_mutex_init(&pf.mu, NULL);
 	pthread_cond_init(&pf.cv, NULL);
+	p->rd.gaps.shared = true; /* listed there as the join asks here */
 	if (pthread_create(&th, NULL, prefetch_run, &pf)) {
 		free(pf.recs);
 		return -2;
@@ -536,6 +537,10 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 	}
 	if (planned < 0)
 		return planned;
+	/* the plan's gaps are all known; the reader's are listed as it reads
+	 * in a thread of its own while the join asks */
+	cfg.gaps = planned == 1 ? &src.plan.gap_at : &p->rd.gaps;
+	p->rd.gaps.shared = planned != 1;
 	if (planned == 1) {
 		cfg.workers = workers = more;
 		cfg.seg_recs = src.plan.seg_recs;
@@ -609,6 +614,7 @@ int pipeline_join(struct pipeline *p, const char *input, const struct join_sink 
 	}
 	p->jn.syscall_nr = p->syscall_nr;
 	p->jn.bi_elided = p->rd.hdr.version_major == 1 && p->rd.hdr.version_minor >= 4;
+	p->jn.gaps = &p->rd.gaps;
 	p->joining = true;
 	workers = join_workers(p->fan_threads, &seg);
 	if (!record && workers) {

@@ -308,7 +308,7 @@ static int build(const struct join *j, struct join_canon *c, uint8_t *bio_free,
 		else if (!err)
 			err = ent_begin(c, CK_SYS, &start) || put64(c, key) ||
 			      put(c, &j->sys[val].s, sizeof(j->sys[val].s)) ||
-			      ent_end(c, start);
+			      put64(c, j->sys[val].enter_seq) || ent_end(c, start);
 	});
 	/* so is an open io_uring request, in the map by address */
 	MAP_EACH(&j->uring_by_ptr, key, val, {

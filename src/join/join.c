@@ -962,6 +962,7 @@ static int on_sys_enter(struct join *j, const struct iot_rec *r)
 	ss->s.count = r->nr;
 	ss->s.enter_ns = r->ts_ns;
 	ss->s.enter_cpu = r->cpu;
+	ss->enter_seq = r->seq;
 	return 0;
 }
 
@@ -974,6 +975,26 @@ static void sys_free(struct join *j, uint32_t si)
 	ss->gen = ++j->sys_gen;
 	ss->next_free = j->free_sys;
 	j->free_sys = si;
+}
+
+/* Whether records were lost between call ss's enter and exit r, which
+ * would then most likely be another call's, the thread's records between
+ * (this call's exit, the next one's enter) among those lost. Where both
+ * are on one CPU, by where its gaps are in its records (gaps.h). Where the
+ * thread moved: the enter's CPU lost records after it (the first gap
+ * there, its next record before the exit), or the exit's CPU before it
+ * (the last gap, its next record after the enter). Only gaps a merge has
+ * taken in by the exit are looked at (gaps.c): one join or many, the same
+ * answer. */
+static bool lost_between(struct join *j, const struct join_sys_st *ss,
+			 const struct iot_rec *r)
+{
+	uint32_t e = ss->s.enter_cpu;
+
+	if (e == r->cpu)
+		return trace_gaps_between(j->gaps, e, ss->enter_seq, r->seq) != 0;
+	return trace_gaps_after_until(j->gaps, e, ss->enter_seq, r->ts_ns) ||
+	       trace_gaps_since_upto(j->gaps, r->cpu, ss->s.enter_ns, r->seq);
 }
 
 static void on_sys_exit(struct join *j, const struct iot_rec *r)
@@ -994,8 +1015,14 @@ static void on_sys_exit(struct join *j, const struct iot_rec *r)
 		ss->s.ret = IOT_RET_UNKNOWN;
 		j->st.estimated_exits++;
 	}
-	if (j->sink.syscall && ss->s.nr == (r->flags & ~IOT_F_ESTIMATED))
+	if (ss->s.nr != (r->flags & ~IOT_F_ESTIMATED)) {
+		/* another call's exit: this one's was lost */
+	} else if (trace_gaps_any(j->gaps) && !ss->s.estimated &&
+		   lost_between(j, ss, r)) {
+		j->st.lost_cut_syscalls++;
+	} else if (j->sink.syscall) {
 		j->sink.syscall(j->sink.ctx, &ss->s);
+	}
 	sys_free(j, si);
 }
 

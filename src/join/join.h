@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "../trace/format.h"
+#include "../trace/gaps.h"
 #include "../trace/syscalls.h"
 #include "../util/u64map.h"
 
@@ -230,6 +231,10 @@ struct join_stats {
 	/* system calls open on a CPU when a back-pressure stretch began
 	 * there, left out: their exits most likely not written */
 	uint64_t bp_cut_syscalls;
+	/* system calls whose enter and exit have records of their CPU lost
+	 * between them (a full buffer): left out, the exit most likely another
+	 * call's, its own lost (gaps.h) */
+	uint64_t lost_cut_syscalls;
 };
 
 struct join_bio_st;
@@ -248,6 +253,9 @@ struct join {
 	 * plain one of its CPU (format >= 1.4, src/bpf/cause.bpf.h bi_plain):
 	 * the join repeats it from its own copy of that slot */
 	bool bi_elided;
+	/* where the trace's streams lost records (the reader's or the plan's
+	 * list, gaps.h); NULL: not known, every exit is taken as its call's */
+	struct trace_gaps *gaps;
 	struct join_plain {
 		uint32_t tid1; /* tid + 1, 0 none */
 		uint32_t cgroup;

@@ -54,6 +54,7 @@ struct join_req_st {
 
 struct join_sys_st {
 	struct join_syscall s;
+	uint64_t enter_seq; /* its enter's sequence number on its CPU */
 	uint32_t gen;
 	uint32_t next_free;
 	bool open;

@@ -204,6 +204,7 @@ static int join_start(struct par *p, struct seg *g)
 	g->has_jn = true;
 	g->jn.syscall_nr = p->cfg->syscall_nr;
 	g->jn.bi_elided = p->cfg->bi_elided;
+	g->jn.gaps = p->cfg->gaps;
 	return 0;
 }
 

@@ -25,6 +25,8 @@ struct join_par_config {
 	void *dev_ctx;
 	const uint32_t *syscall_nr;
 	bool bi_elided;
+	struct trace_gaps *gaps; /* join.gaps: the whole list, or the reader's
+				    as it reads (shared) */
 	/* The segments read on the joining threads instead of pulled in
 	 * order (trace_reader_plan): nr_segs of them. fill puts segment k's
 	 * records in *recs (of *cap, grown as GROW does), on any thread,

@@ -315,6 +315,7 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "estimated_queues", ri->join.estimated_queues);
 	jw_uint_field(&w, "estimated_exits", ri->join.estimated_exits);
 	jw_uint_field(&w, "backpressure_cut_syscalls", ri->join.bp_cut_syscalls);
+	jw_uint_field(&w, "lost_cut_syscalls", ri->join.lost_cut_syscalls);
 	jw_end_object(&w);
 	jw_name(&w, "devices");
 	jw_start_array(&w);

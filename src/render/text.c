@@ -351,6 +351,13 @@ static void header(FILE *f, const struct report_info *ri)
 			ri->kernel_misses);
 	if (ri->gaps)
 		fprintf(f, "# %" PRIu64 " records missing from the sequence\n", ri->gaps);
+	if (ri->join.lost_cut_syscalls)
+		fprintf(f,
+			"# %" PRIu64
+			" system call%s left out: records of the CPU were lost "
+			"between enter and exit (the exit most likely another call's)\n",
+			ri->join.lost_cut_syscalls,
+			ri->join.lost_cut_syscalls == 1 ? "" : "s");
 	if (ri->join.lost_completions)
 		fprintf(f,
 			"# %" PRIu64 " requests issued whose completion is not in the "

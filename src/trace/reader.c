@@ -352,6 +352,13 @@ static int add_drops(struct trace_reader *r, const struct iot_drops_at *at, uint
 	    dl->last ? &r->drop_stretches[dl->last - 1] : NULL;
 
 	dl->total = all;
+	/* lost before the CPU's next chunk of records (gaps.h) */
+	if (grew) {
+		if (GROW(r->drop_pend, r->nr_drop_pend + 1, r->cap_drop_pend))
+			return -ENOMEM;
+		r->drop_pend[r->nr_drop_pend++] = (struct drop_pending){
+		    .chunk = r->nr_chunks, .cpu = cpu, .lost = grew};
+	}
 	if (last && grew && last->drops && last->to_ns == at->from_ns &&
 	    at->to_ns >= at->from_ns) {
 		last->to_ns = at->to_ns;
@@ -765,10 +772,54 @@ static void free_merge(struct trace_reader *r)
 	free(r->next_seq);
 	free(r->stream_gaps);
 	free(r->degrades);
+	trace_gaps_release(&r->gaps);
 }
 
 /* trace_reader_open_threads; 1 when a chunk checked after the walk is
  * damaged (nothing kept: the caller opens again on one thread) */
+/* Each DROPS_AT entry's drops as a gap at its CPU's first record in a
+ * chunk after it (gaps.h): a packed chunk's first record is unpacked for
+ * it (alone). One pass over the chunks, the entries in file order. */
+static int list_dropped(struct trace_reader *r)
+{
+	uint64_t *lost = NULL;
+	size_t next = 0;
+	int err = 0;
+
+	if (!r->nr_drop_pend)
+		return 0;
+	lost = calloc(r->hdr.nr_cpus, sizeof(*lost));
+	if (!lost)
+		return -ENOMEM;
+	for (size_t k = 0; k < r->nr_chunks && !err; k++) {
+		const struct reader_chunk *ch = &r->chunks[k];
+		struct iot_rec first;
+		size_t used;
+
+		for (; next < r->nr_drop_pend && r->drop_pend[next].chunk <= k; next++)
+			lost[r->drop_pend[next].cpu] += r->drop_pend[next].lost;
+		if (!has_recs(ch->type) || ch->cpu >= r->hdr.nr_cpus || !ch->size ||
+		    !lost[ch->cpu])
+			continue;
+		if (ch->packed_bytes) {
+			if (iot_unpack_some(r->map + ch->offset +
+						sizeof(struct iot_packed),
+					    ch->packed_bytes, &first, 1, &used) != 1)
+				continue; /* damage: the merge says so */
+		} else {
+			memcpy(&first, ch->recs, sizeof(first));
+		}
+		err = trace_gaps_add_dropped(&r->gaps, ch->cpu, first.seq, first.ts_ns,
+					     lost[ch->cpu]);
+		lost[ch->cpu] = 0;
+	}
+	free(lost);
+	free(r->drop_pend);
+	r->drop_pend = NULL;
+	r->nr_drop_pend = r->cap_drop_pend = 0;
+	return err;
+}
+
 static int open_indexed(struct trace_reader *r, const char *path, unsigned int threads,
 			bool unchecked, char *errbuf, size_t errlen)
 {
@@ -850,11 +901,20 @@ static int open_indexed(struct trace_reader *r, const char *path, unsigned int t
 			 path, r->hdr.header_size, r->hdr.rec_size, r->hdr.nr_cpus);
 		goto cleanup;
 	}
+	/* the streams' gaps: the drains that found drops are listed as the
+	 * chunks are indexed */
+	if (trace_gaps_init(&r->gaps, r->hdr.nr_cpus + 2)) {
+		err = -ENOMEM;
+		snprintf(errbuf, errlen, "%s: out of memory", path);
+		goto cleanup;
+	}
 	err = index_chunks(r, fd);
 	if (!err && r->nr_deferred && (err = check_deferred(r)) > 0)
 		goto cleanup; /* damage: indexed again, on one thread */
 	if (!err)
 		err = unique_tasks(r);
+	if (!err)
+		err = list_dropped(r);
 	if (err) {
 		snprintf(errbuf, errlen, "%s: %s", path, strerror(-err));
 		goto cleanup;
@@ -1013,6 +1073,7 @@ void trace_reader_rewind(struct trace_reader *r)
 	if (!r->sorted) { /* the sorted index counted them once and for all */
 		r->nr_gaps = 0;
 		memset(r->stream_gaps, 0, r->nr_streams * sizeof(*r->stream_gaps));
+		trace_gaps_clear(&r->gaps);
 	}
 	r->next_sorted = 0;
 }
@@ -1061,6 +1122,9 @@ static int build_sorted(struct trace_reader *r)
 			if (*next != UINT64_MAX && p[k].seq > *next) {
 				gaps += p[k].seq - *next;
 				r->stream_gaps[ch->cpu] += p[k].seq - *next;
+				if (trace_gaps_add(&r->gaps, ch->cpu, p[k].seq,
+						   p[k].ts_ns, p[k].seq - *next))
+					return -ENOMEM;
 			}
 			*next = p[k].seq + 1;
 			r->sorted[n++] = &p[k];
@@ -1166,6 +1230,10 @@ refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 		if (x->seq > r->next_seq[cpu] && r->next_seq[cpu] != UINT64_MAX) {
 			r->nr_gaps += x->seq - r->next_seq[cpu];
 			r->stream_gaps[cpu] += x->seq - r->next_seq[cpu];
+			/* out of memory, the gap goes unlisted: a call across
+			 * it is paired as though none were lost (rare twice) */
+			trace_gaps_add(&r->gaps, cpu, x->seq, x->ts_ns,
+				       x->seq - r->next_seq[cpu]);
 		}
 		r->next_seq[cpu] = x->seq + 1;
 		if (x->type == IOT_EV_SUMMARY)
@@ -1498,6 +1566,7 @@ void trace_reader_release(struct trace_reader *r)
 	free(r->deferred);
 	free(r->drop_stretches);
 	free(r->drop_last);
+	free(r->drop_pend);
 	free(r->chunks);
 	free(r->leaves);
 	free(r->leaf_of);
@@ -1587,6 +1656,8 @@ struct chunk_look {
 	bool ok; /* in order but for neighbours; nothing the plan leaves out */
 	struct iot_rec *degrades; /* its back-pressure marks, in its order */
 	size_t nr_degrades, cap_degrades;
+	struct trace_gap *gapv; /* its gaps (lost: this one's alone) */
+	size_t nr_gapv, cap_gapv;
 };
 
 static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
@@ -1626,8 +1697,13 @@ static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
 			c->head[i] = x->ts_ns;
 		if (i + W >= n)
 			c->tail[i + W - n] = x->ts_ns;
-		if (i && x->seq > next_seq && next_seq != UINT64_MAX)
-			c->gaps += x->seq - next_seq;
+		if (i && x->seq > next_seq && next_seq != UINT64_MAX) {
+			struct trace_gap g = {x->seq, x->ts_ns, x->seq - next_seq};
+
+			c->gaps += g.lost;
+			if (APPEND(c->gapv, c->nr_gapv, c->cap_gapv, &g, 1))
+				c->ok = false;
+		}
 		next_seq = x->seq + 1;
 		c->summaries += x->type == IOT_EV_SUMMARY;
 	}
@@ -2069,6 +2145,11 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	look.looks = calloc(r->nr_chunks, sizeof(*look.looks));
 	pl->stream_gaps = calloc(r->nr_streams, sizeof(*pl->stream_gaps));
 	pl->cuts = malloc(2 * sizeof(*pl->cuts));
+	if (trace_gaps_init(&pl->gap_at, r->nr_streams) ||
+	    trace_gaps_copy_dropped(&pl->gap_at, &r->gaps)) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	next_seq = malloc(r->nr_streams * sizeof(*next_seq));
 	seen = calloc(r->nr_streams, sizeof(*seen));
 	if (!look.looks || !pl->stream_gaps || !pl->cuts || !next_seq || !seen) {
@@ -2091,9 +2172,22 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 			if (!c->ok || c->min_ts < high ||
 			    !stream_take(&seen[s], c, ch->size / IOT_REC_SIZE))
 				goto out; /* not in one order by time */
-			if (next_seq[s] != UINT64_MAX && c->first_seq > next_seq[s])
+			if (next_seq[s] != UINT64_MAX && c->first_seq > next_seq[s]) {
 				pl->stream_gaps[s] += c->first_seq - next_seq[s];
+				if (trace_gaps_add(&pl->gap_at, s, c->first_seq,
+						   c->head[0],
+						   c->first_seq - next_seq[s])) {
+					ret = -ENOMEM;
+					goto out;
+				}
+			}
 			pl->stream_gaps[s] += c->gaps;
+			for (size_t i = 0; i < c->nr_gapv; i++)
+				if (trace_gaps_add(&pl->gap_at, s, c->gapv[i].seq,
+						   c->gapv[i].ts_ns, c->gapv[i].lost)) {
+					ret = -ENOMEM;
+					goto out;
+				}
 			pl->summaries += c->summaries;
 			for (size_t i = 0; i < c->nr_degrades; i++)
 				note_degrade_in(&pl->degrades, &pl->nr_degrades,
@@ -2110,6 +2204,7 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	ret = cut_time(r, pl, look.looks, seg_recs);
 	if (ret)
 		goto out;
+
 	for (uint32_t s = 0; s < r->nr_streams; s++)
 		pl->gaps += pl->stream_gaps[s];
 	if (pl->nr_segs < 2)
@@ -2118,8 +2213,10 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	if (!ret)
 		ret = (pl->unpacked = unpacked_new(r->nr_chunks)) ? 1 : -ENOMEM;
 out:
-	for (size_t k = 0; look.looks && k < r->nr_chunks; k++)
+	for (size_t k = 0; look.looks && k < r->nr_chunks; k++) {
 		free(look.looks[k].degrades);
+		free(look.looks[k].gapv);
+	}
 	free(look.looks);
 	free(next_seq);
 	free(seen);
@@ -2136,6 +2233,7 @@ void reader_plan_release(struct reader_plan *pl)
 	free(pl->seg_chunks);
 	free(pl->users);
 	free(pl->degrades);
+	trace_gaps_release(&pl->gap_at);
 	unpacked_release(pl->unpacked);
 	memset(pl, 0, sizeof(*pl));
 }
@@ -2169,6 +2267,7 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 	*cur = *r;
 	cur->degrades = NULL;
 	cur->nr_degrades = cur->cap_degrades = 0;
+	memset(&cur->gaps, 0, sizeof(cur->gaps));
 	cur->live = NULL;
 	cur->nr_live = cur->cap_live = 0;
 	cur->ahead = NULL;
@@ -2248,6 +2347,9 @@ void trace_reader_plan_apply(struct trace_reader *r, struct reader_plan *pl)
 	r->cap_degrades = pl->cap_degrades;
 	pl->degrades = NULL;
 	pl->nr_degrades = pl->cap_degrades = 0;
+	trace_gaps_release(&r->gaps);
+	r->gaps = pl->gap_at;
+	memset(&pl->gap_at, 0, sizeof(pl->gap_at));
 	r->next_chunk = r->nr_chunks;
 	r->limit_ns = UINT64_MAX;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "format.h"
+#include "gaps.h"
 
 #define READER_REORDER 16 /* per-CPU reorder window: deeper than any nesting */
 /* a trace up to this size is mapped populated and kept; a larger one is
@@ -95,7 +96,15 @@ struct trace_reader {
 	struct iot_drop_stretch *drop_stretches;
 	size_t nr_drop_stretches, cap_drop_stretches;
 	struct drop_last *drop_last; /* per CPU, while reading them */
-	const char *meta;	     /* not NUL-terminated: meta_len bytes */
+	/* and each one's drops, to be listed among the gaps once the chunks
+	 * after it are known (gaps.h) */
+	struct drop_pending {
+		size_t chunk; /* the chunks before it */
+		uint32_t cpu;
+		uint64_t lost;
+	} * drop_pend;
+	size_t nr_drop_pend, cap_drop_pend;
+	const char *meta; /* not NUL-terminated: meta_len bytes */
 	size_t meta_len;
 	struct iot_end end;
 	bool has_end;
@@ -151,6 +160,9 @@ struct trace_reader {
 	 * as records enter the merge: up to READER_REORDER records of that
 	 * stream before the first one after the gap is returned */
 	uint64_t *stream_gaps;
+	/* and where each gap is (gaps.h), listed as the counts are (a
+	 * segment's cursor lists none: the plan has them all) */
+	struct trace_gaps gaps;
 	/* The merge: a tournament (loser) tree over the streams on (the time
 	 * of the window's first record, UINT64_MAX when it is empty; the
 	 * stream's number: ties go to the lower). The next
@@ -255,6 +267,7 @@ struct reader_plan {
 	uint64_t *stream_gaps;
 	struct iot_degrade_stretch *degrades; /* and listed */
 	size_t nr_degrades, cap_degrades;
+	struct trace_gaps gap_at; /* where the gaps are, all of them */
 	/* the packed chunks as the segments read them: each unpacked once,
 	 * by the first segment that reads it, for every segment whose
 	 * stretch its records meet (a chunk may span several), and let go

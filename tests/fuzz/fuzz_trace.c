@@ -28,7 +28,7 @@ static struct frag_scan layout = {.files = &file, .nr_files = 1, .block_size = 4
 #define MAX_RECS 100000
 
 /* trace_reader_plan's promise: its segments read by cursors give the
- * records of trace_reader_next, in its order, and its counts */
+ * records of trace_reader_next, in its order, and its counts and lists */
 static void segments_same(const char *path)
 {
 	static struct iot_rec merged[MAX_RECS];
@@ -58,6 +58,14 @@ static void segments_same(const char *path)
 		    (r.nr_degrades && memcmp(pl.degrades, r.degrades,
 					     r.nr_degrades * sizeof(*r.degrades))))
 			__builtin_trap();
+		for (uint32_t c = 0; c < r.nr_streams; c++) { /* and its gaps */
+			const struct trace_gap_list *a = &pl.gap_at.s[c].skipped,
+						    *b = &r.gaps.s[c].skipped;
+
+			if (a->n != b->n ||
+			    (b->n && memcmp(a->g, b->g, b->n * sizeof(*b->g))))
+				__builtin_trap();
+		}
 		reader_plan_release(&pl);
 	}
 	trace_reader_release(&r);

@@ -249,7 +249,9 @@ static void write_segmentable(int bad, bool packed)
 				ts += (seed >> 62) * 10;
 				a[i] = mkrec(i % 7 ? IOT_EV_BIO_QUEUE : IOT_EV_SUMMARY,
 					     ts, c * 100000 + seq[c] + i, 0, 0, 8);
-				a[i].seq = seq[c] + i + (k == 7 && c == 1 ? 3 : 0);
+				/* 3 lost before a chunk, 2 inside one */
+				a[i].seq = seq[c] + i + (k == 7 && c == 1 ? 3 : 0) +
+					   (k == 12 && c == 0 && i >= 10 ? 2 : 0);
 				a[i].cpu = c;
 			}
 			for (uint32_t i = 0; i + 3 < cnt; i += 9) { /* neighbours */
@@ -313,7 +315,18 @@ static void segments_same(void **state)
 			serial[n++] = *rec;
 		gaps = r.nr_gaps;
 		summaries = r.nr_summaries;
-		assert_int_equal(gaps, 3);
+		assert_int_equal(gaps, 5);
+		/* and where: by the record after each gap */
+		assert_int_equal(r.gaps.s[1].skipped.n, 1);
+		assert_int_equal(r.gaps.s[1].skipped.g[0].lost, 3);
+		assert_int_equal(r.gaps.s[1].skipped.g[0].seq, 7 * 35 + 3);
+		assert_int_equal(r.gaps.s[0].skipped.n, 1);
+		assert_int_equal(r.gaps.s[0].skipped.g[0].lost, 2);
+		assert_int_equal(r.gaps.s[0].skipped.g[0].seq, 12 * 30 + 10 + 2);
+		assert_int_equal(trace_gaps_between(&r.gaps, 0, 12 * 30, 12 * 30 + 12),
+				 2);
+		assert_int_equal(trace_gaps_between(&r.gaps, 0, 12 * 30 + 12, 13 * 30),
+				 0);
 		/* by begin, then CPU: 2 and 4 at the same time; 2's still open */
 		assert_int_equal(r.nr_degrades, 3);
 		assert_int_equal(r.degrades[1].cpu, 2);
@@ -364,6 +377,16 @@ static void segments_same(void **state)
 			assert_int_equal(pl.nr_degrades, r.nr_degrades);
 			assert_memory_equal(pl.degrades, r.degrades,
 					    r.nr_degrades * sizeof(*r.degrades));
+			/* the plan's gaps are the merge's */
+			for (uint32_t c = 0; c < r.nr_streams; c++) {
+				const struct trace_gap_list *a = &pl.gap_at.s[c].skipped,
+							    *b = &r.gaps.s[c].skipped;
+
+				assert_int_equal(a->n, b->n);
+				if (b->n)
+					assert_memory_equal(a->g, b->g,
+							    b->n * sizeof(*b->g));
+			}
 			reader_plan_release(&pl);
 		}
 		trace_reader_release(&r);
@@ -1567,6 +1590,72 @@ static void drop_stretches(void **state)
 	trace_reader_release(&r);
 }
 
+/* A DROPS_AT entry's drops are a gap before its CPU's first record in a
+ * chunk after it (gaps.h): CPU 0 lost 5 after its first chunk, CPU 1 3
+ * after its last (no record after: no gap), CPU 0 2 more before a packed
+ * chunk; a call across either of CPU 0's gaps has records lost between. */
+static void drops_placed(void **state)
+{
+	struct {
+		struct iot_drops_at at;
+		struct iot_drop_entry e[2];
+	} c = {{100, 200}, {{.cpu = 0, .drops_full = 5}, {.cpu = 1, .drops_full = 3}}};
+	struct iot_rec a[10], b[4];
+	struct iot_file_header h;
+	struct trace_writer w;
+	struct trace_reader r;
+	struct reader_plan pl;
+	char err[256];
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		a[i] = mkrec(IOT_EV_BIO_QUEUE, 10 + i, i, 0, 0, 8);
+		a[i].seq = i;
+	}
+	for (int i = 0; i < 4; i++) {
+		b[i] = mkrec(IOT_EV_BIO_QUEUE, 12 + i, 100 + i, 0, 0, 8);
+		b[i].seq = i;
+		b[i].cpu = 1;
+	}
+	header(&h, 2);
+	h.version_minor = IOT_VERSION_MINOR;
+	assert_int_equal(trace_writer_open(&w, path, &h), 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, a, 4 * 64, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 1, b, 4 * 64, NULL, 0);
+	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, sizeof(c), NULL, 0);
+	round_mark(&w, 200);
+	trace_writer_chunk(&w, IOT_CHUNK_EVENTS, 0, a + 4, 3 * 64, NULL, 0);
+	c.at = (struct iot_drops_at){200, 300};
+	c.e[0].drops_full = 7; /* 2 more */
+	trace_writer_chunk(&w, IOT_CHUNK_DROPS_AT, 0, &c, sizeof(c.at) + sizeof(c.e[0]),
+			   NULL, 0);
+	assert_int_equal(trace_writer_packed(&w, 0, a + 7, 3, NULL, 0), 0);
+	end(&w);
+	trace_writer_close(&w);
+	assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(r.gaps.s[0].dropped.n, 2);
+	assert_int_equal(r.gaps.s[0].dropped.g[0].seq, 4);
+	assert_int_equal(r.gaps.s[0].dropped.g[0].ts_ns, 14);
+	assert_int_equal(r.gaps.s[0].dropped.g[0].lost, 5);
+	assert_int_equal(r.gaps.s[0].dropped.g[1].seq, 7); /* unpacked for it */
+	assert_int_equal(r.gaps.s[0].dropped.g[1].lost, 7);
+	assert_int_equal(r.gaps.s[1].dropped.n, 0);
+	assert_int_equal(trace_gaps_between(&r.gaps, 0, 3, 4), 5);
+	assert_int_equal(trace_gaps_between(&r.gaps, 0, 4, 6), 0);
+	assert_int_equal(trace_gaps_between(&r.gaps, 0, 2, 9), 7);
+	assert_true(trace_gaps_after_until(&r.gaps, 0, 1, 15)); /* 4's time: 14 */
+	assert_false(trace_gaps_after_until(&r.gaps, 0, 1, 14));
+	assert_true(trace_gaps_since_upto(&r.gaps, 0, 16, 8)); /* 7's time: 17 */
+	assert_false(trace_gaps_since_upto(&r.gaps, 0, 17, 8));
+	/* the plan has them too, whole */
+	assert_int_equal(trace_reader_plan(&r, 2, 2, &pl), 1);
+	assert_int_equal(pl.gap_at.s[0].dropped.n, 2);
+	assert_memory_equal(pl.gap_at.s[0].dropped.g, r.gaps.s[0].dropped.g,
+			    2 * sizeof(struct trace_gap));
+	reader_plan_release(&pl);
+	trace_reader_release(&r);
+}
+
 static void count_agg(void *ctx, const struct iot_agg_entry *e)
 {
 	*(uint64_t *)ctx += e->buckets[3];
@@ -1677,6 +1766,7 @@ int main(void)
 	    cmocka_unit_test(merge_sparse_streams),
 	    cmocka_unit_test(inversion_and_gap),
 	    cmocka_unit_test(segments_same),
+	    cmocka_unit_test(drops_placed),
 	    cmocka_unit_test(speculative_sorted),
 	    cmocka_unit_test(truncated),
 	    cmocka_unit_test(write_fails_buffered),
