@@ -977,26 +977,6 @@ static void sys_free(struct join *j, uint32_t si)
 	j->free_sys = si;
 }
 
-/* Whether records were lost between call ss's enter and exit r, which
- * would then most likely be another call's, the thread's records between
- * (this call's exit, the next one's enter) among those lost. Where both
- * are on one CPU, by where its gaps are in its records (gaps.h). Where the
- * thread moved: the enter's CPU lost records after it (the first gap
- * there, its next record before the exit), or the exit's CPU before it
- * (the last gap, its next record after the enter). Only gaps a merge has
- * taken in by the exit are looked at (gaps.c): one join or many, the same
- * answer. */
-static bool lost_between(struct join *j, const struct join_sys_st *ss,
-			 const struct iot_rec *r)
-{
-	uint32_t e = ss->s.enter_cpu;
-
-	if (e == r->cpu)
-		return trace_gaps_between(j->gaps, e, ss->enter_seq, r->seq) != 0;
-	return trace_gaps_after_until(j->gaps, e, ss->enter_seq, r->ts_ns) ||
-	       trace_gaps_since_upto(j->gaps, r->cpu, ss->s.enter_ns, r->seq);
-}
-
 static void on_sys_exit(struct join *j, const struct iot_rec *r)
 {
 	uint32_t *v = u64map_get(&j->sys_by_tid, r->tid), si;
@@ -1018,7 +998,13 @@ static void on_sys_exit(struct join *j, const struct iot_rec *r)
 	if (ss->s.nr != (r->flags & ~IOT_F_ESTIMATED)) {
 		/* another call's exit: this one's was lost */
 	} else if (trace_gaps_any(j->gaps) && !ss->s.estimated &&
-		   lost_between(j, ss, r)) {
+		   trace_gaps_lost_between(j->gaps, ss->s.enter_cpu, ss->enter_seq,
+					   ss->s.enter_ns, r->cpu, r->seq, r->ts_ns)) {
+		/* records of its CPU lost between (gaps.h): the thread's
+		 * records there (this call's exit, the next one's enter) most
+		 * likely among them. Only gaps a merge has taken in by the
+		 * exit are asked about (gaps.c): one join or many, the same
+		 * answer. */
 		j->st.lost_cut_syscalls++;
 	} else if (j->sink.syscall) {
 		j->sink.syscall(j->sink.ctx, &ss->s);

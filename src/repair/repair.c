@@ -301,6 +301,7 @@ static int feed(struct scan *sc, const struct iot_rec *r)
 		if (GROW(s->sys, s->nsys + 1, s->capsys))
 			return -ENOMEM;
 		s->sys[s->nsys] = (struct rsys){.enter_ns = r->ts_ns,
+						.enter_seq = r->seq,
 						.tid = r->tid,
 						.pid = r->pid,
 						.nr = (uint32_t)r->sector,
@@ -310,7 +311,23 @@ static int feed(struct scan *sc, const struct iot_rec *r)
 	}
 	case IOT_EV_SYS_EXIT:
 		if ((v = u64map_get(&sc->open, r->tid))) {
-			sc->s->sys[*v].exit_ns = r->ts_ns;
+			struct rsys *y = &sc->s->sys[*v];
+			struct trace_gaps *g = &sc->rd->gaps;
+
+			if (trace_gaps_any(g) &&
+			    trace_gaps_lost_between(g, y->cpu, y->enter_seq, y->enter_ns,
+						    r->cpu, r->seq, r->ts_ns)) {
+				/* records of its CPU lost between (the join
+				 * leaves it out): its exit most likely among
+				 * them, before the record after them */
+				uint64_t t = trace_gaps_next_ts(g, y->cpu, y->enter_seq);
+
+				y->missing = true;
+				y->next_ns = t < r->ts_ns ? t : r->ts_ns;
+				sc->s->lost_exit++;
+			} else {
+				y->exit_ns = r->ts_ns;
+			}
 			u64map_del(&sc->open, r->tid);
 		}
 		return 0;

@@ -78,8 +78,10 @@ struct rreq {
 struct rsys {
 	uint64_t enter_ns;
 	uint64_t exit_ns;   /* 0: lost (missing) */
-	uint64_t next_ns;   /* the task's next enter: its exit came before it;
-			       0 none */
+	uint64_t next_ns;   /* the task's next enter, or the record after the
+			       records of its CPU lost after it: its exit came
+			       before it; 0 none */
+	uint64_t enter_seq; /* its enter's sequence number on its CPU */
 	uint64_t last_c_ns; /* the last completion of the requests its task
 			       queued in it, when calls of its number wait for
 			       their I/O; 0 none */

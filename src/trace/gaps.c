@@ -121,20 +121,29 @@ static uint64_t between(const struct trace_gap_list *l, size_t n, uint64_t a, ui
 	return a < b && k > i ? l->g[k - 1].lost - (i ? l->g[i - 1].lost : 0) : 0;
 }
 
-/* the first gap after a: known once its record, before t, was read */
-static bool after_until(const struct trace_gap_list *l, size_t n, uint64_t a, uint64_t t)
+/* The records of the gaps after a whose next record is before t, up to
+ * `enough`: from the first on, stopping at one whose record is not before
+ * t (the later ones a merge may not have taken in yet at t) */
+static uint64_t after_until(const struct trace_gap_list *l, size_t n, uint64_t a,
+			    uint64_t t, uint64_t enough)
 {
-	size_t i = upto(l, n, a);
+	uint64_t lost = 0;
 
-	return i < n && l->g[i].ts_ns < t;
+	for (size_t i = upto(l, n, a); i < n && l->g[i].ts_ns < t && lost < enough; i++)
+		lost += l->g[i].lost - (i ? l->g[i - 1].lost : 0);
+	return lost;
 }
 
-/* the last gap at or before b */
-static bool since_upto(const struct trace_gap_list *l, size_t n, uint64_t t, uint64_t b)
+/* The records of the gaps at or before b whose next record is after t, up
+ * to `enough`: from the last on, stopping at one whose record is not */
+static uint64_t since_upto(const struct trace_gap_list *l, size_t n, uint64_t t,
+			   uint64_t b, uint64_t enough)
 {
-	size_t k = upto(l, n, b);
+	uint64_t lost = 0;
 
-	return k && l->g[k - 1].ts_ns > t;
+	for (size_t k = upto(l, n, b); k && l->g[k - 1].ts_ns > t && lost < enough; k--)
+		lost += l->g[k - 1].lost - (k > 1 ? l->g[k - 2].lost : 0);
+	return lost;
 }
 
 /* Stream s (NULL: none of that number), and how many skipped gaps it has,
@@ -171,30 +180,42 @@ uint64_t trace_gaps_between(struct trace_gaps *gs, uint32_t s, uint64_t a, uint6
 	return lost;
 }
 
-bool trace_gaps_after_until(struct trace_gaps *gs, uint32_t s, uint64_t a, uint64_t t)
+bool trace_gaps_lost_between(struct trace_gaps *gs, uint32_t e, uint64_t e_seq,
+			     uint64_t e_ns, uint32_t x, uint64_t x_seq, uint64_t x_ns)
 {
+	struct trace_gap_stream *st;
+	uint64_t lost = 0;
 	size_t n;
-	struct trace_gap_stream *st = stream(gs, s, &n);
-	bool yes;
 
-	if (!st)
-		return false;
-	yes = after_until(&st->dropped, st->dropped.n, a, t) ||
-	      after_until(&st->skipped, n, a, t);
-	stream_done(gs, n);
-	return yes;
+	if (e == x)
+		return trace_gaps_between(gs, e, e_seq, x_seq) >= 2;
+	if ((st = stream(gs, e, &n))) {
+		lost = after_until(&st->dropped, st->dropped.n, e_seq, x_ns, 2) +
+		       after_until(&st->skipped, n, e_seq, x_ns, 2);
+		stream_done(gs, n);
+	}
+	if (lost < 2 && (st = stream(gs, x, &n))) {
+		lost += since_upto(&st->dropped, st->dropped.n, e_ns, x_seq, 2) +
+			since_upto(&st->skipped, n, e_ns, x_seq, 2);
+		stream_done(gs, n);
+	}
+	return lost >= 2;
 }
 
-bool trace_gaps_since_upto(struct trace_gaps *gs, uint32_t s, uint64_t t, uint64_t b)
+uint64_t trace_gaps_next_ts(struct trace_gaps *gs, uint32_t s, uint64_t a)
 {
-	size_t n;
+	size_t n, i;
 	struct trace_gap_stream *st = stream(gs, s, &n);
-	bool yes;
+	uint64_t t = UINT64_MAX;
 
 	if (!st)
-		return false;
-	yes = since_upto(&st->dropped, st->dropped.n, t, b) ||
-	      since_upto(&st->skipped, n, t, b);
+		return t;
+	i = upto(&st->dropped, st->dropped.n, a);
+	if (i < st->dropped.n)
+		t = st->dropped.g[i].ts_ns;
+	i = upto(&st->skipped, n, a);
+	if (i < n && st->skipped.g[i].ts_ns < t)
+		t = st->skipped.g[i].ts_ns;
 	stream_done(gs, n);
-	return yes;
+	return t;
 }

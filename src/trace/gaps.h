@@ -76,11 +76,19 @@ int trace_gaps_copy_dropped(struct trace_gaps *dst, const struct trace_gaps *src
 /* The records of stream s lost after sequence number a and before b (a
  * gap whose next record is in (a, b]) */
 uint64_t trace_gaps_between(struct trace_gaps *gs, uint32_t s, uint64_t a, uint64_t b);
-/* Whether stream s lost records after sequence number a where the next
- * record is before time t */
-bool trace_gaps_after_until(struct trace_gaps *gs, uint32_t s, uint64_t a, uint64_t t);
-/* Whether stream s lost records before sequence number b (its record
- * after the gap at or before b) where the next record is after time t */
-bool trace_gaps_since_upto(struct trace_gaps *gs, uint32_t s, uint64_t t, uint64_t b);
+/* Whether a system call entered (stream e, sequence number, time) and
+ * exited (stream x, ...) lost its own exit, the one given another call's:
+ * then that call's enter was lost too, two records of the thread's at
+ * least. So: two records or more lost between the two where both are on
+ * one stream (one lost record, a torn slot or a removed completion, leaves
+ * the pairing right); where the thread moved, two or more in all in the
+ * gaps of e after the enter whose next records are before the exit and
+ * those of x before the exit whose next records are after the enter
+ * (join.c, repair.c). */
+bool trace_gaps_lost_between(struct trace_gaps *gs, uint32_t e, uint64_t e_seq,
+			     uint64_t e_ns, uint32_t x, uint64_t x_seq, uint64_t x_ns);
+/* The time of the record after stream s's first gap past sequence number
+ * a: by when what was lost there was lost (UINT64_MAX: none listed) */
+uint64_t trace_gaps_next_ts(struct trace_gaps *gs, uint32_t s, uint64_t a);
 
 #endif

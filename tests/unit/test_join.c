@@ -907,11 +907,12 @@ static void backpressure_cuts_calls(void **state)
 	assert_int_equal(j.st.lost_syscall_exits, 0);
 }
 
-/* Records lost between a call's enter and exit (a gap in the kernel's
- * numbers, gaps.h): the exit is most likely another call's, so the call
- * is left out, counted. On one CPU by the numbers alone; where the thread
- * moved, a gap after the enter on its CPU (before the exit's time) or
- * before the exit on its CPU (after the enter's time). */
+/* Records lost between a call's enter and exit (gaps.h): two or more,
+ * and its exit is most likely another call's (this one's and that one's
+ * enter lost), so the call is left out, counted; one alone (a torn slot,
+ * a removed completion) leaves it. On one CPU by the numbers; where the
+ * thread moved, the gaps after the enter on its CPU (before the exit's
+ * time) and before the exit on its CPU (after the enter's time). */
 static void lost_records_cut_calls(void **state)
 {
 	struct trace_gaps g;
@@ -936,11 +937,13 @@ static void lost_records_cut_calls(void **state)
 	CALL(false);						/* no gap */
 	assert_int_equal(trace_gaps_add(&g, 1, 10, 100, 4), 0); /* before the enter */
 	CALL(false);
-	assert_int_equal(trace_gaps_add(&g, 1, 13, 300, 2), 0); /* between */
-	CALL(true);
-	a.seq = 13; /* the enter the record after that gap: none between */
+	assert_int_equal(trace_gaps_add(&g, 1, 12, 200, 1), 0); /* one record between */
 	CALL(false);
-	assert_int_equal(trace_gaps_add(&g, 1, 15, 500, 1), 0); /* just before the exit */
+	assert_int_equal(trace_gaps_add(&g, 1, 13, 300, 1), 0); /* and another */
+	CALL(true);
+	a.seq = 13; /* the enter the record after that gap: one between */
+	CALL(false);
+	assert_int_equal(trace_gaps_add(&g, 1, 15, 500, 2), 0); /* just before the exit */
 	CALL(true);
 	a.seq = 15;
 	x.seq = 20;
@@ -954,14 +957,16 @@ static void lost_records_cut_calls(void **state)
 	CALL(false);
 	assert_int_equal(trace_gaps_add(&g, 3, 60, 90, 3), 0); /* before the enter */
 	CALL(false);
-	assert_int_equal(trace_gaps_add(&g, 3, 65, 200, 1), 0); /* in the call */
+	assert_int_equal(trace_gaps_add(&g, 3, 65, 200, 1), 0); /* one in the call */
+	CALL(false);
+	assert_int_equal(trace_gaps_add(&g, 3, 67, 300, 1), 0); /* two */
 	CALL(true);
-	x.seq = 64; /* that gap after the exit */
+	x.seq = 66; /* the second after the exit */
 	CALL(false);
 	a.seq = 30; /* 2's first gap after it is still the one after the exit */
 	assert_int_equal(trace_gaps_add(&g, 0, 5, 200, 1), 0); /* another CPU's */
 	CALL(false);
-	a.cpu = 0;
+	a.cpu = 0; /* one after the enter on its CPU, one before the exit on 3 */
 	a.seq = 1;
 	CALL(true);
 	/* an exit `iotrail repair` estimated is its call's */

@@ -1643,10 +1643,13 @@ static void drops_placed(void **state)
 	assert_int_equal(trace_gaps_between(&r.gaps, 0, 3, 4), 5);
 	assert_int_equal(trace_gaps_between(&r.gaps, 0, 4, 6), 0);
 	assert_int_equal(trace_gaps_between(&r.gaps, 0, 2, 9), 7);
-	assert_true(trace_gaps_after_until(&r.gaps, 0, 1, 15)); /* 4's time: 14 */
-	assert_false(trace_gaps_after_until(&r.gaps, 0, 1, 14));
-	assert_true(trace_gaps_since_upto(&r.gaps, 0, 16, 8)); /* 7's time: 17 */
-	assert_false(trace_gaps_since_upto(&r.gaps, 0, 17, 8));
+	/* a call on CPU 0 across the first; one that moved to CPU 1 after
+	 * it (its record's time 14), one from CPU 1 over the second (17) */
+	assert_true(trace_gaps_lost_between(&r.gaps, 0, 1, 11, 0, 5, 15));
+	assert_true(trace_gaps_lost_between(&r.gaps, 0, 1, 11, 1, 2, 15));
+	assert_false(trace_gaps_lost_between(&r.gaps, 0, 1, 11, 1, 2, 14));
+	assert_true(trace_gaps_lost_between(&r.gaps, 1, 0, 16, 0, 8, 18));
+	assert_false(trace_gaps_lost_between(&r.gaps, 1, 0, 17, 0, 8, 18));
 	/* the plan has them too, whole */
 	assert_int_equal(trace_reader_plan(&r, 2, 2, &pl), 1);
 	assert_int_equal(pl.gap_at.s[0].dropped.n, 2);
