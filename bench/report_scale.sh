@@ -101,10 +101,12 @@ done
 # as the busiest worker at least
 # MET: the segments taken up where the states met (the others were joined
 # again whole, one after another); PEAK MB: the report's resident peak
-# (VmHWM, looked at every 20 ms: a bare machine has no /usr/bin/time)
+# (VmHWM, looked at every 20 ms: a bare machine has no /usr/bin/time);
+# USED/FREE MB: the heap as the join left it, in use and free but kept by
+# malloc's arenas (what the threads freed is resident until reused)
 echo "# where the time goes (one run each, IOTRAIL_DEBUG; CPU seconds but plan and finish)"
-printf '%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7s\n' THREADS PLAN READER REPLAY WORKERS BUSIEST FINISH \
-	"APART/SEGS" "MET/SEGS" "PEAK MB"
+printf '%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7s %11s\n' THREADS PLAN READER REPLAY WORKERS BUSIEST \
+	FINISH "APART/SEGS" "MET/SEGS" "PEAK MB" "USED/FREE MB"
 for n in $VARIANTS; do
 	(EXEC=1 IOTRAIL_DEBUG=1 run_variant "$n" -f json 2>"$W/dbg" >/dev/null) &
 	pid=$! hwm=0
@@ -128,12 +130,14 @@ for n in $VARIANTS; do
 		}
 	}
 	/analyzers finished in/ { for (i = 1; i <= NF; i++) if ($i == "in") fin = $(i + 1) }
+	/heap after the join:/ { used = $6; free = $10 }
 	END {
 		gsub(/[,)]/, "", rd); gsub(/[,)]/, "", rp); gsub(/[,)]/, "", bz)
-		printf "%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7d\n", n, plan == "" ? "-" : plan,
+		printf "%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7d %11s\n", n, plan == "" ? "-" : plan,
 		       rd == "" ? "-" : rd, rp == "" ? "-" : rp, wk == "" ? "-" : wk,
 		       bz == "" ? "-" : bz, fin == "" ? "-" : fin,
 		       segs == "" ? "-" : (apart == "" ? 0 : apart) "/" segs,
-		       segs == "" ? "-" : (met == "" ? 0 : met + 1) "/" segs, hwm / 1024
+		       segs == "" ? "-" : (met == "" ? 0 : met + 1) "/" segs, hwm / 1024,
+		       used == "" ? "-" : sprintf("%d/%d", used, free)
 	}' "$W/dbg"
 done

@@ -3,6 +3,7 @@
 #include "pipeline.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -575,6 +576,17 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 		reader_plan_release(&src.plan);
 	}
 	p->jn.st = res.st;
+	if (getenv("IOTRAIL_DEBUG")) {
+		/* the heap as the join left it: memory the threads freed but
+		 * their arenas keep is resident and counts in the peak */
+		struct mallinfo2 mi = mallinfo2();
+
+		fprintf(stderr,
+			"iotrail: heap after the join: %.1f MB in use, %.1f MB free in "
+			"the arenas, %.1f MB mapped apart\n",
+			mi.uordblks / 1048576.0, mi.fordblks / 1048576.0,
+			mi.hblkhd / 1048576.0);
+	}
 	if (getenv("IOTRAIL_DEBUG"))
 		fprintf(
 		    stderr,
