@@ -17,7 +17,8 @@
  * With --zram the disk is zram0, bio-based (no request queue), as the
  * 16-CPU recordings of issue 18 are: each request is a bio queued 300 ns
  * into a pread64 on its CPU and completed there, about 2 us later, before
- * the call returns (4 records a request).
+ * the call returns (4 records a request), 4 KB at a random place in 1 GB,
+ * its bio's address one of 4096 of its CPU's.
  *
  * With --busy every CPU submits at once, as N threads on N CPUs do: a
  * request starts every 5 us / NR_CPUS, each CPU's every 5 us, so about
@@ -176,8 +177,14 @@ int main(int argc, char **argv)
 		cur_dev = dev.dev | (uint32_t)(i % ndev);
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		if (zram) { /* pread64(3, ..., 4096, pos): Q, C, return */
-			struct iot_rec e =
-			    ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 17, 4096, tid);
+			struct iot_rec e;
+
+			/* random 4 KB over 1 GB; a bio from a slab of 4096 a
+			 * CPU (one in flight on each) */
+			sector = (seed >> 40) % (1u << 18) * 8;
+			bio = 0xffff888100000000ull +
+			      ((uint64_t)sc * 4096 + i / ncpu % 4096) * 256;
+			e = ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 17, 4096, tid);
 
 			e.flags = 3;
 			put(&cpu[sc], e, sc);
