@@ -586,8 +586,6 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 			"the arenas, %.1f MB mapped apart\n",
 			mi.uordblks / 1048576.0, mi.fordblks / 1048576.0,
 			mi.hblkhd / 1048576.0);
-	}
-	if (getenv("IOTRAIL_DEBUG"))
 		fprintf(
 		    stderr,
 		    "iotrail: join on %u threads%s (planned in %.3f s): %llu segments, "
@@ -601,6 +599,7 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 		    (unsigned long long)res.parts, res.cpu_read_ns / 1e9,
 		    res.cpu_replay_ns / 1e9, res.cpu_workers_ns / 1e9,
 		    res.cpu_worker_max_ns / 1e9);
+	}
 	return err;
 }
 

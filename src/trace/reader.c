@@ -775,8 +775,6 @@ static void free_merge(struct trace_reader *r)
 	trace_gaps_release(&r->gaps);
 }
 
-/* trace_reader_open_threads; 1 when a chunk checked after the walk is
- * damaged (nothing kept: the caller opens again on one thread) */
 /* Each DROPS_AT entry's drops as a gap at its CPU's first record in a
  * chunk after it (gaps.h): a packed chunk's first record is unpacked for
  * it (alone). One pass over the chunks, the entries in file order. */
@@ -820,6 +818,8 @@ static int list_dropped(struct trace_reader *r)
 	return err;
 }
 
+/* trace_reader_open_threads; 1 when a chunk checked after the walk is
+ * damaged (nothing kept: the caller opens again on one thread) */
 static int open_indexed(struct trace_reader *r, const char *path, unsigned int threads,
 			bool unchecked, char *errbuf, size_t errlen)
 {
@@ -1231,7 +1231,7 @@ refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 			r->nr_gaps += x->seq - r->next_seq[cpu];
 			r->stream_gaps[cpu] += x->seq - r->next_seq[cpu];
 			/* out of memory, the gap goes unlisted: a call across
-			 * it is paired as though none were lost (rare twice) */
+			 * it is paired as though nothing were lost */
 			trace_gaps_add(&r->gaps, cpu, x->seq, x->ts_ns,
 				       x->seq - r->next_seq[cpu]);
 		}
@@ -1649,7 +1649,7 @@ uint64_t trace_reader_duration_ns(const struct trace_reader *r)
  * a ROUND's mark in min_ts) */
 struct chunk_look {
 	uint64_t min_ts, max_ts, first_seq, last_seq;
-	uint64_t gaps, summaries;  /* inside the chunk */
+	uint64_t summaries;	   /* inside the chunk */
 	uint64_t head[W], tail[W]; /* the times of its first and last W */
 	uint64_t min_past_head;	   /* the least time past its first W */
 	uint64_t max_before_tail;  /* the greatest before its last W (or 0) */
@@ -1665,7 +1665,7 @@ static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
 	uint64_t next_seq = UINT64_MAX, behind = 0; /* the greatest W or more back */
 
 	c->ok = true;
-	c->gaps = c->summaries = 0;
+	c->summaries = 0;
 	c->min_ts = c->min_past_head = UINT64_MAX;
 	c->max_ts = c->max_before_tail = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -1700,7 +1700,6 @@ static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
 		if (i && x->seq > next_seq && next_seq != UINT64_MAX) {
 			struct trace_gap g = {x->seq, x->ts_ns, x->seq - next_seq};
 
-			c->gaps += g.lost;
 			if (APPEND(c->gapv, c->nr_gapv, c->cap_gapv, &g, 1))
 				c->ok = false;
 		}
@@ -2181,13 +2180,14 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 					goto out;
 				}
 			}
-			pl->stream_gaps[s] += c->gaps;
-			for (size_t i = 0; i < c->nr_gapv; i++)
+			for (size_t i = 0; i < c->nr_gapv; i++) {
+				pl->stream_gaps[s] += c->gapv[i].lost;
 				if (trace_gaps_add(&pl->gap_at, s, c->gapv[i].seq,
 						   c->gapv[i].ts_ns, c->gapv[i].lost)) {
 					ret = -ENOMEM;
 					goto out;
 				}
+			}
 			pl->summaries += c->summaries;
 			for (size_t i = 0; i < c->nr_degrades; i++)
 				note_degrade_in(&pl->degrades, &pl->nr_degrades,
@@ -2204,7 +2204,6 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	ret = cut_time(r, pl, look.looks, seg_recs);
 	if (ret)
 		goto out;
-
 	for (uint32_t s = 0; s < r->nr_streams; s++)
 		pl->gaps += pl->stream_gaps[s];
 	if (pl->nr_segs < 2)

@@ -80,6 +80,23 @@ static struct iot_rec ev(uint16_t type, uint64_t ts, uint64_t id, uint64_t id2,
 	return r;
 }
 
+/* pread64(3, ..., 4096, pos) by tid, and its return of 4096 */
+static struct iot_rec pread_enter(uint64_t ts, uint64_t pos, uint32_t tid)
+{
+	struct iot_rec r = ev(IOT_EV_SYS_ENTER, ts, pos, 12, 17, 4096, tid);
+
+	r.flags = 3;
+	return r;
+}
+
+static struct iot_rec pread_exit(uint64_t ts, uint32_t tid)
+{
+	struct iot_rec r = ev(IOT_EV_SYS_EXIT, ts, 0, 0, 4096, 0, tid);
+
+	r.flags = 17;
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct iot_file_header h = {.magic = IOT_MAGIC};
@@ -176,35 +193,23 @@ int main(int argc, char **argv)
 
 		cur_dev = dev.dev | (uint32_t)(i % ndev);
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		if (zram) { /* pread64(3, ..., 4096, pos): Q, C, return */
-			struct iot_rec e;
-
+		if (zram) { /* a pread64: Q, C, return */
 			/* random 4 KB over 1 GB; a bio from a slab of 4096 a
 			 * CPU (one in flight on each) */
 			sector = (seed >> 40) % (1u << 18) * 8;
 			bio = 0xffff888100000000ull +
 			      ((uint64_t)sc * 4096 + i / ncpu % 4096) * 256;
-			e = ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 17, 4096, tid);
-
-			e.flags = 3;
-			put(&cpu[sc], e, sc);
+			put(&cpu[sc], pread_enter(t, sector * 512, tid), sc);
 			put(&cpu[sc],
 			    ev(IOT_EV_BIO_QUEUE, t + 300, bio, 0, sector, 8, tid), sc);
 			c_ns = t + 2000 + (seed >> 54);
 			put(&cpu[sc],
 			    ev(IOT_EV_BIO_COMPLETE, c_ns, bio, 0, sector, 8, tid), sc);
-			e = ev(IOT_EV_SYS_EXIT, c_ns + 300, 0, 0, 4096, 0, tid);
-			e.flags = 17;
-			put(&cpu[sc], e, sc);
+			put(&cpu[sc], pread_exit(c_ns + 300, tid), sc);
 			goto next;
 		}
-		if (i % 4 == 0) { /* pread64(3, ..., 4096, pos) */
-			struct iot_rec e =
-			    ev(IOT_EV_SYS_ENTER, t, sector * 512, 12, 17, 4096, tid);
-
-			e.flags = 3;
-			put(&cpu[sc], e, sc);
-		}
+		if (i % 4 == 0)
+			put(&cpu[sc], pread_enter(t, sector * 512, tid), sc);
 		put(&cpu[sc], ev(IOT_EV_BIO_QUEUE, t + 100, bio, 0, sector, 8, tid), sc);
 		put(&cpu[sc], ev(IOT_EV_GETRQ, t + 600, bio, 0, sector, 8, tid), sc);
 		put(&cpu[sc], ev(IOT_EV_RQ_INSERT, t + 1100, rq, bio, sector, 8, tid),
@@ -229,13 +234,8 @@ int main(int argc, char **argv)
 		put(&cpu[cc],
 		    ev(IOT_EV_RQ_COMPLETE, c_ns, rq, (uint64_t)8 << 32, sector, 8, 0),
 		    cc);
-		if (i % 4 == 0) { /* its return: 4096 */
-			struct iot_rec x = ev(IOT_EV_SYS_EXIT, t + 2000 + (seed >> 52), 0,
-					      0, 4096, 0, tid);
-
-			x.flags = 17;
-			put(&cpu[sc], x, sc);
-		}
+		if (i % 4 == 0)
+			put(&cpu[sc], pread_exit(t + 2000 + (seed >> 52), tid), sc);
 	next:
 		t += busy ? 5000 / ncpu : 5000;
 		if (t >= next_round) { /* drain like the recorder */
