@@ -10,7 +10,9 @@
 # Everything it prints goes to $OUT/device.txt too.
 #
 # Here, first: make && make tools && ../shared/tools/pack-portable.sh &&
-# cp build/tools/mktrace .portable/. There (the device tool):
+# cp build/tools/mktrace .portable/ && bench/pack_perf.sh (perf, to profile
+# the reports there: about 30 MB of the 64 a call carries). There (the
+# device tool):
 #   run(command="bash bench/device_check.sh", carry=[".portable"], timeout_s=540)
 # It stops at once, saying why, where iotrail cannot run (no BPF, no BTF,
 # no zram: a gVisor machine reports kernel 4.4.0).
@@ -34,6 +36,22 @@ ulimit -l unlimited 2>/dev/null
 	{ echo "device_check: iotrail record fails here:"; cat "$OUT/probe.err"; exit 1; }
 rm -f /dev/shm/probe.iot
 T0=$(date +%s)
+# where report's time goes on a trace, by function, user and kernel (with
+# perf packed by bench/pack_perf.sh; cpu-clock: a virtual machine may have
+# no hardware counters), and what the kernel counted for it
+profile() { # TRACE THREADS
+	local perf=$PORTABLE/perf/run.sh
+	[ -x "$perf" ] || { echo "# (no $perf: bench/pack_perf.sh packs it)"; return; }
+	echo "# report --threads $2: perf stat, then the 25 busiest functions"
+	"$perf" stat -e task-clock,page-faults,context-switches,cpu-migrations,cycles,instructions \
+		-- "$PORTABLE/run.sh" iotrail report -i "$1" --threads "$2" 2>&1 >/dev/null |
+		grep -E 'task-clock|faults|switches|migrations|cycles|instructions|elapsed|user|sys'
+	"$perf" record -q -e cpu-clock -F 999 -o /dev/shm/perf.data \
+		-- "$PORTABLE/run.sh" iotrail report -i "$1" --threads "$2" >/dev/null 2>&1
+	"$perf" report -i /dev/shm/perf.data --stdio --no-children --sort dso,symbol 2>/dev/null |
+		grep -v '^#' | grep -v '^$' | head -25
+	rm -f /dev/shm/perf.data
+}
 big() { # THREADS REPS SECS VARIANTS [REPORT]
 	echo
 	REPORT=${5:-0} VARIANTS=$4 COST=${COST:-0} bash bench/bigmachine.sh "$2" "$3" "$1"
@@ -55,6 +73,8 @@ ls -l /dev/shm/full.iot
 # "# FILE: events mode, N CPUs, T s, E events, D drops": E over one thread's seconds
 "$PORTABLE/run.sh" iotrail report -i /dev/shm/full.iot --threads 1 | head -1
 ONE_READER=0 bash bench/report_scale.sh /dev/shm/full.iot 2 "1 4 8 $N"
+profile /dev/shm/full.iot 1
+profile /dev/shm/full.iot "$N"
 rm -f /dev/shm/full.iot
 # the same synthetic trace as on the development machine (mktrace --busy,
 # 22M events of 16 CPUs interleaved one by one): how fast one core is
@@ -66,5 +86,12 @@ ONE_READER=0 bash bench/report_scale.sh mktrace:4000000:16:busy 2 "1 8 $N"
 # to set beside the development machine's figures for the same
 echo
 ONE_READER=0 bash bench/report_scale.sh mktrace:10000000:16:busy+zram+r40 2 "1 8 $N"
+# the same made again, profiled on one thread, beside the recording's profile
+if [ -x "$PORTABLE/perf/run.sh" ]; then
+	"$PORTABLE/mktrace" --zram --busy --round 40 /dev/shm/mk.iot 10000000 16 >/dev/null &&
+		"$PORTABLE/run.sh" iotrail pack -i /dev/shm/mk.iot -o /dev/shm/mkp.iot &&
+		profile /dev/shm/mkp.iot 1
+	rm -f /dev/shm/mk.iot /dev/shm/mkp.iot
+fi
 echo 1 >/sys/block/zram0/reset
 echo "# done in $(($(date +%s) - T0)) s"

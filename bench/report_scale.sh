@@ -103,10 +103,12 @@ done
 # again whole, one after another); PEAK MB: the report's resident peak
 # (VmHWM, looked at every 20 ms: a bare machine has no /usr/bin/time);
 # USED/FREE MB: the heap as the join left it, in use and free but kept by
-# malloc's arenas (what the threads freed is resident until reused)
+# malloc's arenas (what the threads freed is resident until reused);
+# USR/SYS: the whole process's CPU seconds, user and kernel; FAULTS K: its
+# page faults, thousands (a trace read whole takes one a page)
 echo "# where the time goes (one run each, IOTRAIL_DEBUG; CPU seconds but plan and finish)"
-printf '%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7s %11s\n' THREADS PLAN READER REPLAY WORKERS BUSIEST \
-	FINISH "APART/SEGS" "MET/SEGS" "PEAK MB" "USED/FREE MB"
+printf '%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7s %11s %11s %7s\n' THREADS PLAN READER REPLAY WORKERS \
+	BUSIEST FINISH "APART/SEGS" "MET/SEGS" "PEAK MB" "USED/FREE MB" "USR/SYS" "FAULTS K"
 for n in $VARIANTS; do
 	(EXEC=1 IOTRAIL_DEBUG=1 run_variant "$n" -f json 2>"$W/dbg" >/dev/null) &
 	pid=$! hwm=0
@@ -131,13 +133,16 @@ for n in $VARIANTS; do
 	}
 	/analyzers finished in/ { for (i = 1; i <= NF; i++) if ($i == "in") fin = $(i + 1) }
 	/heap after the join:/ { used = $6; free = $10 }
+	/process so far:/ { usr = $6; sys = $9; flt = $11 }
 	END {
 		gsub(/[,)]/, "", rd); gsub(/[,)]/, "", rp); gsub(/[,)]/, "", bz)
-		printf "%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7d %11s\n", n, plan == "" ? "-" : plan,
+		printf "%-9s %7s %7s %7s %8s %8s %8s %9s %9s %7d %11s %11s %7s\n", n, plan == "" ? "-" : plan,
 		       rd == "" ? "-" : rd, rp == "" ? "-" : rp, wk == "" ? "-" : wk,
 		       bz == "" ? "-" : bz, fin == "" ? "-" : fin,
 		       segs == "" ? "-" : (apart == "" ? 0 : apart) "/" segs,
 		       segs == "" ? "-" : (met == "" ? 0 : met + 1) "/" segs, hwm / 1024,
-		       used == "" ? "-" : sprintf("%d/%d", used, free)
+		       used == "" ? "-" : sprintf("%d/%d", used, free),
+		       usr == "" ? "-" : sprintf("%.2f/%.2f", usr, sys),
+		       flt == "" ? "-" : sprintf("%d", flt / 1000)
 	}' "$W/dbg"
 done

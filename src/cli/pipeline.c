@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../join/parallel.h"
@@ -703,10 +704,25 @@ static int run_once(struct pipeline *p, const char *input, uint64_t set,
 			p->an.errmsg[0] ? p->an.errmsg : "out of memory");
 		return 1;
 	}
-	if (getenv("IOTRAIL_DEBUG")) /* the sorts: after the join, on a->threads */
+	if (getenv("IOTRAIL_DEBUG")) { /* the sorts: after the join, on a->threads */
+		struct rusage ru;
+
 		fprintf(stderr,
 			"iotrail: the analyzers finished in %.3f s on up to %u threads\n",
 			(now_ns(CLOCK_MONOTONIC) - fin_ns) / 1e9, p->an.threads);
+		/* the kernel's share: on a virtual machine a page fault or a
+		 * miss of the TLB costs more, and a trace mapped whole takes
+		 * one fault a page */
+		if (!getrusage(RUSAGE_SELF, &ru))
+			fprintf(stderr,
+				"iotrail: process so far: user %.3f s, system %.3f s, "
+				"%ld page faults (%ld read from disk), %ld context "
+				"switches (%ld waits)\n",
+				ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+				ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+				ru.ru_minflt + ru.ru_majflt, ru.ru_majflt,
+				ru.ru_nvcsw + ru.ru_nivcsw, ru.ru_nvcsw);
+	}
 	if (p->rd.warning[0])
 		fprintf(stderr, "iotrail: warning: %s\n", p->rd.warning);
 	return 0;
