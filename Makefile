@@ -149,6 +149,11 @@ $(OUT)/bench/markers: bench/markers.c $(OUT)/libiotrail-marker.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) -o $@ $^ -lpthread
 
+# static: device_check.sh carries it to a machine where nothing is installed
+$(OUT)/bench/memprobe: bench/memprobe.c
+	@mkdir -p $(dir $@)
+	$(COMPILE) -static -o $@ $<
+
 unit-bins: $(UNIT_BINS)
 
 # A build with AddressSanitizer and UBSan (any error aborts), in build/asan:

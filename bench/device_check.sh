@@ -11,8 +11,10 @@
 #
 # Here, first: make && make tools && ../shared/tools/pack-portable.sh &&
 # cp build/tools/mktrace .portable/ && bench/pack_perf.sh (perf, to profile
-# the reports there: about 30 MB of the 64 a call carries). There (the
-# device tool):
+# the reports there: about 30 MB of the 64 a call carries) &&
+# make build/bench/memprobe && cp build/bench/memprobe .portable/ (the core,
+# caches, memory and page faults there, beside this machine's: run it here
+# too). There (the device tool):
 #   run(command="bash bench/device_check.sh", carry=[".portable"], timeout_s=540)
 # It stops at once, saying why, where iotrail cannot run (no BPF, no BTF,
 # no zram: a gVisor machine reports kernel 4.4.0).
@@ -36,6 +38,11 @@ ulimit -l unlimited 2>/dev/null
 	{ echo "device_check: iotrail record fails here:"; cat "$OUT/probe.err"; exit 1; }
 rm -f /dev/shm/probe.iot
 T0=$(date +%s)
+if [ -x "$PORTABLE/memprobe" ]; then
+	echo "# this machine's core, caches, memory and faults (bench/memprobe.c)"
+	"$PORTABLE/memprobe" | tr '\n' ';'
+	echo
+fi
 # where report's time goes on a trace, by function, user and kernel (with
 # perf packed by bench/pack_perf.sh; cpu-clock: a virtual machine may have
 # no hardware counters), and what the kernel counted for it
