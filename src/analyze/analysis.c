@@ -126,6 +126,7 @@ void an_output_metric(struct analysis *a, struct an_output *o, struct metric *m)
 		analysis_note_err(a, -ENOMEM);
 		return;
 	}
+	analysis_note_metric(a, m);
 	o->metrics[o->nr_metrics++] = m;
 }
 
@@ -534,8 +535,10 @@ int analysis_merge(struct analysis *a, struct analysis *part)
 
 int analysis_finish(struct analysis *a)
 {
-	for (size_t i = 0; i < a->nr_devs; i++)
+	for (size_t i = 0; i < a->nr_devs; i++) {
 		analysis_note_err(a, metric_finish(&a->devs[i].flush));
+		analysis_note_metric(a, &a->devs[i].flush);
+	}
 	if (a->threads > 1 && a->nr_out > 1) {
 		fanout_finish(a);
 	} else {

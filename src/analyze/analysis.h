@@ -171,7 +171,10 @@ struct analysis {
 	 * they keep for their merge. */
 	const struct analysis *whole;
 	bool part_ended; /* analysis_part_end done */
-	int err;	 /* first error (-ENOMEM, or an analyzer's) */
+	/* a metric finished shows percentiles of buckets, not of its values
+	 * (metric.h: more than METRIC_EXACT_MAX of them) */
+	bool bucketed;
+	int err; /* first error (-ENOMEM, or an analyzer's) */
 	char errmsg[256];
 };
 
@@ -251,6 +254,13 @@ static inline void analysis_note_err(struct analysis *a, int err)
 	if (__builtin_expect(err != 0, 0))
 		__atomic_compare_exchange_n(&a->err, &none, err, false, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED);
+}
+/* m finished: whether its percentiles come from buckets noted, for the
+ * report to say so (analyzers finish on several threads: fanout.c) */
+static inline void analysis_note_metric(struct analysis *a, const struct metric *m)
+{
+	if (m->st.rel_err > 0)
+		__atomic_store_n(&a->bucketed, true, __ATOMIC_RELAXED);
 }
 /* The kind (enum syscall_kind) of system call number nr in the trace's
  * architecture, or -1: a table lookup. */

@@ -70,6 +70,7 @@ static void finish_stage(struct analysis *a, void *ctx, size_t k)
 
 	for (int op = 0; op < NR_OPG; op++) {
 		analysis_note_err(a, metric_finish_threads(&d->stage[s][op], *threads));
+		analysis_note_metric(a, &d->stage[s][op]);
 		if (d->stage[s][op].n || d->stage[s][op].agg_n) {
 			with++;
 			only = op;
@@ -89,6 +90,7 @@ static void finish_stage(struct analysis *a, void *ctx, size_t k)
 	for (int op = 0; op < NR_OPG && a->env.stage_all; op++)
 		analysis_note_err(a, metric_add_all(all, &d->stage[s][op]));
 	analysis_note_err(a, metric_finish_threads(all, *threads));
+	analysis_note_metric(a, all);
 	metric_drop_values(all);
 }
 

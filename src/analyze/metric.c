@@ -10,6 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+static size_t env_exact_max = METRIC_EXACT_MAX;
+
+static void read_exact_max(void)
+{
+	const char *e = getenv("IOTRAIL_METRIC_EXACT_MAX");
+	char *end;
+	unsigned long long x;
+
+	if (!e || !*e)
+		return;
+	x = strtoull(e, &end, 10);
+	if (!*end)
+		env_exact_max = (size_t)x;
+}
+
+size_t metric_exact_max(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, read_exact_max);
+	return env_exact_max;
+}
+
 void metric_init(struct metric *m, const char *scope, const char *name, const char *unit,
 		 bool keep_time)
 {
@@ -18,12 +41,172 @@ void metric_init(struct metric *m, const char *scope, const char *name, const ch
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	m->unit = unit;
 	m->keep_time = keep_time;
+	m->exact_max = metric_exact_max();
 }
 
-/* the values in v (the rest are in v32 and the runs) */
+/* the values in v (the rest are in v32 and the runs; none in buckets) */
 static size_t nr_v(const struct metric *m)
 {
-	return m->n - m->n32 - m->n_runs;
+	return m->sk ? 0 : m->n - m->n32 - m->n_runs;
+}
+
+/* ---- buckets (struct metric_sketch) --------------------------------------- */
+
+static void hist_put(struct log2_hist *h, int k, uint64_t count)
+{
+	h->slot[k] += count;
+	if (k > h->max_slot)
+		h->max_slot = k;
+}
+
+static int log2_of(uint64_t x)
+{
+	return x ? 63 - __builtin_clzll(x) : 0;
+}
+
+static int sketch_add(struct metric_sketch *sk, uint64_t v)
+{
+	int k = log2_of(v);
+	unsigned int o = 0, i = (unsigned int)v;
+
+	if (k >= METRIC_SUB_BITS) {
+		o = (unsigned int)k - METRIC_SUB_BITS + 1;
+		i = (unsigned int)(v >> (k - METRIC_SUB_BITS)) & (METRIC_SUBS - 1);
+	}
+	if (!sk->oct[o] && !(sk->oct[o] = calloc(METRIC_SUBS, sizeof(uint64_t))))
+		return -ENOMEM;
+	sk->oct[o][i]++;
+	if (v < sk->min)
+		sk->min = v;
+	if (v > sk->max)
+		sk->max = v;
+	hist_put(&sk->hist, k, 1);
+	hist_put(&sk->hist_k, log2_of(v / 1000), 1);
+	return 0;
+}
+
+static int sketch_add_cb(void *ctx, uint64_t v)
+{
+	return sketch_add(ctx, v);
+}
+
+/* the value a bucket stands for: its middle (a bucket of one: its value) */
+static uint64_t bucket_value(unsigned int o, unsigned int i)
+{
+	if (!o)
+		return i;
+	return ((uint64_t)(METRIC_SUBS + i) << (o - 1)) + ((1ull << (o - 1)) - 1) / 2;
+}
+
+static void sketch_free(struct metric_sketch *sk)
+{
+	if (!sk)
+		return;
+	for (unsigned int o = 0; o < METRIC_OCTAVES; o++)
+		free(sk->oct[o]);
+	free(sk);
+}
+
+/* src's counts added to dst's. 0 or -ENOMEM (some octaves added). */
+static int sketch_merge(struct metric_sketch *dst, const struct metric_sketch *src)
+{
+	for (unsigned int o = 0; o < METRIC_OCTAVES; o++) {
+		if (!src->oct[o])
+			continue;
+		if (!dst->oct[o] &&
+		    !(dst->oct[o] = calloc(METRIC_SUBS, sizeof(uint64_t))))
+			return -ENOMEM;
+		for (unsigned int i = 0; i < METRIC_SUBS; i++)
+			dst->oct[o][i] += src->oct[o][i];
+	}
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	for (int k = 0; k < LOG2_SLOTS; k++) {
+		if (src->hist.slot[k])
+			hist_put(&dst->hist, k, src->hist.slot[k]);
+		if (src->hist_k.slot[k])
+			hist_put(&dst->hist_k, k, src->hist_k.slot[k]);
+	}
+	return 0;
+}
+
+static int each_value(const struct metric *m, int (*fn)(void *ctx, uint64_t v),
+		      void *ctx);
+
+/* m's values into buckets, and let go. 0 or -ENOMEM (m as it was). */
+static int to_sketch(struct metric *m)
+{
+	struct metric_sketch *sk = calloc(1, sizeof(*sk));
+
+	if (!sk)
+		return -ENOMEM;
+	sk->min = UINT64_MAX;
+	sk->hist.max_slot = sk->hist_k.max_slot = -1;
+	if (each_value(m, sketch_add_cb, sk)) {
+		sketch_free(sk);
+		return -ENOMEM;
+	}
+	runs_release(&m->r32);
+	runs_release(&m->r64);
+	free(m->v);
+	free(m->v32);
+	m->v = NULL;
+	m->v32 = NULL;
+	m->cap = m->cap32 = m->n32 = m->n_runs = 0;
+	m->sorted = false;
+	m->sk = sk;
+	return 0;
+}
+
+/* src's values (its buckets, or each value wherever it is) into dst's
+ * buckets, made first where dst has none; then the counts. */
+static int into_sketch(struct metric *dst, const struct metric *src)
+{
+	if (dst->keep_time || src->keep_time)
+		return -EINVAL;
+	if (!dst->sk && to_sketch(dst))
+		return -ENOMEM;
+	if (src->sk ? sketch_merge(dst->sk, src->sk)
+		    : each_value(src, sketch_add_cb, dst->sk))
+		return -ENOMEM;
+	dst->n += src->n;
+	dst->sum += src->sum;
+	return 0;
+}
+
+/* Whether dst, given src's values, has more than it keeps as such */
+static bool past_exact(const struct metric *dst, const struct metric *src)
+{
+	return !dst->keep_time && !src->keep_time &&
+	       (dst->sk || src->sk || dst->n + src->n > dst->exact_max);
+}
+
+/* A percentile of the buckets: the middle of the one holding the nearest
+ * rank (as pct() takes it of the values), within the exact min and max */
+static uint64_t sketch_pct(const struct metric *m, double p)
+{
+	const struct metric_sketch *sk = m->sk;
+	uint64_t rank = (uint64_t)((p * m->n) + 0.999999999), seen = 0;
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > m->n)
+		rank = m->n;
+	for (unsigned int o = 0; o < METRIC_OCTAVES; o++) {
+		if (!sk->oct[o])
+			continue;
+		for (unsigned int i = 0; i < METRIC_SUBS; i++) {
+			seen += sk->oct[o][i];
+			if (seen >= rank) {
+				uint64_t v = bucket_value(o, i);
+
+				return v < sk->min ? sk->min : v > sk->max ? sk->max : v;
+			}
+		}
+	}
+	return sk->max;
 }
 
 /* The runs joined to v32 and v: every value in the arrays. 0 or -ENOMEM
@@ -47,6 +230,13 @@ static int gather(struct metric *m)
 
 int metric_add_slow(struct metric *m, uint64_t t, uint64_t v)
 {
+	if (m->sk || (!m->keep_time && m->n >= m->exact_max)) {
+		if ((!m->sk && to_sketch(m)) || sketch_add(m->sk, v))
+			return -ENOMEM;
+		m->n++;
+		m->sum += v;
+		return 0;
+	}
 	if (!m->keep_time && v <= UINT32_MAX) {
 		if (GROW(m->v32, m->n32 + 1, m->cap32))
 			return -ENOMEM;
@@ -73,7 +263,8 @@ int metric_add_slow(struct metric *m, uint64_t t, uint64_t v)
 }
 
 /* fn(ctx, value) for every value of m, wherever it is (v32, v, the runs
- * taken), until fn returns non-zero: that, or 0. Inlined with its fn. */
+ * taken; none once in buckets), until fn returns non-zero: that, or 0.
+ * Inlined with its fn. */
 static inline __attribute__((always_inline)) int
 each_value(const struct metric *m, int (*fn)(void *ctx, uint64_t v), void *ctx)
 {
@@ -100,8 +291,15 @@ static int add_one(void *ctx, uint64_t v)
 
 int metric_add_all(struct metric *dst, const struct metric *src)
 {
-	if (each_value(src, add_one, dst))
+	if (src->sk) {
+		int err = into_sketch(dst, src);
+
+		if (err)
+			return err;
+		dst->sorted = false;
+	} else if (each_value(src, add_one, dst)) {
 		return -ENOMEM;
+	}
 	if (src->agg_n)
 		metric_add_hist(dst, src->agg_b, src->agg_sum);
 	return 0;
@@ -124,6 +322,14 @@ int metric_append(struct metric *dst, const struct metric *src)
 
 	if (dst->keep_time != src->keep_time)
 		return -EINVAL; /* the values are not kept alike */
+	if (past_exact(dst, src)) {
+		int err = into_sketch(dst, src);
+
+		/* the counts but the values' (into_sketch's) */
+		if (!err && src->agg_n)
+			metric_add_hist(dst, src->agg_b, src->agg_sum);
+		return err;
+	}
 	if (src->n_runs)
 		return -EINVAL; /* a merge's parts take nothing themselves */
 	if (src->n32) {
@@ -151,6 +357,23 @@ int metric_take(struct metric *dst, struct metric *src)
 {
 	size_t snv = nr_v(src), s32 = src->n32, cap = src->cap;
 
+	if (past_exact(dst, src)) { /* into buckets, and src's let go */
+		int err = metric_append(dst, src);
+
+		if (err)
+			return err;
+		runs_release(&src->r32);
+		runs_release(&src->r64);
+		free(src->v);
+		free(src->v32);
+		sketch_free(src->sk);
+		src->v = NULL;
+		src->v32 = NULL;
+		src->sk = NULL;
+		src->cap = src->cap32 = src->n32 = src->n_runs = src->n = 0;
+		src->sum = 0;
+		return 0;
+	}
 	if (dst->keep_time || src->keep_time || src->n_runs)
 		return metric_append(dst, src);
 	/* room for both runs first: nothing is taken unless both are */
@@ -484,6 +707,18 @@ void metric_hist(const struct metric *m, uint64_t divisor, struct log2_hist *h)
 
 	memset(h, 0, sizeof(*h));
 	h->max_slot = -1;
+	if (m->sk && c.divisor == 1) {
+		*h = m->sk->hist;
+	} else if (m->sk && c.divisor == 1000) {
+		*h = m->sk->hist_k;
+	} else if (m->sk) { /* by the buckets' values: near, not exact */
+		for (unsigned int o = 0; o < METRIC_OCTAVES; o++)
+			for (unsigned int i = 0; m->sk->oct[o] && i < METRIC_SUBS; i++)
+				if (m->sk->oct[o][i])
+					hist_put(h,
+						 log2_of(bucket_value(o, i) / c.divisor),
+						 m->sk->oct[o][i]);
+	}
 	each_value(m, hist_add, &c);
 	add_agg_buckets(m, divisor, h);
 }
@@ -547,6 +782,30 @@ int metric_finish_threads(struct metric *m, unsigned int threads)
 
 	if (m->finished)
 		return 0;
+	/* more than it keeps as such (the last adds, before its array was
+	 * full): in buckets, as though each add had asked */
+	if (!m->sk && !m->keep_time && m->n > m->exact_max && to_sketch(m))
+		return -ENOMEM;
+	if (m->sk) {
+		memset(&m->st, 0, sizeof(m->st));
+		m->finished = true;
+		m->st.count = m->n;
+		m->st.min = m->sk->min;
+		m->st.max = m->sk->max;
+		m->st.avg = (double)m->sum / m->n;
+		m->st.p50 = sketch_pct(m, 0.50);
+		m->st.p90 = sketch_pct(m, 0.90);
+		m->st.p99 = sketch_pct(m, 0.99);
+		m->st.p999 = sketch_pct(m, 0.999);
+		/* buckets of one value each, below: exact */
+		if (m->sk->max >= 2 * METRIC_SUBS)
+			m->st.rel_err = METRIC_REL_ERR;
+		m->hist = m->sk->hist;
+		m->hist_k = m->sk->hist_k;
+		add_agg_buckets(m, 1, &m->hist);
+		add_agg_buckets(m, 1000, &m->hist_k);
+		return 0;
+	}
 	if (gather(m))
 		return -ENOMEM;
 	nv = nr_v(m);
@@ -593,8 +852,10 @@ void metric_drop_values(struct metric *m)
 		return;
 	free(m->v);
 	free(m->v32);
+	sketch_free(m->sk);
 	m->v = NULL;
 	m->v32 = NULL;
+	m->sk = NULL;
 	m->cap = m->cap32 = 0;
 }
 
@@ -606,5 +867,6 @@ void metric_release(struct metric *m)
 	free(m->t);
 	free(m->sv);
 	free(m->v32);
+	sketch_free(m->sk);
 	memset(m, 0, sizeof(*m));
 }

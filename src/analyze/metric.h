@@ -16,12 +16,41 @@
 struct metric_stats {
 	uint64_t count, min, max, p50, p90, p99, p999;
 	double avg;
+	/* 0: the percentiles are values of the set; else the bound of their
+	 * error relative to such a value (a metric kept in buckets) */
+	double rel_err;
 };
 
 #define LOG2_SLOTS 64
 struct log2_hist {
 	uint64_t slot[LOG2_SLOTS]; /* slot k: values in [2^k, 2^(k+1)), 0 in slot 0 */
 	int max_slot;		   /* highest non-empty slot, -1 if none */
+};
+
+/* Past its exact_max values (METRIC_EXACT_MAX, or IOTRAIL_METRIC_EXACT_MAX
+ * in the environment), a metric without kept times counts its values in
+ * log-linear buckets instead of keeping them: memory bounded by the range
+ * of the values, not by their number (a trace's report in memory that
+ * does not grow with the trace). Each power of two is cut in METRIC_SUBS
+ * buckets: below 2^(METRIC_SUB_BITS + 1) each value has its own, and above,
+ * a percentile (the middle of its bucket) is within METRIC_REL_ERR of the
+ * value, 0.05%. Count, sum, average, minimum, maximum and both log2
+ * histograms stay exact. Whether a metric is kept so depends only on how
+ * many values it has in all, never on how a merge's parts shared them:
+ * one thread or many, the same output. */
+#define METRIC_EXACT_MAX (1u << 20)
+#define METRIC_SUB_BITS	 10
+#define METRIC_SUBS	 (1u << METRIC_SUB_BITS)
+#define METRIC_OCTAVES	 (64 - METRIC_SUB_BITS + 1)
+#define METRIC_REL_ERR	 (1.0 / (2u << METRIC_SUB_BITS))
+
+struct metric_sketch {
+	/* octave 0: values 0 .. METRIC_SUBS - 1, one a bucket; octave o > 0:
+	 * [2^(o + SUB_BITS - 1), twice that) in buckets 2^(o - 1) wide;
+	 * each allocated at its first value */
+	uint64_t *oct[METRIC_OCTAVES];
+	uint64_t min, max;
+	struct log2_hist hist, hist_k; /* of the values, and of value / 1000 */
 };
 
 struct metric {
@@ -46,7 +75,9 @@ struct metric {
 	struct runs r32, r64;
 	size_t n_runs;
 	bool keep_time;
-	bool sorted; /* v and v32 sorted (t and sv then no longer paired) */
+	bool sorted;		  /* v and v32 sorted (t and sv then no longer paired) */
+	size_t exact_max;	  /* values kept as such, at most */
+	struct metric_sketch *sk; /* past exact_max: the buckets, and no values */
 	uint64_t sum;
 	/* from in-kernel aggregation (--aggregate): a log2 histogram instead of
 	 * samples; its statistics are exact for count and average, and bucket
@@ -60,6 +91,9 @@ struct metric {
 	bool finished;
 };
 
+/* The values a metric keeps as such, at most (METRIC_EXACT_MAX, or
+ * IOTRAIL_METRIC_EXACT_MAX, a test's way to see buckets on a small trace) */
+size_t metric_exact_max(void);
 void metric_init(struct metric *m, const char *scope, const char *name, const char *unit,
 		 bool keep_time);
 int metric_add_slow(struct metric *m, uint64_t t, uint64_t v);

@@ -479,6 +479,7 @@ static void stage_cells(struct analysis *a, struct table *t, struct metric *m)
 		return;
 	}
 	analysis_note_err(a, metric_finish(m));
+	analysis_note_metric(a, m);
 	table_u64(t, m->st.count);
 	table_f64(t, m->st.avg);
 	table_u64(t, m->st.p50);

@@ -23,6 +23,8 @@ static void stage_fields(struct json_writer *w, const struct metric *m)
 	jw_uint_field(w, "p99_ns", s->p99);
 	jw_uint_field(w, "p999_ns", s->p999);
 	jw_uint_field(w, "max_ns", s->max);
+	if (s->rel_err > 0) /* kept in buckets (metric.h) */
+		jw_float_field(w, "percentiles_within_pct", s->rel_err * 100);
 }
 
 static void stage_obj(struct json_writer *w, const struct metric *m)
@@ -317,6 +319,11 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "backpressure_cut_syscalls", ri->join.bp_cut_syscalls);
 	jw_uint_field(&w, "lost_cut_syscalls", ri->join.lost_cut_syscalls);
 	jw_end_object(&w);
+	/* where a metric's percentiles come from buckets: how many values a
+	 * metric keeps as such, at most (each such metric says by how much
+	 * its percentiles may be off: percentiles_within_pct) */
+	if (a->bucketed)
+		jw_uint_field(&w, "bucketed_above", metric_exact_max());
 	jw_name(&w, "devices");
 	jw_start_array(&w);
 	for (size_t i = 0; i < a->nr_devs; i++)
@@ -343,6 +350,9 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 			jw_uint_field(&w, "p99", s->p99);
 			jw_uint_field(&w, "p999", s->p999);
 			jw_uint_field(&w, "max", s->max);
+			if (s->rel_err > 0)
+				jw_float_field(&w, "percentiles_within_pct",
+					       s->rel_err * 100);
 			if (o->view == VIEW_HIST) {
 				jw_name(&w, "log2_hist");
 				jw_start_array(&w);

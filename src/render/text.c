@@ -595,6 +595,12 @@ void render_text(FILE *f, const struct report_info *ri, const struct analysis *a
 		return;
 	}
 	header(f, ri);
+	if (a->bucketed)
+		fprintf(f,
+			"# percentiles within %.2f%% where a metric has more than %zu "
+			"values: kept in log-linear buckets, not each (memory bounded; "
+			"counts, averages, minima, maxima and histograms exact)\n",
+			METRIC_REL_ERR * 100, metric_exact_max());
 	devices(f, a);
 	for (size_t i = 0; i < a->nr_out; i++) {
 		const struct an_output *o = &a->out[i];

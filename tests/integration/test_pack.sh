@@ -259,6 +259,55 @@ else
 	not_ok "a large packed trace" "rss $packed KB against $plain KB; $(diff "$TMP/big.json" "$TMP/bigp.json" | head -c 300)"
 fi
 # unpacked again: the plain trace, byte for byte
+# --- percentiles from buckets past a metric's exact_max --------------------------------------
+# Past METRIC_EXACT_MAX values (IOTRAIL_METRIC_EXACT_MAX: here 50,000 of the
+# million requests) a metric keeps log-linear buckets instead of each value:
+# memory that does not grow with the trace. Counts, minima, maxima and
+# averages as with every value kept, each percentile within the bound the
+# JSON states, the same JSON on one thread and on six (read in segments,
+# the parts' buckets merged), a line saying so in the text, and less
+# resident than with every value kept.
+# (with AddressSanitizer, freed memory goes back at once, as without it)
+buckets() { # NAME THREADS EXACT_MAX
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0 IOTRAIL_METRIC_EXACT_MAX=$3 \
+		/usr/bin/time -f %M -o "$TMP/$1.rss" "$IOTRAIL" report --threads "$2" \
+		-i "$TMP/bigp.iot" -a latency,syscall,who -f json 2>/dev/null >"$TMP/$1.json"
+}
+buckets bk1 1 50000 && buckets bk6 6 50000 && buckets ex1 1 ""
+IOTRAIL_METRIC_EXACT_MAX=50000 "$IOTRAIL" report --threads 1 -i "$TMP/bigp.iot" >"$TMP/bk1.txt" 2>&1
+python3 - "$TMP/bk1.json" "$TMP/ex1.json" <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+b, e = (json.load(open(p)) for p in sys.argv[1:3])
+assert b.get("bucketed_above") == 50000 and "bucketed_above" not in e, b.get("bucketed_above")
+pairs = []
+for db, de in zip(b["devices"], e["devices"]):
+    for k, v in de.items():
+        if isinstance(v, dict) and "p50_ns" in v:
+            pairs.append((k, db[k], v, "_ns"))
+        elif isinstance(v, dict):
+            for s, x in v.items():
+                if isinstance(x, dict) and "p50_ns" in x:
+                    pairs.append((k + " " + s, db[k][s], x, "_ns"))
+for mb, me in zip(b["metrics"], e["metrics"]):
+    pairs.append((mb["scope"] + " " + mb["metric"], mb, me, ""))
+bucketed = off = 0
+for name, x, y, u in pairs:
+    for f in ("min", "max", "avg"):
+        assert x[f + u] == y[f + u], (name, f, x, y)
+    assert x["count"] == y["count"], (name, x, y)
+    w = x.get("percentiles_within_pct", 0)
+    bucketed += w > 0
+    for p in ("p50", "p90", "p99", "p999"):
+        d = abs(x[p + u] - y[p + u])
+        assert d <= y[p + u] * w / 100 + 1e-9, (name, p, x, y)
+        off += d > 0
+assert bucketed >= 3, bucketed
+print("%d metrics, %d from buckets, %d percentiles off (each within its bound)" % (len(pairs), bucketed, off))
+PY
+	cmp -s "$TMP/bk1.json" "$TMP/bk6.json" && grep -q "^# percentiles within 0.05% where a metric has more than 50000 values" "$TMP/bk1.txt" &&
+	[ $(($(cat "$TMP/bk1.rss") + 8192)) -lt "$(cat "$TMP/ex1.rss")" ] &&
+	ok "percentiles from buckets past 50000 values: $(cat "$TMP/out"); the same JSON on 6 threads; $(($(cat "$TMP/bk1.rss") >> 10)) MB resident against $(($(cat "$TMP/ex1.rss") >> 10)) MB" ||
+	not_ok "percentiles from buckets" "$(tail -3 "$TMP/out"); rss $(cat "$TMP/bk1.rss") against $(cat "$TMP/ex1.rss") KB; $(cmp "$TMP/bk1.json" "$TMP/bk6.json"); $(head -3 "$TMP/bk1.txt")"
 "$IOTRAIL" pack --unpack -i "$TMP/bigp.iot" -o "$TMP/bigu.iot" 2>"$TMP/err" &&
 	cmp -s "$TMP/big.iot" "$TMP/bigu.iot" &&
 	ok "the large packed trace unpacked: the plain one, byte for byte" ||

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Radix sort, nearest-rank percentiles, log2 histogram edges, merges. */
+/* Radix sort, nearest-rank percentiles, log2 histogram edges, merges,
+ * buckets past exact_max. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,7 @@ static void threads_same_as_one(void **state)
 
 	metric_init(&one, "s", "m", "ns", false);
 	metric_init(&many, "s", "m", "ns", false);
+	one.exact_max = many.exact_max = SIZE_MAX; /* the values kept, to sort */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v;
 
@@ -296,6 +298,137 @@ static void take_same_as_one(void **state)
 	metric_release(&whole);
 }
 
+/* xorshift values of every size from 0 to 2^40, with a run of small ones */
+static uint64_t next_value(uint64_t *x, int i)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return i % 7 ? (*x >> 24) >> (*x & 31) : *x & 2047;
+}
+
+/* Past exact_max values, a metric's buckets: count, sum, min, max and
+ * both histograms those of the values; each percentile within
+ * METRIC_REL_ERR of the exact one (the nearest rank's value); values
+ * below 2048 exact, and then said to be (rel_err 0). */
+static void buckets_near_exact(void **state)
+{
+	for (int small = 0; small < 2; small++) {
+		struct metric b, e;
+		uint64_t x = 88172645463325252ull;
+		const uint64_t *pb[4], *pe[4];
+
+		metric_init(&b, "s", "q2c", "ns", false);
+		metric_init(&e, "s", "q2c", "ns", false);
+		b.exact_max = 1000;
+		e.exact_max = SIZE_MAX;
+		for (int i = 0; i < 30000; i++) {
+			uint64_t v = next_value(&x, i);
+
+			if (small)
+				v &= 2047;
+			assert_int_equal(metric_add(&b, 0, v), 0);
+			assert_int_equal(metric_add(&e, 0, v), 0);
+			if (i == 999)
+				assert_null(b.sk); /* 1000 values: kept each */
+			if (i == 1024) /* at the latest when the array is full */
+				assert_non_null(b.sk);
+		}
+		/* and one past 2^32, in v where values are kept */
+		metric_add(&b, 0, 5ull << 33);
+		metric_add(&e, 0, 5ull << 33);
+		assert_null(b.v32);
+		assert_int_equal(metric_finish(&b), 0);
+		assert_int_equal(metric_finish(&e), 0);
+		assert_null(e.sk);
+		assert_int_equal(b.st.count, e.st.count);
+		assert_int_equal(b.sum, e.sum);
+		assert_int_equal(b.st.min, e.st.min);
+		assert_int_equal(b.st.max, e.st.max);
+		assert_true(b.st.avg == e.st.avg);
+		assert_memory_equal(&b.hist, &e.hist, sizeof(e.hist));
+		assert_memory_equal(&b.hist_k, &e.hist_k, sizeof(e.hist_k));
+		pb[0] = &b.st.p50, pb[1] = &b.st.p90, pb[2] = &b.st.p99,
+		pb[3] = &b.st.p999;
+		pe[0] = &e.st.p50, pe[1] = &e.st.p90, pe[2] = &e.st.p99,
+		pe[3] = &e.st.p999;
+		for (int k = 0; k < 4; k++) {
+			double d = *pb[k] > *pe[k] ? (double)(*pb[k] - *pe[k])
+						   : (double)(*pe[k] - *pb[k]);
+
+			if (small && k < 3) /* p999 is the value past 2^32 */
+				assert_int_equal(*pb[k], *pe[k]);
+			assert_true(d <= *pe[k] * METRIC_REL_ERR);
+		}
+		assert_true(b.st.rel_err == METRIC_REL_ERR); /* 5 << 33 is large */
+		assert_true(e.st.rel_err == 0);
+		metric_release(&b);
+		metric_release(&e);
+	}
+}
+
+/* Bucketed or not by the number of values in all, whatever the parts:
+ * parts taken (some past exact_max themselves, some not, an empty one),
+ * the whole's own values between them, metric_append and metric_add_all
+ * give what one metric given every value gives; a total at exact_max
+ * stays exact. */
+static void buckets_whatever_the_split(void **state)
+{
+	static const int sizes[] = {300, 0, 2500, 40, 1200, 900};
+
+	for (int total_small = 0; total_small < 2; total_small++) {
+		struct metric one, whole, part, app, all;
+		uint64_t x = 2463534242ull;
+		size_t max = total_small ? 4940 + 100 : 1000;
+
+		metric_init(&one, "s", "q2c", "ns", false);
+		metric_init(&whole, "s", "q2c", "ns", false);
+		metric_init(&app, "s", "q2c", "ns", false);
+		one.exact_max = whole.exact_max = app.exact_max = max;
+		for (int p = 0; p < 6; p++) {
+			metric_init(&part, "s", "q2c", "ns", false);
+			part.exact_max = max;
+			for (int i = 0; i < sizes[p]; i++) {
+				uint64_t v = next_value(&x, i);
+
+				metric_add(&part, 0, v);
+				metric_add(&one, 0, v);
+			}
+			/* (its array full past exact_max: 1024 values) */
+			assert_int_equal(sizes[p] > 1024 && !total_small,
+					 part.sk != NULL);
+			assert_int_equal(metric_append(&app, &part), 0);
+			assert_int_equal(metric_take(&whole, &part), 0);
+			assert_int_equal(part.n, 0);
+			metric_release(&part);
+			if (p == 3)
+				for (int i = 0; i < 100; i++) {
+					metric_add(&whole, 0, 3000 + i);
+					metric_add(&app, 0, 3000 + i);
+					metric_add(&one, 0, 3000 + i);
+				}
+		}
+		metric_init(&all, "s", "q2c", "ns", false);
+		all.exact_max = max;
+		assert_int_equal(metric_add_all(&all, &whole), 0);
+		assert_int_equal(metric_finish(&one), 0);
+		assert_int_equal(metric_finish(&whole), 0);
+		assert_int_equal(metric_finish(&app), 0);
+		assert_int_equal(metric_finish(&all), 0);
+		assert_int_equal(one.n, 5040);
+		assert_int_equal(one.sk == NULL, total_small);
+		assert_memory_equal(&whole.st, &one.st, sizeof(one.st));
+		assert_memory_equal(&app.st, &one.st, sizeof(one.st));
+		assert_memory_equal(&all.st, &one.st, sizeof(one.st));
+		assert_memory_equal(&whole.hist_k, &one.hist_k, sizeof(one.hist_k));
+		assert_memory_equal(&all.hist, &one.hist, sizeof(one.hist));
+		metric_drop_values(&whole);
+		assert_null(whole.sk);
+		metric_release(&one);
+		metric_release(&whole);
+		metric_release(&app);
+		metric_release(&all);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +439,8 @@ int main(void)
 	    cmocka_unit_test(percentiles_keep_series_order),
 	    cmocka_unit_test(hist_edges),
 	    cmocka_unit_test(take_same_as_one),
+	    cmocka_unit_test(buckets_near_exact),
+	    cmocka_unit_test(buckets_whatever_the_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
