@@ -216,15 +216,23 @@ void an_hooks_release(struct an_hooks *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/* Whether an output that ended at t is in --time's window */
+static inline bool in_window(const struct analysis *a, uint64_t t)
+{
+	return t >= a->env.from_ns && t < a->env.to_ns;
+}
+
 /* The sink's side of each join output: the counts of the result, and the
  * analyzers' hooks, here or through the fan-out's log. */
 static void on_request(void *ctx, const struct join_request *r)
 {
 	struct analysis *a = ctx;
-	struct dev_result *d =
-	    a->fan ? fanout_dev(a->fan, r->dev) : analysis_dev(a, r->dev);
+	struct dev_result *d;
 	int o = opg_of(r->flags);
 
+	if (!in_window(a, r->c_ns))
+		return;
+	d = a->fan ? fanout_dev(a->fan, r->dev) : analysis_dev(a, r->dev);
 	if (!d)
 		return;
 	if (r->estimated) {
@@ -274,6 +282,8 @@ static void on_bio(void *ctx, const struct join_request *r, const struct join_bi
 	struct analysis *a = ctx;
 	struct dev_result *d;
 
+	if (!in_window(a, r->c_ns))
+		return;
 	a->bios_total++;
 	if (r->estimated && a->env.measured_only)
 		return;
@@ -291,6 +301,8 @@ static void on_syscall(void *ctx, const struct join_syscall *s)
 {
 	struct analysis *a = ctx;
 
+	if (!in_window(a, s->exit_ns))
+		return;
 	if (s->estimated) {
 		a->syscalls_estimated++;
 		if (a->env.measured_only) {
@@ -309,6 +321,8 @@ static void on_commit(void *ctx, const struct join_commit *c)
 {
 	struct analysis *a = ctx;
 
+	if (!in_window(a, c->end_ns))
+		return;
 	a->commits_total++;
 	if (a->fan)
 		fanout_commit(a->fan, c);
@@ -316,28 +330,35 @@ static void on_commit(void *ctx, const struct join_commit *c)
 		an_hooks_commit(a, &a->hooks, c);
 }
 
-/* the other outputs: to the hooks, here or through the log */
-#define SINK_HOOK(hook, type)                                                            \
+/* the other outputs: to the hooks, here or through the log, where their
+ * time (at) is in --time's window */
+#define SINK_HOOK(hook, type, at)                                                        \
 	static void on_##hook(void *ctx, type x)                                         \
 	{                                                                                \
 		struct analysis *a = ctx;                                                \
                                                                                          \
+		if (!in_window(a, (at)))                                                 \
+			return;                                                          \
 		if (a->fan)                                                              \
 			fanout_##hook(a->fan, x);                                        \
 		else                                                                     \
 			an_hooks_##hook(a, &a->hooks, x);                                \
 	}
-SINK_HOOK(uring, const struct join_uring *)
-SINK_HOOK(mark, const struct join_mark *)
-SINK_HOOK(unfinished, const struct join_request *)
-SINK_HOOK(fault, const struct join_fault *)
-SINK_HOOK(dirty, const struct join_dirty *)
+SINK_HOOK(uring, const struct join_uring *, x->cqe_ns)
+SINK_HOOK(mark, const struct join_mark *, x->ts_ns)
+/* (not completed by the trace's end: in a window that reaches it) */
+SINK_HOOK(unfinished, const struct join_request *,
+	  a->env.to_ns == UINT64_MAX ? a->env.from_ns : UINT64_MAX)
+SINK_HOOK(fault, const struct join_fault *, x->ts_ns)
+SINK_HOOK(dirty, const struct join_dirty *, x->ts_ns)
 
 static int init_of(struct analysis *a, uint64_t set, const struct analysis_env *env,
 		   const struct analysis *whole)
 {
 	memset(a, 0, sizeof(*a));
 	a->env = *env;
+	if (!a->env.to_ns)
+		a->env.to_ns = UINT64_MAX;
 	a->whole = whole;
 	a->last_dev = -1;
 	memset(a->syscall_kind, -1, sizeof(a->syscall_kind));

@@ -87,12 +87,18 @@ struct analysis_env {
 	const char *drivers;		/* the driver layers recorded (META) */
 	bool measured_only;		/* leave out requests with estimated
 					   times (--measured-only) */
-	size_t top;			/* --top N rows, 0: all */
-	const char *stack;		/* META stack=: the loop devices and
-					   their backing files, or NULL */
-	uint64_t flow_id;		/* flows: --id N (1-based), 0: none */
-	size_t flow_slowest;		/* flows: --slowest N, 0: 20, SIZE_MAX:
-					   all */
+	/* --time FROM,TO: only what ended in [from_ns, to_ns) is analysed
+	 * (a request by its completion, a call by its exit, an event by its
+	 * time); to_ns 0: no end (UINT64_MAX after analysis_init). time_from
+	 * and time_to: as given, after t0_ns (0: the start, the end), made
+	 * from_ns and to_ns where the trace is opened (pipeline.c) */
+	uint64_t time_from, time_to, from_ns, to_ns;
+	size_t top;	     /* --top N rows, 0: all */
+	const char *stack;   /* META stack=: the loop devices and
+				their backing files, or NULL */
+	uint64_t flow_id;    /* flows: --id N (1-based), 0: none */
+	size_t flow_slowest; /* flows: --slowest N, 0: 20, SIZE_MAX:
+				all */
 	/* flows: --where layer=LAYER[@DEV]: the flows with time in that
 	   layer (at that device) on their critical path, ordered by it;
 	   NULL: every flow, by its total */

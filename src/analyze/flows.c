@@ -18,7 +18,8 @@
  *
  * Everything is kept until the end (a flow's parts complete in any order):
  * memory grows with the requests of the trace, about 290 bytes each
- * (bench/flows_analyzer.sh). So on the join's segments a part only keeps
+ * (bench/flows_analyzer.sh; report --time analyses a window of a long
+ * trace, what ended in it alone). So on the join's segments a part only keeps
  * its outputs too, and the merge appends them; all the linking is done
  * once, at finish. What crosses a part's start is a task's pages made
  * dirty before its next call: a part keeps the first call of each task

@@ -15,15 +15,18 @@
 static int init(struct analysis *a, struct an_output *o)
 {
 	struct windows_priv *p = o->priv;
-	uint64_t dur = a->env.end_ns > a->env.t0_ns ? a->env.end_ns - a->env.t0_ns : 0;
+	/* the windows from the recording's start, to its end or --time's */
+	uint64_t end = a->env.to_ns < a->env.end_ns ? a->env.to_ns : a->env.end_ns;
+	uint64_t dur = end > a->env.t0_ns ? end - a->env.t0_ns : 0;
+	uint64_t skip = a->env.from_ns > a->env.t0_ns ? a->env.from_ns - a->env.t0_ns : 0;
 
 	p->window_ns = a->env.window_ns;
 	if (!p->window_ns) {
-		/* about 50 windows, a 1-2-5 multiple of a millisecond */
-		uint64_t dur =
-		    a->env.end_ns > a->env.t0_ns ? a->env.end_ns - a->env.t0_ns : 0;
+		/* about 50 windows of what is shown, a 1-2-5 multiple of a
+		 * millisecond */
+		uint64_t shown = dur > skip ? dur - skip : 0;
 
-		p->window_ns = (uint64_t)nice_ceil((double)dur / 50 / 1e6) * 1000000ull;
+		p->window_ns = (uint64_t)nice_ceil((double)shown / 50 / 1e6) * 1000000ull;
 		if (!p->window_ns)
 			p->window_ns = 1000000;
 	}
@@ -41,6 +44,7 @@ static int init(struct analysis *a, struct an_output *o)
 	p->max = dur ? dur / p->window_ns + 2 : WINDOWS_MAX;
 	if (p->max > WINDOWS_MAX)
 		p->max = WINDOWS_MAX;
+	p->first = skip / p->window_ns;
 	return 0;
 }
 
@@ -175,7 +179,7 @@ static int finish(struct analysis *a, struct an_output *o)
 			   "  %llu requests completed after the recording's end (corrupt "
 			   "times) are left out\n",
 			   (unsigned long long)p->out_of_range);
-	for (size_t i = 0; i < p->nr; i++) {
+	for (size_t i = p->first; i < p->nr; i++) {
 		const struct window *w = &p->win[i];
 
 		table_row(t);

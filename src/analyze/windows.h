@@ -27,6 +27,7 @@ struct windows_priv {
 	struct window *win;
 	size_t nr, cap;
 	size_t max;	       /* windows kept at most (the recording's length) */
+	size_t first;	       /* the first in --time's window (shown from) */
 	uint64_t out_of_range; /* requests past the last window kept */
 };
 

@@ -34,6 +34,7 @@ static void report_usage(FILE *f)
 	    "stats|hist|series]\n"
 	    "                      [--window TIME|auto] [--format text|csv|json] "
 	    "[--requests]\n"
+	    "                      [--time FROM,TO]\n"
 	    "                      [--layout LAYOUT.json] [--html FILE] [--out-dir "
 	    "DIR]\n"
 	    "\n"
@@ -53,6 +54,10 @@ static void report_usage(FILE *f)
 	    "  -r, --requests        list every request with its stage times\n"
 	    "      --measured-only   leave out requests with a time `iotrail repair`\n"
 	    "                        estimated (they are counted either way)\n"
+	    "      --time FROM,TO    analyse what ended between FROM and TO after\n"
+	    "                        the trace's start (2s,4s; 1m,; ,500ms): a\n"
+	    "                        request by its completion, a call by its exit\n"
+	    "                        (the flows of a long trace in less memory)\n"
 	    "      --layout FILE     a layout from `iotrail frag -f json`: the\n"
 	    "                        patterns analyzer groups reads by its\n"
 	    "                        directories; --html adds the seed's figures\n"
@@ -85,6 +90,29 @@ static void report_usage(FILE *f)
 	    "                        16 where the trace is read in segments)\n"
 	    "  analyzers: %s\n",
 	    list);
+}
+
+/* --time FROM,TO: either side empty (the start, the end) or 0, TO after
+ * FROM. 0 or -EINVAL. */
+static int parse_span(const char *arg, uint64_t *from, uint64_t *to)
+{
+	const char *comma = strchr(arg, ',');
+	char a[64];
+	size_t n;
+
+	if (!comma || strchr(comma + 1, ','))
+		return -EINVAL;
+	n = (size_t)(comma - arg);
+	if (n >= sizeof(a))
+		return -EINVAL;
+	memcpy(a, arg, n);
+	a[n] = 0;
+	*from = *to = 0;
+	if (a[0] && strcmp(a, "0") && parse_time(a, from))
+		return -EINVAL;
+	if (comma[1] && parse_time(comma + 1, to))
+		return -EINVAL;
+	return *to && *to <= *from ? -EINVAL : 0;
 }
 
 static int add_analyzers(const char *arg, uint64_t *set)
@@ -167,6 +195,7 @@ int cmd_report(int argc, char **argv)
 	    {"format", required_argument, NULL, 'f'},
 	    {"requests", no_argument, NULL, 'r'},
 	    {"measured-only", no_argument, NULL, 'M'},
+	    {"time", required_argument, NULL, 't'},
 	    {"layout", required_argument, NULL, 'L'},
 	    {"html", required_argument, NULL, 'H'},
 	    {"out-dir", required_argument, NULL, 'O'},
@@ -245,6 +274,14 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'M':
 			env.measured_only = true;
+			break;
+		case 't':
+			if (parse_span(optarg, &env.time_from, &env.time_to))
+				return usage_error(
+				    "--time %s: not FROM,TO (times after the "
+				    "trace's start, TO after FROM: 2s,4s; "
+				    "1m,; ,500ms)",
+				    optarg);
 			break;
 		case 'L':
 			layout_path = optarg;

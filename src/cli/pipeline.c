@@ -143,6 +143,15 @@ static int open_input(struct pipeline *p, const char *input, struct analysis_env
 	env->end_ns = p->rd.has_end	   ? p->rd.end.end_mono_ns
 		      : p->rd.last_mark_ns ? p->rd.last_mark_ns + 5000000000ull
 					   : 0;
+	/* --time: after the recording's start */
+	env->from_ns = env->time_from ? env->t0_ns + env->time_from : 0;
+	env->to_ns = env->time_to ? env->t0_ns + env->time_to : 0;
+	if (env->time_from && env->end_ns && env->from_ns >= env->end_ns) {
+		fprintf(stderr,
+			"iotrail: --time: %s is %.3f s long, %.3f s is past its end\n",
+			input, (env->end_ns - env->t0_ns) / 1e9, env->time_from / 1e9);
+		return 1;
+	}
 	env->ctx = p;
 	env->dev_name = dev_name;
 	env->is_bio_based = is_bio_based;

@@ -324,6 +324,18 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	 * its percentiles may be off: percentiles_within_pct) */
 	if (a->bucketed)
 		jw_uint_field(&w, "bucketed_above", metric_exact_max());
+	/* --time: what ended in [from_ns, to_ns) alone (to_ns null: the end) */
+	if (a->env.from_ns || a->env.to_ns != UINT64_MAX) {
+		jw_name(&w, "time_window");
+		jw_start_object(&w);
+		jw_uint_field(&w, "from_ns", a->env.from_ns);
+		jw_name(&w, "to_ns");
+		if (a->env.to_ns == UINT64_MAX)
+			jw_float(&w, NAN);
+		else
+			jw_uint(&w, a->env.to_ns);
+		jw_end_object(&w);
+	}
 	jw_name(&w, "devices");
 	jw_start_array(&w);
 	for (size_t i = 0; i < a->nr_devs; i++)

@@ -595,6 +595,17 @@ void render_text(FILE *f, const struct report_info *ri, const struct analysis *a
 		return;
 	}
 	header(f, ri);
+	if (a->env.from_ns || a->env.to_ns != UINT64_MAX) {
+		char to[32] = "the end";
+
+		if (a->env.to_ns != UINT64_MAX)
+			snprintf(to, sizeof(to), "%.3f s", rel_s(ri, a->env.to_ns));
+		fprintf(f,
+			"# --time: what ended from %.3f s to %s alone (a request by its "
+			"completion, a call by its exit); the losses above are the "
+			"whole trace's\n",
+			rel_s(ri, a->env.from_ns), to);
+	}
 	if (a->bucketed)
 		fprintf(f,
 			"# percentiles within %.2f%% where a metric has more than %zu "

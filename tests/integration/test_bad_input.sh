@@ -86,6 +86,11 @@ must_fail "unknown analyzer" 2 "--analyzer bogus: unknown" "$IOTRAIL" report -i 
 must_fail "unknown view" 2 "--view pie: not stats, hist or series" "$IOTRAIL" report -i "$TMP/small.iot" --view pie
 must_fail "unknown format" 2 "--format xml: not text, csv or json \\(or chrome, with the flows analyzer\\)" "$IOTRAIL" report -i "$TMP/small.iot" --format xml
 must_fail "bad window" 2 "--window 0: not a time" "$IOTRAIL" report -i "$TMP/small.iot" --window 0
+for t in 2s 4s,2s 2s,2s x, ,y 1s,2s,3s; do
+	must_fail "--time $t" 2 "--time $t: not FROM,TO" "$IOTRAIL" report -i "$TMP/small.iot" --time "$t"
+done
+must_fail "--time past the trace's end" 1 "--time: .*small.iot is [0-9.]+ s long, 3600.000 s is past its end" \
+	"$IOTRAIL" report -i "$TMP/small.iot" --time 1h,
 must_fail "no threads" 2 "--threads 0: not a count from 1 to 1024" "$IOTRAIL" report -i "$TMP/small.iot" --threads 0
 must_fail "threads not a number" 2 "--threads 4x: not a count from 1 to 1024" "$IOTRAIL" report -i "$TMP/small.iot" --threads 4x
 must_fail "unknown subcommand" 2 "'frobnicate' is not an iotrail command" "$IOTRAIL" frobnicate

@@ -308,6 +308,32 @@ PY
 	[ $(($(cat "$TMP/bk1.rss") + 8192)) -lt "$(cat "$TMP/ex1.rss")" ] &&
 	ok "percentiles from buckets past 50000 values: $(cat "$TMP/out"); the same JSON on 6 threads; $(($(cat "$TMP/bk1.rss") >> 10)) MB resident against $(($(cat "$TMP/ex1.rss") >> 10)) MB" ||
 	not_ok "percentiles from buckets" "$(tail -3 "$TMP/out"); rss $(cat "$TMP/bk1.rss") against $(cat "$TMP/ex1.rss") KB; $(cmp "$TMP/bk1.json" "$TMP/bk6.json"); $(head -3 "$TMP/bk1.txt")"
+# --- report --time: what ended in a window alone ----------------------------------------------
+# The two halves of the trace's 5 s (at 2.5 s) count every request and call
+# of the whole once, each half the same on one thread and on six (read in
+# segments); the flows of one half take about half the memory of the
+# whole's (the flows analyzer keeps every request until the end).
+win() { # NAME THREADS SPAN [ANALYZERS]
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0 \
+		/usr/bin/time -f %M -o "$TMP/$1.rss" "$IOTRAIL" report --threads "$2" -i "$TMP/bigp.iot" \
+		${3:+--time "$3"} -a "${4:-latency,syscall}" -f json 2>"$TMP/$1.err" >"$TMP/$1.json"
+}
+win w0 1 ,2.5s && win w1 1 2.5s, && win w0six 6 ,2.5s && win w1six 6 2.5s, &&
+	win fwhole 1 "" flows && win fhalf 1 2.5s, flows
+python3 - "$TMP/bk1.json" "$TMP/w0.json" "$TMP/w1.json" <<'PY' >"$TMP/out" 2>&1 &&
+import json, sys
+whole, a, b = (json.load(open(p)) for p in sys.argv[1:4])
+for k in ("requests", "syscalls"):
+    assert a["join"][k] + b["join"][k] == whole["join"][k] and a["join"][k] and b["join"][k], (k, a["join"], b["join"])
+ra, rb, rw = (x["devices"][0]["requests"] for x in (a, b, whole))
+assert ra + rb == rw, (ra, rb, rw)
+assert "time_window" in a and a["time_window"]["to_ns"] == b["time_window"]["from_ns"] and b["time_window"]["to_ns"] is None
+print("%d + %d requests, %d + %d calls" % (ra, rb, a["join"]["syscalls"], b["join"]["syscalls"]))
+PY
+	cmp -s "$TMP/w0.json" "$TMP/w0six.json" && cmp -s "$TMP/w1.json" "$TMP/w1six.json" &&
+	[ $(($(cat "$TMP/fhalf.rss") * 4)) -lt $(($(cat "$TMP/fwhole.rss") * 3)) ] &&
+	ok "report --time: the halves of the trace, $(cat "$TMP/out"), as many as the whole; the same JSON on 6 threads; half the flows in $(($(cat "$TMP/fhalf.rss") >> 10)) MB against $(($(cat "$TMP/fwhole.rss") >> 10)) MB" ||
+	not_ok "report --time" "$(tail -3 "$TMP/out"); $(cmp "$TMP/w0.json" "$TMP/w0six.json") $(cmp "$TMP/w1.json" "$TMP/w1six.json"); flows $(cat "$TMP/fhalf.rss") against $(cat "$TMP/fwhole.rss") KB; $(tail -2 "$TMP"/w*.err)"
 "$IOTRAIL" pack --unpack -i "$TMP/bigp.iot" -o "$TMP/bigu.iot" 2>"$TMP/err" &&
 	cmp -s "$TMP/big.iot" "$TMP/bigu.iot" &&
 	ok "the large packed trace unpacked: the plain one, byte for byte" ||
