@@ -8,101 +8,149 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "../util/grow.h"
+
+/* a request as issued: 24 bytes until finish, where the issue order is
+ * made (the join gives them in completion order) */
+struct io_at {
+	uint64_t t, sector;
+	uint32_t nr;
+};
+
+struct io_dev {
+	struct io_at *v;
+	size_t n, cap;
+};
 
 struct iosector_priv {
-	struct dev_metrics sector, seek; /* seek holds the sizes until finish */
+	struct io_dev *dev; /* by device index (a->devs) */
+	size_t nr_dev, cap_dev;
+	struct dev_metrics sector, seek; /* made at finish */
 };
+
+static struct io_dev *dev_at(struct iosector_priv *p, size_t idx)
+{
+	size_t old = p->cap_dev;
+
+	if (idx >= p->cap_dev) {
+		if (GROW(p->dev, idx + 1, p->cap_dev))
+			return NULL;
+		memset(p->dev + old, 0, (p->cap_dev - old) * sizeof(*p->dev));
+	}
+	if (idx >= p->nr_dev)
+		p->nr_dev = idx + 1;
+	return &p->dev[idx];
+}
 
 static void request(struct analysis *a, void *priv, struct dev_result *d,
 		    const struct join_request *r)
 {
 	struct iosector_priv *p = priv;
-	struct metric *ms, *mk;
-	uint64_t t = r->d_ns ? r->d_ns : r->q_ns;
+	struct io_dev *v;
 
-	if (opg_of(r->flags) < 0 || !(r->d_ns || r->bio_only) ||
-	    !(ms = dev_metric(a, &p->sector, d, "sector", "sectors", true)) ||
-	    !(mk = dev_metric(a, &p->seek, d, "seek", "sectors", true)))
+	if (opg_of(r->flags) < 0 || !(r->d_ns || r->bio_only))
 		return;
-	/* issue order: sorted by time in finish() */
-	analysis_note_err(a, metric_add(ms, t, r->sector));
-	analysis_note_err(a, metric_add(mk, t, r->nr_sectors));
+	v = dev_at(p, (size_t)(d - a->devs));
+	if (!v || GROW(v->v, v->n + 1, v->cap)) {
+		analysis_note_err(a, -ENOMEM);
+		return;
+	}
+	v->v[v->n++] =
+	    (struct io_at){r->d_ns ? r->d_ns : r->q_ns, r->sector, r->nr_sectors};
 }
 
-struct pair {
-	uint64_t t, sector, nr;
-};
-
-static int cmp_pair(const void *x, const void *y)
+static int cmp_at(const void *x, const void *y)
 {
-	const struct pair *a = x, *b = y;
+	const struct io_at *a = x, *b = y;
 
 	return (a->t > b->t) - (a->t < b->t);
 }
 
-static int seeks(struct metric *sector, struct metric *seek)
+/* A device's requests in issue order into its two metrics: the sector,
+ * and the seek to it, start(n) - end(n-1) (signed in the series, its
+ * absolute value in the statistics); with times only for the series
+ * view, else values (in buckets past METRIC_EXACT_MAX, metric.h) */
+static int seeks(struct io_dev *v, struct metric *sector, struct metric *seek)
 {
-	size_t n = sector->n;
-	struct pair *p;
+	int err = 0;
 
-	if (!n)
+	if (!v->n)
 		return 0;
-	p = malloc(n * sizeof(*p));
-	seek->sv = malloc(n * sizeof(*seek->sv));
-	if (!p || !seek->sv) {
-		free(p);
+	qsort(v->v, v->n, sizeof(*v->v), cmp_at);
+	if (seek->keep_time && !(seek->sv = malloc(v->n * sizeof(*seek->sv))))
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		p[i] = (struct pair){sector->t[i], sector->v[i], seek->v[i]};
-	qsort(p, n, sizeof(*p), cmp_pair);
-	seek->sum = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < v->n && !err; i++) {
+		const struct io_at *x = &v->v[i];
 		/* in unsigned arithmetic, which wraps: a crafted trace's
 		 * sectors far apart overflowed the signed difference */
-		uint64_t d = i ? p[i].sector - (p[i - 1].sector + p[i - 1].nr) : 0;
+		uint64_t d = i ? x->sector - (x[-1].sector + x[-1].nr) : 0;
 		int64_t diff = (int64_t)d;
 
-		sector->t[i] = p[i].t;
-		sector->v[i] = p[i].sector;
-		seek->t[i] = p[i].t;
-		seek->sv[i] = diff;
-		seek->v[i] = diff < 0 ? 0 - d : d;
-		seek->sum += seek->v[i];
+		if (seek->sv)
+			seek->sv[i] = diff;
+		err = metric_add(sector, x->t, x->sector)
+			  ?: metric_add(seek, x->t, diff < 0 ? 0 - d : d);
 	}
-	free(p);
-	return 0;
+	free(v->v);
+	v->v = NULL;
+	v->n = v->cap = 0;
+	return err;
 }
 
 static int finish(struct analysis *a, struct an_output *o)
 {
 	struct iosector_priv *p = o->priv;
 
-	for (size_t i = 0; i < p->sector.nr; i++) {
-		int err = seeks(&p->sector.m[i], &p->seek.m[i]);
+	for (size_t i = 0; i < p->nr_dev; i++) {
+		struct metric *ms, *mk;
+		int err;
 
+		if (!p->dev[i].n)
+			continue;
+		ms = dev_metric(a, &p->sector, &a->devs[i], "sector", "sectors",
+				a->env.keep_time);
+		mk = dev_metric(a, &p->seek, &a->devs[i], "seek", "sectors",
+				a->env.keep_time);
+		if (!ms || !mk)
+			return -ENOMEM;
+		err = seeks(&p->dev[i], ms, mk);
 		if (err)
 			return err;
+	}
+	for (size_t i = 0; i < p->sector.nr; i++) {
 		an_output_metric(a, o, &p->sector.m[i]);
 		an_output_metric(a, o, &p->seek.m[i]);
 	}
 	return 0;
 }
 
-/* the issue order is made at finish: a later part's samples are added */
+/* the issue order is made at finish: a later part's requests appended */
 static int merge(struct analysis *a, void *priv, const struct analysis *src,
 		 void *src_priv, const size_t *devmap)
 {
 	struct iosector_priv *p = priv, *s = src_priv;
 
-	return dev_metrics_merge(a, &p->sector, &s->sector, devmap)
-		   ?: dev_metrics_merge(a, &p->seek, &s->seek, devmap);
+	for (size_t i = 0; i < s->nr_dev; i++) {
+		struct io_dev *v;
+
+		if (!s->dev[i].n)
+			continue;
+		v = dev_at(p, devmap[i]);
+		if (!v || APPEND(v->v, v->n, v->cap, s->dev[i].v, s->dev[i].n))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static void release(void *priv)
 {
 	struct iosector_priv *p = priv;
 
+	for (size_t i = 0; i < p->nr_dev; i++)
+		free(p->dev[i].v);
+	free(p->dev);
 	dev_metrics_release(&p->sector);
 	dev_metrics_release(&p->seek);
 }

@@ -363,6 +363,25 @@ static void buckets_near_exact(void **state)
 		metric_release(&b);
 		metric_release(&e);
 	}
+	{ /* the extremes, in buckets from the first value */
+		static const uint64_t v[] = {0, 1, 2047, 2048, 1ull << 63, UINT64_MAX};
+		struct metric m;
+
+		metric_init(&m, "s", "q2c", "ns", false);
+		m.exact_max = 0;
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			assert_int_equal(metric_add(&m, 0, v[i]), 0);
+		assert_non_null(m.sk);
+		assert_int_equal(metric_finish(&m), 0);
+		assert_int_equal(m.st.min, 0);
+		assert_int_equal(m.st.max, UINT64_MAX);
+		assert_int_equal(m.st.p50, 2047); /* rank 3 of 6, a bucket of one */
+		assert_true(m.st.p90 >= (1ull << 63) - (1ull << 52)); /* rank 6 */
+		assert_int_equal(m.hist.slot[63], 2);
+		assert_int_equal(m.hist.slot[11], 1);
+		assert_int_equal(m.hist.max_slot, 63);
+		metric_release(&m);
+	}
 }
 
 /* Bucketed or not by the number of values in all, whatever the parts:
