@@ -308,6 +308,19 @@ PY
 	[ $(($(cat "$TMP/bk1.rss") + 8192)) -lt "$(cat "$TMP/ex1.rss")" ] &&
 	ok "percentiles from buckets past 50000 values: $(cat "$TMP/out"); the same JSON on 6 threads; $(($(cat "$TMP/bk1.rss") >> 10)) MB resident against $(($(cat "$TMP/ex1.rss") >> 10)) MB" ||
 	not_ok "percentiles from buckets" "$(tail -3 "$TMP/out"); rss $(cat "$TMP/bk1.rss") against $(cat "$TMP/ex1.rss") KB; $(cmp "$TMP/bk1.json" "$TMP/bk6.json"); $(head -3 "$TMP/bk1.txt")"
+# every analyzer's metrics in buckets, on the join's segments and their
+# parts merged, under ThreadSanitizer: no race, one thread's JSON
+"$TOOLS/mktrace" "$TMP/bk.iot" 100000 4 >/dev/null 2>&1
+IOTRAIL_METRIC_EXACT_MAX=1000 "$IOTRAIL" report --threads 1 -i "$TMP/bk.iot" -a "$ANALYZERS" -f json \
+	>"$TMP/bkt1.json" 2>/dev/null
+IOTRAIL_METRIC_EXACT_MAX=1000 IOTRAIL_SEGMENT=20000 IOTRAIL_DEBUG=1 "$TSAN" report --threads 6 \
+	-i "$TMP/bk.iot" -a "$ANALYZERS" -f json >"$TMP/bkts.json" 2>"$TMP/bkts.err"
+cmp -s "$TMP/bkt1.json" "$TMP/bkts.json" && ! grep -q ThreadSanitizer "$TMP/bkts.err" &&
+	grep -q "read in segments" "$TMP/bkts.err" && grep -q '"bucketed_above": 1000' "$TMP/bkt1.json" &&
+	ok "metrics in buckets on $(sed -n 's/.*: \([0-9]*\) segments.*/\1/p' "$TMP/bkts.err") segments under ThreadSanitizer: no race, one thread's JSON" ||
+	not_ok "buckets under ThreadSanitizer" "$(grep "join on" "$TMP/bkts.err") $(grep -A8 -m1 ThreadSanitizer "$TMP/bkts.err" | head -c 600) $(cmp "$TMP/bkt1.json" "$TMP/bkts.json")"
+rm -f "$TMP/bk.iot"
+
 # --- report --time: what ended in a window alone ----------------------------------------------
 # The two halves of the trace's 5 s (at 2.5 s) count every request and call
 # of the whole once, each half the same on one thread and on six (read in
