@@ -176,17 +176,31 @@ static inline __attribute__((always_inline)) int get_leb(const uint8_t **pp,
 	return -EINVAL;
 }
 
-size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_t n,
-		       size_t *used)
+_Static_assert(sizeof(((struct iot_unpacker *)0)->v64) == NR_PF64 * 8 &&
+		   sizeof(((struct iot_unpacker *)0)->v32) == (NR_PF - NR_PF64) * 8,
+	       "struct iot_unpacker holds every field");
+
+void iot_unpack_begin(struct iot_unpacker *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->v64[PF_SEQ] = UINT64_MAX; /* the first record's seq + 1 is seq 0 */
+}
+
+/* The decoder, inlined in both callers: the state in locals (registers)
+ * while it runs, from and back to u */
+static inline __attribute__((always_inline)) size_t
+unpack_run(struct iot_unpacker *u, const uint8_t *in, size_t len, struct iot_rec *out,
+	   size_t n, size_t *used)
 {
 	static const uint64_t max32[NR_PF - NR_PF64] = {
 	    UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
 	    UINT16_MAX, UINT16_MAX, UINT32_MAX};
-	uint64_t v64[NR_PF64] = {0}, v32[NR_PF - NR_PF64] = {0};
+	uint64_t v64[NR_PF64], v32[NR_PF - NR_PF64];
 	const uint8_t *p = in, *end = in + len, *at = in;
 	size_t i;
 
-	v64[PF_SEQ] = UINT64_MAX;
+	memcpy(v64, u->v64, sizeof(v64));
+	memcpy(v32, u->v32, sizeof(v32));
 	for (i = 0; i < n; i++) {
 		unsigned int mask;
 		struct iot_rec *r;
@@ -255,7 +269,24 @@ size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_
 		r->flags = (uint32_t)v32[PF_FLAGS - NR_PF64];
 	}
 	*used = (size_t)((i < n ? at : p) - in);
+	memcpy(u->v64, v64, sizeof(v64));
+	memcpy(u->v32, v32, sizeof(v32));
 	return i;
+}
+
+size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_t n,
+		       size_t *used)
+{
+	struct iot_unpacker u;
+
+	iot_unpack_begin(&u);
+	return unpack_run(&u, in, len, out, n, used);
+}
+
+size_t iot_unpack_more(struct iot_unpacker *u, const uint8_t *in, size_t len,
+		       struct iot_rec *out, size_t n, size_t *used)
+{
+	return unpack_run(u, in, len, out, n, used);
 }
 
 int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, size_t *bad)

@@ -53,4 +53,15 @@ int iot_unpack(const uint8_t *in, size_t len, struct iot_rec *out, size_t n, siz
 size_t iot_unpack_some(const uint8_t *in, size_t len, struct iot_rec *out, size_t n,
 		       size_t *used);
 
+/* The record before, for a run unpacked a few records at a time (the
+ * merge's, which would otherwise hold every chunk of a round unpacked
+ * whole): begin, then more, each call going on from the last one's
+ * record; iot_unpack_more() as iot_unpack_some() from there. */
+struct iot_unpacker {
+	uint64_t v64[5], v32[7];
+};
+void iot_unpack_begin(struct iot_unpacker *u);
+size_t iot_unpack_more(struct iot_unpacker *u, const uint8_t *in, size_t len,
+		       struct iot_rec *out, size_t n, size_t *used);
+
 #endif

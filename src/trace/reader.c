@@ -763,8 +763,10 @@ static int alloc_merge(struct trace_reader *r)
 static void free_merge(struct trace_reader *r)
 {
 	if (r->cpus)
-		for (uint32_t i = 0; i < r->nr_streams; i++)
+		for (uint32_t i = 0; i < r->nr_streams; i++) {
 			free(r->cpus[i].spans);
+			free(r->cpus[i].pool);
+		}
 	free(r->cpus);
 	free(r->key);
 	free(r->tree);
@@ -1057,9 +1059,17 @@ static void free_live(struct trace_reader *r)
 void trace_reader_rewind(struct trace_reader *r)
 {
 	for (uint32_t i = 0; i < r->nr_streams; i++) {
-		r->cpus[i].nr_spans = r->cpus[i].first_span = 0;
-		r->cpus[i].win_start = r->cpus[i].win_count = 0;
+		struct reader_cpu *c = &r->cpus[i];
+
+		c->nr_spans = c->first_span = 0;
+		c->win_start = c->win_count = 0;
+		for (unsigned int k = 0; c->pool && k < READER_POOL; k++)
+			c->free_slot[k] = (uint8_t)k;
+		c->nr_free = c->pool ? READER_POOL : 0;
+		c->stage_at = c->stage_n = 0;
 	}
+	r->nr_held = 0;
+	r->lazy_err = 0;
 	r->released = 0;
 	r->tree_ok = false;
 	free_live(r);
@@ -1136,10 +1146,9 @@ static int build_sorted(struct trace_reader *r)
 	return 0;
 }
 
-static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
+/* A new span at the end of c's queue (room made), or NULL out of memory */
+static struct reader_span *span_new(struct reader_cpu *c)
 {
-	if (!n) /* an empty chunk: nothing to read, maybe not even mapped */
-		return 0;
 	if (c->first_span == c->nr_spans)
 		c->first_span = c->nr_spans = 0;
 	if (c->nr_spans == c->cap_spans) {
@@ -1150,12 +1159,95 @@ static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
 			c->first_span = 0;
 		}
 		if (GROW(c->spans, c->nr_spans + 1, c->cap_spans))
-			return -ENOMEM;
+			return NULL;
 	}
-	c->spans[c->nr_spans].p = p;
-	c->spans[c->nr_spans].n = n;
-	c->nr_spans++;
+	return &c->spans[c->nr_spans++];
+}
+
+static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
+{
+	struct reader_span *s;
+
+	if (!n) /* an empty chunk: nothing to read, maybe not even mapped */
+		return 0;
+	if (!(s = span_new(c)))
+		return -ENOMEM;
+	*s = (struct reader_span){.p = p, .n = n};
 	return 0;
+}
+
+/* Packed chunk ch's records to be unpacked as the merge reaches them (its
+ * stream's pool made at its first). 0 or -ENOMEM. */
+static int push_packed(const struct trace_reader *r, struct reader_cpu *c,
+		       const struct reader_chunk *ch)
+{
+	uint64_t n = ch->size / IOT_REC_SIZE;
+	struct reader_span *s;
+
+	if (!n)
+		return 0;
+	if (!c->pool) {
+		c->pool = malloc((READER_POOL + READER_STAGE) * sizeof(*c->pool));
+		if (!c->pool)
+			return -ENOMEM;
+		c->stage = c->pool + READER_POOL;
+		c->stage_at = c->stage_n = 0;
+		for (unsigned int k = 0; k < READER_POOL; k++)
+			c->free_slot[k] = (uint8_t)k;
+		c->nr_free = READER_POOL;
+	}
+	if (!(s = span_new(c)))
+		return -ENOMEM;
+	*s = (struct reader_span){.n = n,
+				  .in = r->map + ch->offset + sizeof(struct iot_packed),
+				  .len = ch->packed_bytes};
+	iot_unpack_begin(&s->u);
+	return 0;
+}
+
+/* The next record of packed span s, unpacked into a slot of c's pool; NULL
+ * (r->lazy_err set) when it does not unpack: damage the open did not check
+ * for (trace_reader_open_unchecked), found here as by a whole unpacking */
+static const struct iot_rec *unpack_next(struct trace_reader *r, struct reader_cpu *c,
+					 struct reader_span *s)
+{
+	struct iot_rec *slot;
+
+	if (c->stage_at == c->stage_n) { /* s->n records left, none staged */
+		unsigned int k = s->n < READER_STAGE ? (unsigned int)s->n : READER_STAGE;
+		size_t used;
+
+		if (iot_unpack_more(&s->u, s->in, s->len, c->stage, k, &used) != k) {
+			r->lazy_err = -EINVAL;
+			return NULL;
+		}
+		s->in += used;
+		s->len -= used;
+		if (k == s->n && r->unchecked && !padding_ok(s->in, 0, s->len)) {
+			r->lazy_err = -EINVAL; /* bytes left after the last record */
+			return NULL;
+		}
+		c->stage_at = 0;
+		c->stage_n = k;
+	}
+	if (!c->nr_free) { /* more held than a window and a batch */
+		r->lazy_err = -ENOMEM;
+		return NULL;
+	}
+	slot = &c->pool[c->free_slot[--c->nr_free]];
+	*slot = c->stage[c->stage_at++];
+	return slot;
+}
+
+/* The slots of the records returned by the last call free again */
+static void release_held(struct trace_reader *r)
+{
+	for (unsigned int k = 0; k < r->nr_held; k++) {
+		struct reader_cpu *c = &r->cpus[r->held[k].stream];
+
+		c->free_slot[c->nr_free++] = (uint8_t)r->held[k].slot;
+	}
+	r->nr_held = 0;
 }
 
 /* A back-pressure mark of a CPU's, taken in that CPU's order: a stretch
@@ -1222,9 +1314,15 @@ refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 		const struct iot_rec *x = s->p;
 		unsigned int i = c->win_count;
 
-		/* 16 streams interleaved are more than the hardware prefetcher
-		 * follows: 4 records ahead (tried 4 to 16) */
-		__builtin_prefetch(x + 4);
+		if (x) {
+			/* 16 streams interleaved are more than the hardware
+			 * prefetcher follows: 4 records ahead (tried 4 to 16) */
+			__builtin_prefetch(x + 4);
+			s->p++;
+		} else if (!(x = unpack_next(r, c, s))) {
+			c->first_span = c->nr_spans; /* damaged: the stream ends */
+			break;
+		}
 		/* a gap before a CPU's first record is no loss: a ring
 		 * recording starts where the oldest kept record starts */
 		if (x->seq > r->next_seq[cpu] && r->next_seq[cpu] != UINT64_MAX) {
@@ -1251,7 +1349,6 @@ refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 		}
 		c->win[(c->win_start + i) % READER_REORDER] = x;
 		c->win_count++;
-		s->p++;
 		if (--s->n == 0)
 			c->first_span++;
 	}
@@ -1280,7 +1377,9 @@ static void release_behind(struct trace_reader *r)
 				low = p;
 		}
 		if (c->first_span < c->nr_spans) {
-			const uint8_t *p = (const uint8_t *)c->spans[c->first_span].p;
+			const struct reader_span *s = &c->spans[c->first_span];
+			/* records in place, or the packed bytes still to read */
+			const uint8_t *p = s->p ? (const uint8_t *)s->p : s->in;
 
 			if (p >= r->map && p < low)
 				low = p;
@@ -1360,6 +1459,10 @@ take_head(struct trace_reader *r, uint32_t i)
 	struct reader_cpu *c = &r->cpus[i];
 	const struct iot_rec *x = c->win[c->win_start];
 
+	/* a slot of the pool: held until the next call (nr_held stays below
+	 * READER_BATCH_MAX: a call returns no more) */
+	if (c->pool && x >= c->pool && x < c->pool + READER_POOL)
+		r->held[r->nr_held++] = (struct reader_held){i, (uint32_t)(x - c->pool)};
 	c->win_start = (c->win_start + 1) % READER_REORDER;
 	c->win_count--;
 	refill(r, c, i);
@@ -1369,6 +1472,10 @@ take_head(struct trace_reader *r, uint32_t i)
 
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 {
+	if (r->nr_held)
+		release_held(r);
+	if (r->lazy_err)
+		return r->lazy_err;
 	if (r->has_spec) {
 		if (!r->sorted && build_sorted(r))
 			return -ENOMEM;
@@ -1386,7 +1493,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 		}
 		if (r->next_chunk >= r->nr_chunks) {
 			if (r->limit_ns == UINT64_MAX)
-				return 0;
+				return r->lazy_err; /* 0: the end */
 			r->limit_ns = UINT64_MAX;
 			continue;
 		}
@@ -1397,6 +1504,15 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 			if (has_recs(ch->type)) {
 				const struct iot_rec *p = ch->recs;
 
+				if (ch->packed_bytes && !r->ahead_tried)
+					start_ahead(r, r->next_chunk - 1);
+				if (ch->packed_bytes && !r->ahead &&
+				    r->nr_leaves >= READER_LAZY_STREAMS) {
+					if (push_packed(r, &r->cpus[ch->cpu], ch))
+						return -ENOMEM;
+					r->tree_ok = false;
+					continue;
+				}
 				if (ch->packed_bytes) {
 					struct iot_rec *u =
 					    unpack_at(r, r->next_chunk - 1);
@@ -1435,6 +1551,12 @@ int trace_reader_next_batch(struct trace_reader *r, const struct iot_rec **recs,
 {
 	unsigned int n = 0;
 
+	if (r->nr_held)
+		release_held(r);
+	if (r->lazy_err)
+		return r->lazy_err;
+	if (max > READER_BATCH_MAX) /* what the pool holds */
+		max = READER_BATCH_MAX;
 	/* the records before the limit, in the windows already: no call
 	 * and no round to read per record */
 	if (!r->has_spec && r->tree_ok)

@@ -16,6 +16,7 @@
 
 #include "format.h"
 #include "gaps.h"
+#include "pack.h"
 
 #define READER_REORDER 16 /* per-CPU reorder window: deeper than any nesting */
 /* a trace up to this size is mapped populated and kept; a larger one is
@@ -49,9 +50,30 @@ struct reader_unpacked {
 	uint32_t stream;
 };
 
+/* A packed chunk's records are unpacked as the merge reaches each, into a
+ * slot of its stream's pool, rather than a whole round's chunks at once
+ * (16 CPUs of 4 MB buffers: 128 MB for two rounds). A slot is held while
+ * its record is in the window, and after it is returned until the next
+ * call (trace_reader_next, _next_batch: at most READER_BATCH_MAX records
+ * a call): a pool of the window and a batch never runs out. */
+#define READER_BATCH_MAX 64
+#define READER_POOL	 (READER_REORDER + READER_BATCH_MAX + 16)
+#define READER_STAGE	 16
+/* From this many streams with records: with fewer, a stream's records come
+ * in long runs, and a chunk unpacked whole is read in order (a 2-CPU zram
+ * recording: 0.64 s whole, 0.74 s each as reached; 4 CPUs of mktrace
+ * --busy: 0.71 and 0.72 s, 263 and 234 MB; 16 CPUs: 2.07 and 2.12 s, 166
+ * and 43 MB) */
+#define READER_LAZY_STREAMS 4
+
+/* n records of a stream: at p (records in place), or, p NULL, packed
+ * (len bytes at in, u the record before) */
 struct reader_span {
 	const struct iot_rec *p;
 	uint64_t n;
+	const uint8_t *in;
+	size_t len;
+	struct iot_unpacker u;
 };
 
 struct reader_cpu {
@@ -59,6 +81,14 @@ struct reader_cpu {
 	size_t nr_spans, first_span, cap_spans;
 	const struct iot_rec *win[READER_REORDER]; /* sorted by ts, ring */
 	unsigned int win_start, win_count;
+	struct iot_rec *pool; /* READER_POOL slots (packed spans), or NULL */
+	uint8_t free_slot[READER_POOL];
+	unsigned int nr_free;
+	/* the first span's records unpacked READER_STAGE at a time (the
+	 * unpacker's state in registers for as many), then each copied into
+	 * a slot as the window takes it */
+	struct iot_rec *stage;
+	unsigned int stage_at, stage_n;
 };
 
 /* A CPU's drops so far, and its last stretch (index + 1, 0 none), while the
@@ -126,6 +156,15 @@ struct trace_reader {
 	/* their unpacking ahead of the merge, begun at the first of them */
 	struct reader_ahead *ahead;
 	bool ahead_tried;
+	/* without it: each unpacked as the merge reaches its records (struct
+	 * reader_span); the slots returned since the last call, to be freed
+	 * at the next, and a chunk found damaged there (-EINVAL) */
+	struct reader_held {
+		uint32_t stream;
+		uint32_t slot;
+	} held[READER_BATCH_MAX];
+	unsigned int nr_held;
+	int lazy_err;
 	/* trace_reader_open_threads: the packed chunks are indexed as their
 	 * headers say and checked after the walk, on this many threads
 	 * (chunks[deferred[k]]) */
@@ -205,14 +244,16 @@ int trace_reader_open_threads(struct trace_reader *r, const char *path,
  * and reads the records before the damage, which it then names. */
 int trace_reader_open_unchecked(struct trace_reader *r, const char *path,
 				unsigned int threads, char *errbuf, size_t errlen);
-/* The next record in time order: 1 with *rec set, 0 at the end. *rec
- * stays valid until the reader is released, but for a record of a packed
- * chunk: until the next call. */
+/* The next record in time order: 1 with *rec set, 0 at the end, or < 0:
+ * -ENOMEM, or -EINVAL for a packed chunk that does not unpack (an unchecked
+ * open's: read the trace again, checked). *rec stays valid until the
+ * reader is released, but for a record of a packed chunk: until the next
+ * call. */
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec);
-/* The next records, up to max of them, into recs: how many, 0 at the end,
- * or < 0. Each stays valid as trace_reader_next's do, those of a packed
- * chunk until the next call. The same records as trace_reader_next's, a
- * call for many (the one-thread report's loop). */
+/* The next records, up to max of them (at most READER_BATCH_MAX), into
+ * recs: how many, 0 at the end, or < 0. Each stays valid as trace_reader_next's do, those
+ * of a packed chunk until the next call. The same records as trace_reader_next's, a call
+ * for many (the one-thread report's loop). */
 int trace_reader_next_batch(struct trace_reader *r, const struct iot_rec **recs,
 			    unsigned int max);
 /* Back to the first record. */

@@ -14,8 +14,11 @@ for k in zero-ids cut-bad-cpu no-nul-names hostile-names big-time drops-at; do
 done
 "$ROOT/build/tools/mktrace" "$D/trace/mk20.iot" 20 >/dev/null
 "$ROOT/build/tools/mktrace" "$D/trace/mk200x2.iot" 200 2 >/dev/null
-# the same records packed (EVENTS_PACKED chunks, format 1.10)
+# the same records packed (EVENTS_PACKED chunks, format 1.10); and 4 CPUs
+# packed, whose records the merge unpacks as it reaches each
 "$ROOT/build/iotrail" pack -i "$D/trace/mk200x2.iot" -o "$D/trace/mk200x2-packed.iot"
+"$ROOT/build/tools/mktrace" "$W/mk100x4.iot" 100 4 >/dev/null
+"$ROOT/build/iotrail" pack -i "$W/mk100x4.iot" -o "$D/trace/mk100x4-packed.iot"
 # the same bytes on every machine (FUZZ_REPEATABLE): file data from a
 # seeded generator, fixed UUIDs, hash seed and times (mke2fs -d copies
 # the times from the files; debugfs sets them)

@@ -360,7 +360,13 @@ if grep -q "read again" "$TMP/bigp.seg.err" "$TMP/bigp.one.err"; then
 else
 	ok "a whole large packed trace: read once, on 6 threads in segments and by one reader"
 fi
-python3 - "$TMP/bigp.iot" "$TMP/bigd.iot" <<'PY' >"$TMP/bigd.at"
+# (the same with 4 CPUs, whose packed chunks the merge unpacks record by
+# record as it reaches them: READER_LAZY_STREAMS)
+"$TOOLS/mktrace" "$TMP/big4.iot" 250000 4 >/dev/null 2>&1 &&
+	"$IOTRAIL" pack -i "$TMP/big4.iot" -o "$TMP/big4p.iot" 2>"$TMP/err" ||
+	not_ok "a packed trace of 4 CPUs" "$(tail -2 "$TMP/err")"
+damaged() { # PACKED WHAT
+	python3 - "$1" "$TMP/bigd.iot" <<'PY' >"$TMP/bigd.at"
 import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
 off, packed = 64, []
@@ -374,23 +380,26 @@ b[at + 16 + 8 + 1] = 0x10  # record 0's mask: a bit no field has
 open(sys.argv[2], "wb").write(b)
 print(at)
 PY
-at=$(cat "$TMP/bigd.at")
-fails=
-IOTRAIL_CHECKED=1 "$IOTRAIL" report --threads 1 -i "$TMP/bigd.iot" -f json 2>"$TMP/bigd.c.err" >"$TMP/bigd.c.json"
-[ $? = 3 ] || fails+=" checked: exit not 3;"
-for args in "--threads 1" "" "--threads 6"; do
-	IOTRAIL_DEBUG=1 IOTRAIL_SEGMENT=${args:+20000} "$IOTRAIL" report $args -i "$TMP/bigd.iot" -f json \
-		2>"$TMP/bigd.err" >"$TMP/bigd.json"
-	rc=$?
-	[ $rc = 3 ] || fails+=" [$args] exit $rc;"
-	grep -q "read again, checked" "$TMP/bigd.err" || fails+=" [$args] not read again;"
-	grep -q "bigd.iot: offset $at: packed events chunk damaged at offset" "$TMP/bigd.err" ||
-		fails+=" [$args] the damage not named;"
-	cmp -s "$TMP/bigd.c.json" "$TMP/bigd.json" || fails+=" [$args] not the checked report;"
-done
-[ -z "$fails" ] && ok "a large packed trace damaged late: read again, checked; exit 3, offset $at named, the checked report (1, 2 and 6 threads)" ||
-	not_ok "a large packed trace damaged late" "$fails $(grep -v debug "$TMP/bigd.err" | head -3)"
-rm -f "$TMP/big.iot" "$TMP/bigp.iot" "$TMP/bigu.iot" "$TMP/bigd.iot"
+	at=$(cat "$TMP/bigd.at")
+	fails=
+	IOTRAIL_CHECKED=1 "$IOTRAIL" report --threads 1 -i "$TMP/bigd.iot" -f json 2>"$TMP/bigd.c.err" >"$TMP/bigd.c.json"
+	[ $? = 3 ] || fails+=" checked: exit not 3;"
+	for args in "--threads 1" "" "--threads 6"; do
+		IOTRAIL_DEBUG=1 IOTRAIL_SEGMENT=${args:+20000} "$IOTRAIL" report $args -i "$TMP/bigd.iot" -f json \
+			2>"$TMP/bigd.err" >"$TMP/bigd.json"
+		rc=$?
+		[ $rc = 3 ] || fails+=" [$args] exit $rc;"
+		grep -q "read again, checked" "$TMP/bigd.err" || fails+=" [$args] not read again;"
+		grep -q "bigd.iot: offset $at: packed events chunk damaged at offset" "$TMP/bigd.err" ||
+			fails+=" [$args] the damage not named;"
+		cmp -s "$TMP/bigd.c.json" "$TMP/bigd.json" || fails+=" [$args] not the checked report;"
+	done
+	[ -z "$fails" ] && ok "$2 damaged late: read again, checked; exit 3, offset $at named, the checked report (1, 2 and 6 threads)" ||
+		not_ok "$2 damaged late" "$fails $(grep -v debug "$TMP/bigd.err" | head -3)"
+}
+damaged "$TMP/bigp.iot" "a large packed trace"
+damaged "$TMP/big4p.iot" "a packed trace of 4 CPUs (unpacked as the merge reaches each record)"
+rm -f "$TMP/big.iot" "$TMP/bigp.iot" "$TMP/bigu.iot" "$TMP/bigd.iot" "$TMP/big4.iot" "$TMP/big4p.iot"
 
 # --- bad input ------------------------------------------------------------------------
 # a packed trace cut inside a chunk: what is whole is kept, the cut named
