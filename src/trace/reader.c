@@ -2392,6 +2392,8 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 	cur->live = NULL;
 	cur->nr_live = cur->cap_live = 0;
 	cur->ahead = NULL;
+	cur->nr_held = 0; /* its own streams' pools (none: spans in place) */
+	cur->lazy_err = 0;
 	cur->sorted = NULL;
 	cur->tree_ok = false;
 	cur->next_chunk = r->nr_chunks; /* nothing more to read: */
