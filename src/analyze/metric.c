@@ -135,6 +135,23 @@ static int sketch_merge(struct metric_sketch *dst, const struct metric_sketch *s
 static int each_value(const struct metric *m, int (*fn)(void *ctx, uint64_t v),
 		      void *ctx);
 
+/* Every value m keeps as such let go (v, v32, the runs taken), and its
+ * buckets too where `buckets`; its counts stay */
+static void let_go_values(struct metric *m, bool buckets)
+{
+	runs_release(&m->r32);
+	runs_release(&m->r64);
+	free(m->v);
+	free(m->v32);
+	m->v = NULL;
+	m->v32 = NULL;
+	m->cap = m->cap32 = m->n32 = m->n_runs = 0;
+	if (buckets) {
+		sketch_free(m->sk);
+		m->sk = NULL;
+	}
+}
+
 /* m's values into buckets, and let go. 0 or -ENOMEM (m as it was). */
 static int to_sketch(struct metric *m)
 {
@@ -148,13 +165,7 @@ static int to_sketch(struct metric *m)
 		sketch_free(sk);
 		return -ENOMEM;
 	}
-	runs_release(&m->r32);
-	runs_release(&m->r64);
-	free(m->v);
-	free(m->v32);
-	m->v = NULL;
-	m->v32 = NULL;
-	m->cap = m->cap32 = m->n32 = m->n_runs = 0;
+	let_go_values(m, false);
 	m->sorted = false;
 	m->sk = sk;
 	return 0;
@@ -362,15 +373,8 @@ int metric_take(struct metric *dst, struct metric *src)
 
 		if (err)
 			return err;
-		runs_release(&src->r32);
-		runs_release(&src->r64);
-		free(src->v);
-		free(src->v32);
-		sketch_free(src->sk);
-		src->v = NULL;
-		src->v32 = NULL;
-		src->sk = NULL;
-		src->cap = src->cap32 = src->n32 = src->n_runs = src->n = 0;
+		let_go_values(src, true);
+		src->n = 0;
 		src->sum = 0;
 		return 0;
 	}
@@ -850,13 +854,7 @@ void metric_drop_values(struct metric *m)
 {
 	if (!m->finished || m->keep_time)
 		return;
-	free(m->v);
-	free(m->v32);
-	sketch_free(m->sk);
-	m->v = NULL;
-	m->v32 = NULL;
-	m->sk = NULL;
-	m->cap = m->cap32 = 0;
+	let_go_values(m, true);
 }
 
 void metric_release(struct metric *m)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iotrail flows [-i TRACE] [--id N] [--slowest N|all] [-f text|csv|json|chrome]:
+ * iotrail flows [-i TRACE] [--id N] [--slowest N|all] [--time FROM,TO]
+ *               [-f text|csv|json|chrome]:
  * `iotrail report -a flows` and its options (docs/FLOWS.md), as git runs
  * an alias: one analysis path, one set of renderers.
  */
@@ -24,7 +25,7 @@ int cmd_flows(int argc, char **argv)
 			printf(
 			    "usage: iotrail flows [-i FILE] [--id N] [--slowest N|all] "
 			    "[--where layer=L[@DEV]]\n                     "
-			    "[-f text|csv|json|chrome]\n"
+			    "[--time FROM,TO] [-f text|csv|json|chrome]\n"
 			    "\n"
 			    "Each I/O followed from what asked for it (a system call, an "
 			    "io_uring\nrequest, readahead, writeback, the journal) to "
