@@ -68,10 +68,12 @@ assert all(r["pid"] == pid for r in rows(flow)), rows(flow)
 lost = flow["join"]["lost_completions"] + flow["join"]["unfinished"]
 got = sum(r["read_bytes"] for r in rows(flow))
 # every byte of the file but the requests whose completion the kernel kept
-# from the programs (each at most the device's largest request);
-# /proc/PID/io may also count python's own modules when they were not
-# cached (CI: 12 KiB more)
-assert rbytes >= got and abs(got - asize) <= lost * (maxkb << 10), (got, asize, rbytes, flow["join"])
+# from the programs (each at most the device's largest request), and no
+# more than the kernel counted for the reader: /proc/PID/io may also count
+# python's own modules when they were not cached (CI: 12 KiB more), and
+# both count the file system's metadata the reader's reads fetched from
+# the device (a CI run: 256 KiB more in both)
+assert got <= rbytes and got >= asize - lost * (maxkb << 10), (got, asize, rbytes, flow["join"])
 assert flow["flows_recorded"].startswith("command: start=syscall,io_uring"), flow["flows_recorded"]
 assert full["flows_recorded"] == "", full["flows_recorded"]
 assert size < fsize, (size, fsize)
