@@ -261,6 +261,11 @@ static inline void analysis_note_err(struct analysis *a, int err)
 		__atomic_compare_exchange_n(&a->err, &none, err, false, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED);
 }
+/* Whether --time limits what is analysed (analysis_env from_ns, to_ns) */
+static inline bool analysis_windowed(const struct analysis *a)
+{
+	return a->env.from_ns || a->env.to_ns != UINT64_MAX;
+}
 /* m finished: whether its percentiles come from buckets noted, for the
  * report to say so (analyzers finish on several threads: fanout.c) */
 static inline void analysis_note_metric(struct analysis *a, const struct metric *m)

@@ -172,7 +172,8 @@ static int to_sketch(struct metric *m)
 }
 
 /* src's values (its buckets, or each value wherever it is) into dst's
- * buckets, made first where dst has none; then the counts. */
+ * buckets, made first where dst has none; the counts are the caller's
+ * (add_counts) */
 static int into_sketch(struct metric *dst, const struct metric *src)
 {
 	if (dst->keep_time || src->keep_time)
@@ -182,8 +183,6 @@ static int into_sketch(struct metric *dst, const struct metric *src)
 	if (src->sk ? sketch_merge(dst->sk, src->sk)
 		    : each_value(src, sketch_add_cb, dst->sk))
 		return -ENOMEM;
-	dst->n += src->n;
-	dst->sum += src->sum;
 	return 0;
 }
 
@@ -300,22 +299,6 @@ static int add_one(void *ctx, uint64_t v)
 	return metric_add(ctx, 0, v);
 }
 
-int metric_add_all(struct metric *dst, const struct metric *src)
-{
-	if (src->sk) {
-		int err = into_sketch(dst, src);
-
-		if (err)
-			return err;
-		dst->sorted = false;
-	} else if (each_value(src, add_one, dst)) {
-		return -ENOMEM;
-	}
-	if (src->agg_n)
-		metric_add_hist(dst, src->agg_b, src->agg_sum);
-	return 0;
-}
-
 /* what dst counts of src's values, besides the values themselves */
 static void add_counts(struct metric *dst, const struct metric *src)
 {
@@ -327,6 +310,22 @@ static void add_counts(struct metric *dst, const struct metric *src)
 		metric_add_hist(dst, src->agg_b, src->agg_sum);
 }
 
+int metric_add_all(struct metric *dst, const struct metric *src)
+{
+	if (src->sk) {
+		int err = into_sketch(dst, src);
+
+		if (!err)
+			add_counts(dst, src);
+		return err;
+	}
+	if (each_value(src, add_one, dst))
+		return -ENOMEM;
+	if (src->agg_n)
+		metric_add_hist(dst, src->agg_b, src->agg_sum);
+	return 0;
+}
+
 int metric_append(struct metric *dst, const struct metric *src)
 {
 	size_t nv = nr_v(dst), snv = nr_v(src);
@@ -336,9 +335,8 @@ int metric_append(struct metric *dst, const struct metric *src)
 	if (past_exact(dst, src)) {
 		int err = into_sketch(dst, src);
 
-		/* the counts but the values' (into_sketch's) */
-		if (!err && src->agg_n)
-			metric_add_hist(dst, src->agg_b, src->agg_sum);
+		if (!err)
+			add_counts(dst, src);
 		return err;
 	}
 	if (src->n_runs)

@@ -325,7 +325,7 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	if (a->bucketed)
 		jw_uint_field(&w, "bucketed_above", metric_exact_max());
 	/* --time: what ended in [from_ns, to_ns) alone (to_ns null: the end) */
-	if (a->env.from_ns || a->env.to_ns != UINT64_MAX) {
+	if (analysis_windowed(a)) {
 		jw_name(&w, "time_window");
 		jw_start_object(&w);
 		jw_uint_field(&w, "from_ns", a->env.from_ns);

@@ -595,7 +595,7 @@ void render_text(FILE *f, const struct report_info *ri, const struct analysis *a
 		return;
 	}
 	header(f, ri);
-	if (a->env.from_ns || a->env.to_ns != UINT64_MAX) {
+	if (analysis_windowed(a)) {
 		char to[32] = "the end";
 
 		if (a->env.to_ns != UINT64_MAX)

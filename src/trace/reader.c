@@ -1056,6 +1056,15 @@ static void free_live(struct trace_reader *r)
 	r->nr_live = 0;
 }
 
+/* Every slot of c's pool free, nothing staged */
+static void pool_reset(struct reader_cpu *c)
+{
+	for (unsigned int k = 0; k < READER_POOL; k++)
+		c->free_slot[k] = (uint8_t)k;
+	c->nr_free = READER_POOL;
+	c->stage_at = c->stage_n = 0;
+}
+
 void trace_reader_rewind(struct trace_reader *r)
 {
 	for (uint32_t i = 0; i < r->nr_streams; i++) {
@@ -1063,10 +1072,8 @@ void trace_reader_rewind(struct trace_reader *r)
 
 		c->nr_spans = c->first_span = 0;
 		c->win_start = c->win_count = 0;
-		for (unsigned int k = 0; c->pool && k < READER_POOL; k++)
-			c->free_slot[k] = (uint8_t)k;
-		c->nr_free = c->pool ? READER_POOL : 0;
-		c->stage_at = c->stage_n = 0;
+		if (c->pool)
+			pool_reset(c);
 	}
 	r->nr_held = 0;
 	r->lazy_err = 0;
@@ -1191,10 +1198,7 @@ static int push_packed(const struct trace_reader *r, struct reader_cpu *c,
 		if (!c->pool)
 			return -ENOMEM;
 		c->stage = c->pool + READER_POOL;
-		c->stage_at = c->stage_n = 0;
-		for (unsigned int k = 0; k < READER_POOL; k++)
-			c->free_slot[k] = (uint8_t)k;
-		c->nr_free = READER_POOL;
+		pool_reset(c);
 	}
 	if (!(s = span_new(c)))
 		return -ENOMEM;

@@ -251,9 +251,10 @@ int trace_reader_open_unchecked(struct trace_reader *r, const char *path,
  * call. */
 int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec);
 /* The next records, up to max of them (at most READER_BATCH_MAX), into
- * recs: how many, 0 at the end, or < 0. Each stays valid as trace_reader_next's do, those
- * of a packed chunk until the next call. The same records as trace_reader_next's, a call
- * for many (the one-thread report's loop). */
+ * recs: how many, 0 at the end, or < 0. Each stays valid as
+ * trace_reader_next's do, those of a packed chunk until the next call.
+ * The same records as trace_reader_next's, a call for many (the
+ * one-thread report's loop). */
 int trace_reader_next_batch(struct trace_reader *r, const struct iot_rec **recs,
 			    unsigned int max);
 /* Back to the first record. */
