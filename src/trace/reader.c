@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1184,13 +1185,17 @@ static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
 }
 
 /* Packed chunk ch's records to be unpacked as the merge reaches them (its
- * stream's pool made at its first). 0 or -ENOMEM. */
+ * stream's pool made at its first): from the record after cp (NULL: the
+ * first), those in [from, to) when filtered. 0 or -ENOMEM. */
 static int push_packed(const struct trace_reader *r, struct reader_cpu *c,
-		       const struct reader_chunk *ch)
+		       const struct reader_chunk *ch, const struct reader_cp *cp,
+		       bool filtered, uint64_t from, uint64_t to)
 {
-	uint64_t n = ch->size / IOT_REC_SIZE;
+	uint64_t n = ch->size / IOT_REC_SIZE, off = cp ? cp->off : 0;
 	struct reader_span *s;
 
+	if (cp && cp->idx >= n)
+		return 0;
 	if (!n)
 		return 0;
 	if (!c->pool) {
@@ -1202,37 +1207,68 @@ static int push_packed(const struct trace_reader *r, struct reader_cpu *c,
 	}
 	if (!(s = span_new(c)))
 		return -ENOMEM;
-	*s = (struct reader_span){.n = n,
-				  .in = r->map + ch->offset + sizeof(struct iot_packed),
-				  .len = ch->packed_bytes};
-	iot_unpack_begin(&s->u);
+	*s = (struct reader_span){.n = n - (cp ? cp->idx : 0),
+				  .in = r->map + ch->offset + sizeof(struct iot_packed) +
+					off,
+				  .len = ch->packed_bytes - off,
+				  .filtered = filtered,
+				  .tail = UINT_MAX,
+				  .from = from,
+				  .to = to};
+	if (cp)
+		s->u = cp->u;
+	else
+		iot_unpack_begin(&s->u);
 	return 0;
 }
 
 /* The next record of packed span s, unpacked into a slot of c's pool; NULL
- * (r->lazy_err set) when it does not unpack: damage the open did not check
+ * at the end of a filtered span (the rest outside its stretch), or, with
+ * r->lazy_err set, when it does not unpack: damage the open did not check
  * for (trace_reader_open_unchecked), found here as by a whole unpacking */
 static const struct iot_rec *unpack_next(struct trace_reader *r, struct reader_cpu *c,
 					 struct reader_span *s)
 {
 	struct iot_rec *slot;
+	const struct iot_rec *x;
 
-	if (c->stage_at == c->stage_n) { /* s->n records left, none staged */
-		unsigned int k = s->n < READER_STAGE ? (unsigned int)s->n : READER_STAGE;
-		size_t used;
+	for (;;) {
+		if (c->stage_at == c->stage_n) { /* s->n left, none staged */
+			unsigned int k =
+			    s->n < READER_STAGE ? (unsigned int)s->n : READER_STAGE;
+			size_t used;
 
-		if (iot_unpack_more(&s->u, s->in, s->len, c->stage, k, &used) != k) {
-			r->lazy_err = -EINVAL;
+			if (!k)
+				return NULL; /* a filtered span's end */
+			if (iot_unpack_more(&s->u, s->in, s->len, c->stage, k, &used) !=
+			    k) {
+				r->lazy_err = -EINVAL;
+				return NULL;
+			}
+			s->in += used;
+			s->len -= used;
+			if (k == s->n && r->unchecked && !padding_ok(s->in, 0, s->len)) {
+				r->lazy_err = -EINVAL; /* bytes after the last record */
+				return NULL;
+			}
+			c->stage_at = 0;
+			c->stage_n = k;
+		}
+		x = &c->stage[c->stage_at];
+		if (!s->filtered || (x->ts_ns >= s->from && x->ts_ns < s->to))
+			break;
+		/* outside the segment's stretch: passed over */
+		c->stage_at++;
+		s->n--;
+		if (x->ts_ns >= s->to && s->tail == UINT_MAX)
+			s->tail = READER_REORDER;
+		if (s->tail != UINT_MAX && (!s->tail-- || !s->n)) {
+			c->stage_at = c->stage_n; /* the rest are all later */
+			s->n = 0;
 			return NULL;
 		}
-		s->in += used;
-		s->len -= used;
-		if (k == s->n && r->unchecked && !padding_ok(s->in, 0, s->len)) {
-			r->lazy_err = -EINVAL; /* bytes left after the last record */
+		if (!s->n)
 			return NULL;
-		}
-		c->stage_at = 0;
-		c->stage_n = k;
 	}
 	if (!c->nr_free) { /* more held than a window and a batch */
 		r->lazy_err = -ENOMEM;
@@ -1324,6 +1360,10 @@ refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 			__builtin_prefetch(x + 4);
 			s->p++;
 		} else if (!(x = unpack_next(r, c, s))) {
+			if (!r->lazy_err) { /* a segment's span: the rest later */
+				c->first_span++;
+				continue;
+			}
 			c->first_span = c->nr_spans; /* damaged: the stream ends */
 			break;
 		}
@@ -1355,6 +1395,10 @@ refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 		c->win_count++;
 		if (--s->n == 0)
 			c->first_span++;
+		else if (s->filtered && s->tail != UINT_MAX && !s->tail--) {
+			c->stage_at = c->stage_n; /* the rest are all later */
+			c->first_span++;
+		}
 	}
 }
 
@@ -1512,7 +1556,8 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 					start_ahead(r, r->next_chunk - 1);
 				if (ch->packed_bytes && !r->ahead &&
 				    r->nr_leaves >= READER_LAZY_STREAMS) {
-					if (push_packed(r, &r->cpus[ch->cpu], ch))
+					if (push_packed(r, &r->cpus[ch->cpu], ch, NULL,
+							false, 0, 0))
 						return -ENOMEM;
 					r->tree_ok = false;
 					continue;
@@ -1786,27 +1831,44 @@ struct chunk_look {
 	size_t nr_gapv, cap_gapv;
 };
 
-static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
-{
-	uint64_t next_seq = UINT64_MAX, behind = 0; /* the greatest W or more back */
+/* look_at over a chunk's n records given a part at a time (a packed
+ * chunk's, as they are unpacked) */
+struct look_run {
+	uint64_t n, i;	   /* the chunk's records; those looked at */
+	uint64_t next_seq; /* the last one's seq + 1 */
+	uint64_t behind;   /* the greatest time W or more back */
+	uint64_t last[W];  /* the times of the last W: record i's at i % W */
+};
 
+static void look_begin(struct chunk_look *c, struct look_run *lr, uint64_t n)
+{
+	memset(lr, 0, sizeof(*lr));
+	lr->n = n;
+	lr->next_seq = UINT64_MAX;
 	c->ok = true;
 	c->summaries = 0;
 	c->min_ts = c->min_past_head = UINT64_MAX;
 	c->max_ts = c->max_before_tail = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		const struct iot_rec *x = &p[i];
+}
+
+static void look_more(const struct iot_rec *p, uint64_t m, struct chunk_look *c,
+		      struct look_run *lr)
+{
+	for (uint64_t j = 0; j < m; j++, lr->i++) {
+		const struct iot_rec *x = &p[j];
+		uint64_t i = lr->i, n = lr->n;
 
 		if (i >= W) {
-			if (p[i - W].ts_ns > behind)
-				behind = p[i - W].ts_ns;
+			if (lr->last[i % W] > lr->behind)
+				lr->behind = lr->last[i % W];
 			if (x->ts_ns < c->min_past_head)
 				c->min_past_head = x->ts_ns;
 		}
+		lr->last[i % W] = x->ts_ns;
 		/* a time of UINT64_MAX is never returned (head_key); a
 		 * BIO_INFO of tid UINT32_MAX writes a seed fact a segment's
 		 * could not tell from none */
-		if (x->ts_ns < behind || x->ts_ns == UINT64_MAX ||
+		if (x->ts_ns < lr->behind || x->ts_ns == UINT64_MAX ||
 		    (x->type == IOT_EV_BIO_INFO && x->tid == UINT32_MAX))
 			c->ok = false;
 		/* a back-pressure mark is noted by the plan (few of them) */
@@ -1823,17 +1885,18 @@ static void look_at(const struct iot_rec *p, uint64_t n, struct chunk_look *c)
 			c->head[i] = x->ts_ns;
 		if (i + W >= n)
 			c->tail[i + W - n] = x->ts_ns;
-		if (i && x->seq > next_seq && next_seq != UINT64_MAX) {
-			struct trace_gap g = {x->seq, x->ts_ns, x->seq - next_seq};
+		if (i && x->seq > lr->next_seq && lr->next_seq != UINT64_MAX) {
+			struct trace_gap g = {x->seq, x->ts_ns, x->seq - lr->next_seq};
 
 			if (APPEND(c->gapv, c->nr_gapv, c->cap_gapv, &g, 1))
 				c->ok = false;
 		}
-		next_seq = x->seq + 1;
+		lr->next_seq = x->seq + 1;
 		c->summaries += x->type == IOT_EV_SUMMARY;
+		if (!i)
+			c->first_seq = x->seq;
+		c->last_seq = x->seq;
 	}
-	c->first_seq = p[0].seq;
-	c->last_seq = p[n - 1].seq;
 }
 
 /* A stream's records so far, for the order check: the times of its last
@@ -1894,6 +1957,7 @@ static bool stream_take(struct stream_look *s, const struct chunk_look *c, uint6
 
 struct plan_look {
 	const struct trace_reader *r;
+	struct reader_plan *plan;
 	struct chunk_look *looks;
 	size_t next;		 /* the next chunk to look at (atomic) */
 	unsigned int nr_at;	 /* threads begun (atomic) */
@@ -1933,13 +1997,80 @@ static bool in_map(const struct trace_reader *r, const struct reader_chunk *ch)
 	       (const uint8_t *)ch->recs < r->map + r->size;
 }
 
+/* Packed chunk k looked at as it is unpacked, READER_STAGE records at a
+ * time (no chunk is held unpacked), each part's state kept where the
+ * plan's cuts (the times cut_time estimated) fall in it: cut c's is that
+ * of the part in which a record first reaches cuts[c] (every one before
+ * is earlier), so that the segment from there unpacks its stretch, and
+ * not the chunk from its start. The least record is among the first
+ * READER_STAGE (each is at or after every one that many before it, or
+ * the plan is given up): cuts at or before it need none. 0, -EINVAL (it
+ * does not unpack), -ENOMEM. */
+static int look_packed(const struct trace_reader *r, struct reader_plan *pl, size_t k,
+		       struct chunk_look *c)
+{
+	const struct reader_chunk *ch = &r->chunks[k];
+	const uint8_t *in0 = r->map + ch->offset + sizeof(struct iot_packed);
+	struct reader_cps *cps = &pl->cps[k];
+	uint64_t n = ch->size / IOT_REC_SIZE, i = 0, hi = 0;
+	struct iot_rec stage[READER_STAGE];
+	struct iot_unpacker u;
+	struct look_run lr;
+	size_t at = 0, next = 0, cap = 0; /* bytes read; the next cut */
+
+	_Static_assert(READER_STAGE >= READER_REORDER, "the least is in the first part");
+	iot_unpack_begin(&u);
+	look_begin(c, &lr, n);
+	while (i < n) {
+		struct reader_cp cp = {.u = u, .off = at, .idx = i};
+		unsigned int want =
+		    n - i < READER_STAGE ? (unsigned int)(n - i) : READER_STAGE;
+		uint64_t lo = UINT64_MAX;
+		size_t used;
+
+		if (iot_unpack_more(&u, in0 + at, ch->packed_bytes - at, stage, want,
+				    &used) != want)
+			return -EINVAL;
+		at += used;
+		look_more(stage, want, c, &lr);
+		for (unsigned int j = 0; j < want; j++) {
+			if (stage[j].ts_ns > hi)
+				hi = stage[j].ts_ns;
+			if (stage[j].ts_ns < lo)
+				lo = stage[j].ts_ns;
+		}
+		if (!i) { /* the first cut after the least record */
+			size_t a = 1, b = pl->nr_segs;
+
+			while (a < b) {
+				size_t mid = a + (b - a) / 2;
+
+				if (pl->cuts[mid] <= lo)
+					a = mid + 1;
+				else
+					b = mid;
+			}
+			cps->seg0 = next = a;
+		}
+		for (; next < pl->nr_segs && pl->cuts[next] <= hi; next++) {
+			if (GROW(cps->v, cps->n + 1, cap))
+				return -ENOMEM;
+			cps->v[cps->n++] = cp;
+		}
+		i += want;
+	}
+	/* a damaged end the unchecked open left to the read */
+	if (r->unchecked && !padding_ok(in0, at, ch->packed_bytes))
+		return -EINVAL;
+	return 0;
+}
+
 static void *look_some(void *arg)
 {
 	struct plan_look *pl = arg;
 	const struct trace_reader *r = pl->r;
 	unsigned int me = __atomic_fetch_add(&pl->nr_at, 1, __ATOMIC_RELAXED);
-	struct iot_rec *buf = NULL; /* a packed chunk's records */
-	size_t k, cap = 0;
+	size_t k;
 
 	for (;;) {
 		/* the chunks are taken in file order: below the least one a
@@ -1962,20 +2093,17 @@ static void *look_some(void *arg)
 		if (!has_recs(ch->type) || !n)
 			continue;
 		if (ch->packed_bytes) { /* unpacked as the merge reaches it */
-			size_t used;
-
-			if (GROW(buf, n, cap) ||
-			    iot_unpack_some(r->map + ch->offset +
-						sizeof(struct iot_packed),
-					    ch->packed_bytes, buf, n, &used) != n) {
+			if (look_packed(r, pl->plan, k, &pl->looks[k])) {
 				pl->looks[k].ok = false; /* read in order, then */
 				continue;
 			}
-			look_at(buf, n, &pl->looks[k]);
 		} else {
+			struct look_run lr;
+
 			if (r->size > READER_POPULATE_MAX && in_map(r, ch))
 				populate(ch->recs, ch->size);
-			look_at(ch->recs, n, &pl->looks[k]);
+			look_begin(&pl->looks[k], &lr, n);
+			look_more(ch->recs, n, &pl->looks[k], &lr);
 		}
 		if (r->size > READER_POPULATE_MAX && k % 64 == 0 &&
 		    !__atomic_exchange_n(&pl->releasing, true, __ATOMIC_ACQUIRE)) {
@@ -1992,13 +2120,83 @@ static void *look_some(void *arg)
 			__atomic_store_n(&pl->releasing, false, __ATOMIC_RELEASE);
 		}
 	}
-	free(buf);
 	return NULL;
 }
 
 /* Any times cut the merge of a trace the plan takes: the cuts are where
  * about seg_recs records lie between, each chunk's records counted as
- * spread evenly over its span of time (its least to its greatest). */
+ * spread evenly over its span of time (est_spans). */
+struct chunk_span {
+	uint64_t min_ts, max_ts;
+};
+
+/* Each chunk's span, before its records are looked at (look_packed keeps
+ * the chunks' states at the cuts): from its first record to the first of
+ * its stream's next chunk, or to the second ROUND mark after it, when
+ * earlier (a drain's records are written before the mark after the
+ * next); the last ones to the trace's end. A packed chunk's first record
+ * is unpacked alone. -EINVAL: one did not unpack. */
+static int est_spans(const struct trace_reader *r, struct chunk_span *sp)
+{
+	uint64_t *next = malloc(r->nr_streams * sizeof(*next)), end = 0;
+	uint64_t marks[2] = {UINT64_MAX, UINT64_MAX}; /* the next two ROUNDs' */
+	int err = 0;
+
+	if (!next)
+		return -ENOMEM;
+	for (size_t k = 0; k < r->nr_chunks && !err; k++) {
+		const struct reader_chunk *ch = &r->chunks[k];
+		struct iot_rec first;
+		size_t used;
+
+		sp[k].min_ts = sp[k].max_ts = 0;
+		if (ch->type == IOT_CHUNK_ROUND && ch->size >= sizeof(struct iot_round)) {
+			struct iot_round rd;
+
+			memcpy(&rd, r->map + ch->offset, sizeof(rd));
+			if (rd.mark_ns > end)
+				end = rd.mark_ns;
+			sp[k].min_ts = rd.mark_ns;
+			continue;
+		}
+		if (!has_recs(ch->type) || !ch->size)
+			continue;
+		if (ch->packed_bytes)
+			err = iot_unpack_some(r->map + ch->offset +
+						  sizeof(struct iot_packed),
+					      ch->packed_bytes, &first, 1, &used) == 1
+				  ? 0
+				  : -EINVAL;
+		else
+			first = ch->recs[0];
+		sp[k].min_ts = first.ts_ns;
+		if (first.ts_ns > end)
+			end = first.ts_ns;
+	}
+	if (trace_reader_duration_ns(r) &&
+	    r->hdr.start_mono_ns + trace_reader_duration_ns(r) > end)
+		end = r->hdr.start_mono_ns + trace_reader_duration_ns(r);
+	for (uint32_t i = 0; i < r->nr_streams; i++)
+		next[i] = end;
+	for (size_t k = r->nr_chunks; k-- > 0 && !err;) {
+		const struct reader_chunk *ch = &r->chunks[k];
+
+		if (ch->type == IOT_CHUNK_ROUND && ch->size >= sizeof(struct iot_round)) {
+			marks[1] = marks[0];
+			marks[0] = sp[k].min_ts;
+			sp[k].min_ts = 0;
+			continue;
+		}
+		if (!has_recs(ch->type) || !ch->size)
+			continue;
+		sp[k].max_ts = next[ch->cpu] < marks[1] ? next[ch->cpu] : marks[1];
+		if (sp[k].max_ts < sp[k].min_ts)
+			sp[k].max_ts = sp[k].min_ts;
+		next[ch->cpu] = sp[k].min_ts;
+	}
+	free(next);
+	return err;
+}
 struct cut_ev {
 	uint64_t t;
 	double slope; /* records per ns from t on, added */
@@ -2013,7 +2211,7 @@ static int cmp_cut_ev(const void *a, const void *b)
 }
 
 static int cut_time(const struct trace_reader *r, struct reader_plan *pl,
-		    const struct chunk_look *looks, uint64_t seg_recs)
+		    const struct chunk_span *looks, uint64_t seg_recs)
 {
 	struct cut_ev *ev = malloc((2 * r->nr_chunks + 1) * sizeof(*ev));
 	size_t n = 0;
@@ -2023,7 +2221,7 @@ static int cut_time(const struct trace_reader *r, struct reader_plan *pl,
 	if (!ev)
 		return -ENOMEM;
 	for (size_t k = 0; k < r->nr_chunks; k++) {
-		const struct chunk_look *c = &looks[k];
+		const struct chunk_span *c = &looks[k];
 		double recs = (double)(r->chunks[k].size / IOT_REC_SIZE);
 
 		if (!has_recs(r->chunks[k].type) || !recs)
@@ -2045,8 +2243,11 @@ static int cut_time(const struct trace_reader *r, struct reader_plan *pl,
 		double upto = f + slope * (double)(ev[i].t - at);
 
 		while (want <= upto) {
-			uint64_t t =
-			    slope > 0 ? at + (uint64_t)((want - f) / slope) : ev[i].t;
+			/* want below f: inside a step (records at one time,
+			 * at), which the cuts before did not take whole */
+			uint64_t t = slope <= 0	 ? ev[i].t
+				     : want <= f ? at
+						 : at + (uint64_t)((want - f) / slope);
 
 			if (t > pl->cuts[pl->nr_segs - 1] && t < UINT64_MAX) {
 				if (GROW(pl->cuts, pl->nr_segs + 2, pl->cap_cuts)) {
@@ -2127,128 +2328,6 @@ static int list_chunks(const struct trace_reader *r, struct reader_plan *pl,
 	return 0;
 }
 
-/* The packed chunks the segments read, unpacked once (reader_plan's
- * unpacked). Fresh memory for every chunk was page faults and zeroing,
- * more than the unpacking itself (a recording's chunk is up to a 4 MB
- * buffer's records, 16 MB unpacked): a chunk let go leaves its memory on
- * a free list for the next. */
-struct reader_unpacked_set {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct unpacked_at {
-		struct iot_rec *recs;
-		size_t cap;
-		enum { UNP_NONE, UNP_BUSY, UNP_READY } state;
-	} * at; /* per chunk */
-	struct unpacked_free {
-		struct iot_rec *recs;
-		size_t cap;
-	} * free;
-	size_t nr_free, cap_free;
-	size_t nr_chunks;
-};
-
-static struct reader_unpacked_set *unpacked_new(size_t nr_chunks)
-{
-	struct reader_unpacked_set *u = calloc(1, sizeof(*u));
-
-	if (!u || !(u->at = calloc(nr_chunks ?: 1, sizeof(*u->at)))) {
-		free(u);
-		return NULL;
-	}
-	u->nr_chunks = nr_chunks;
-	pthread_mutex_init(&u->mu, NULL);
-	pthread_cond_init(&u->cv, NULL);
-	return u;
-}
-
-static void unpacked_release(struct reader_unpacked_set *u)
-{
-	if (!u)
-		return;
-	for (size_t k = 0; k < u->nr_chunks; k++)
-		free(u->at[k].recs);
-	for (size_t i = 0; i < u->nr_free; i++)
-		free(u->free[i].recs);
-	free(u->free);
-	free(u->at);
-	pthread_cond_destroy(&u->cv);
-	pthread_mutex_destroy(&u->mu);
-	free(u);
-}
-
-/* Packed chunk k's records for a segment: unpacked by the first segment
- * that asks (the others wait for it), or NULL (out of memory, damage) */
-static const struct iot_rec *unpacked_get(const struct trace_reader *r,
-					  struct reader_unpacked_set *u, size_t k)
-{
-	struct unpacked_at *a = &u->at[k];
-	const struct reader_chunk *ch = &r->chunks[k];
-	size_t n = ch->size / IOT_REC_SIZE ?: 1, best = SIZE_MAX, fit = SIZE_MAX;
-	struct iot_rec *recs = NULL;
-	size_t cap = 0;
-
-	pthread_mutex_lock(&u->mu);
-	while (a->state == UNP_BUSY)
-		pthread_cond_wait(&u->cv, &u->mu);
-	if (a->state == UNP_READY) {
-		pthread_mutex_unlock(&u->mu);
-		return a->recs;
-	}
-	a->state = UNP_BUSY;
-	/* the smallest free one that holds it, else the largest (made anew) */
-	for (size_t i = 0; i < u->nr_free; i++)
-		if (u->free[i].cap >= n) {
-			if (fit == SIZE_MAX || u->free[i].cap < u->free[fit].cap)
-				fit = i;
-		} else if (best == SIZE_MAX || u->free[i].cap > u->free[best].cap) {
-			best = i;
-		}
-	if (fit != SIZE_MAX)
-		best = fit;
-	if (best != SIZE_MAX) {
-		recs = u->free[best].recs;
-		cap = u->free[best].cap;
-		u->free[best] = u->free[--u->nr_free];
-	}
-	pthread_mutex_unlock(&u->mu);
-	if (cap < n) {
-		free(recs);
-		cap = n;
-		recs = malloc(cap * sizeof(*recs));
-	}
-	if (recs && !unpack_into(r, ch, recs)) {
-		free(recs);
-		recs = NULL;
-	}
-	pthread_mutex_lock(&u->mu);
-	a->recs = recs;
-	a->cap = recs ? cap : 0;
-	a->state = recs ? UNP_READY : UNP_NONE;
-	pthread_cond_broadcast(&u->cv);
-	pthread_mutex_unlock(&u->mu);
-	return recs;
-}
-
-/* No segment reads chunk k any more: its memory to the free list */
-static void unpacked_put(struct reader_unpacked_set *u, size_t k)
-{
-	struct unpacked_at *a = &u->at[k];
-
-	pthread_mutex_lock(&u->mu);
-	if (a->state == UNP_READY) {
-		if (GROW(u->free, u->nr_free + 1, u->cap_free))
-			free(a->recs);
-		else
-			u->free[u->nr_free++] =
-			    (struct unpacked_free){.recs = a->recs, .cap = a->cap};
-		a->recs = NULL;
-		a->cap = 0;
-		a->state = UNP_NONE;
-	}
-	pthread_mutex_unlock(&u->mu);
-}
-
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl)
 {
@@ -2256,6 +2335,7 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	uint64_t limit = 0, prev = 0, high = 0;
 	uint64_t *next_seq = NULL;
 	struct stream_look *seen = NULL;
+	struct chunk_span *spans = NULL;
 	int ret = 0;
 
 	memset(pl, 0, sizeof(*pl));
@@ -2267,9 +2347,28 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		    ((!r->chunks[k].recs && !r->chunks[k].packed_bytes) ||
 		     r->chunks[k].cpu >= r->nr_streams))
 			return 0;
+	look.plan = pl;
 	look.looks = calloc(r->nr_chunks, sizeof(*look.looks));
 	pl->stream_gaps = calloc(r->nr_streams, sizeof(*pl->stream_gaps));
 	pl->cuts = malloc(2 * sizeof(*pl->cuts));
+	pl->cps = calloc(r->nr_chunks, sizeof(*pl->cps));
+	pl->nr_chunks = r->nr_chunks;
+	spans = malloc(r->nr_chunks * sizeof(*spans));
+	if (!pl->cps || !spans || !pl->cuts) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* the cuts first, from each chunk's first record: the look keeps the
+	 * chunks' states there */
+	ret = est_spans(r, spans);
+	if (ret) {
+		if (ret == -EINVAL)
+			ret = 0; /* damaged: read in order */
+		goto out;
+	}
+	ret = cut_time(r, pl, spans, seg_recs);
+	if (ret || pl->nr_segs < 2)
+		goto out; /* one segment: the merge as it is */
 	if (trace_gaps_init(&pl->gap_at, r->nr_streams) ||
 	    trace_gaps_copy_dropped(&pl->gap_at, &r->gaps)) {
 		ret = -ENOMEM;
@@ -2327,17 +2426,13 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 				high = limit;
 		}
 	}
-	ret = cut_time(r, pl, look.looks, seg_recs);
-	if (ret)
-		goto out;
 	for (uint32_t s = 0; s < r->nr_streams; s++)
 		pl->gaps += pl->stream_gaps[s];
-	if (pl->nr_segs < 2)
-		goto out; /* one segment: the merge as it is */
 	ret = list_chunks(r, pl, look.looks);
 	if (!ret)
-		ret = (pl->unpacked = unpacked_new(r->nr_chunks)) ? 1 : -ENOMEM;
+		ret = 1;
 out:
+	free(spans);
 	for (size_t k = 0; look.looks && k < r->nr_chunks; k++) {
 		free(look.looks[k].degrades);
 		free(look.looks[k].gapv);
@@ -2359,7 +2454,9 @@ void reader_plan_release(struct reader_plan *pl)
 	free(pl->users);
 	free(pl->degrades);
 	trace_gaps_release(&pl->gap_at);
-	unpacked_release(pl->unpacked);
+	for (size_t k = 0; pl->cps && k < pl->nr_chunks; k++)
+		free(pl->cps[k].v);
+	free(pl->cps);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -2405,14 +2502,25 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 	if (alloc_merge(cur))
 		return -ENOMEM;
 	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++) {
-		const struct reader_chunk *ch = &r->chunks[pl->seg_chunks[i]];
+		size_t k = pl->seg_chunks[i];
+		const struct reader_chunk *ch = &r->chunks[k];
 		const struct iot_rec *p = ch->recs;
 		uint64_t n = ch->size / IOT_REC_SIZE;
 
 		if (ch->packed_bytes) {
-			if (!(p = unpacked_get(r, pl->unpacked, pl->seg_chunks[i])))
+			/* from the state kept where its stretch begins (none:
+			 * its first segment, or the chunk's start) */
+			const struct reader_cps *cps = &pl->cps[k];
+			const struct reader_cp *cp =
+			    seg >= cps->seg0 && seg - cps->seg0 < cps->n
+				? &cps->v[seg - cps->seg0]
+				: NULL;
+
+			if (push_packed(r, &cur->cpus[ch->cpu], ch, cp, true, from, to))
 				return -ENOMEM;
-		} else if (r->size > READER_POPULATE_MAX && in_map(r, ch)) {
+			continue;
+		}
+		if (r->size > READER_POPULATE_MAX && in_map(r, ch)) {
 			populate(p, ch->size);
 		}
 		/* the runs of its records in the stretch (in time order but for
@@ -2446,9 +2554,7 @@ void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan 
 	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++) {
 		size_t k = pl->seg_chunks[i];
 
-		if (!__atomic_sub_fetch(&pl->users[k], 1, __ATOMIC_ACQ_REL) &&
-		    r->chunks[k].packed_bytes)
-			unpacked_put(pl->unpacked, k);
+		__atomic_sub_fetch(&pl->users[k], 1, __ATOMIC_ACQ_REL);
 	}
 	/* a large trace's pages let go below the first chunk a segment still
 	 * reads (the segments are read in about file order) */

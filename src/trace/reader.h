@@ -67,13 +67,19 @@ struct reader_unpacked {
 #define READER_LAZY_STREAMS 4
 
 /* n records of a stream: at p (records in place), or, p NULL, packed
- * (len bytes at in, u the record before) */
+ * (len bytes at in, u the record before). A segment's packed span
+ * (filtered) gives only those of its stretch [from, to), and ends tail
+ * records after the first at to or later (those after are later still:
+ * the plan checked it) */
 struct reader_span {
 	const struct iot_rec *p;
 	uint64_t n;
 	const uint8_t *in;
 	size_t len;
 	struct iot_unpacker u;
+	bool filtered;
+	unsigned int tail;
+	uint64_t from, to;
 };
 
 struct reader_cpu {
@@ -304,22 +310,31 @@ struct reader_plan {
 	size_t low;	 /* the first chunk some segment still reads */
 	size_t released; /* bytes of the map let go below it */
 	bool releasing;	 /* a thread lets them go (atomic) */
+	/* a packed chunk's state where each segment after its first begins
+	 * to read it (its records before are all before that segment's
+	 * stretch): cps[k].v[seg - cps[k].seg0], found as the plan looks at
+	 * the chunk, so that no chunk is unpacked whole for the segments */
+	struct reader_cps {
+		struct reader_cp {
+			struct iot_unpacker u;
+			uint64_t off; /* bytes of its packed records before */
+			uint64_t idx; /* and records */
+		} * v;
+		size_t n, seg0;
+	} * cps;
+	size_t nr_chunks;
 	/* what trace_reader_next would have counted over every record */
 	uint64_t gaps, summaries;
 	uint64_t *stream_gaps;
 	struct iot_degrade_stretch *degrades; /* and listed */
 	size_t nr_degrades, cap_degrades;
 	struct trace_gaps gap_at; /* where the gaps are, all of them */
-	/* the packed chunks as the segments read them: each unpacked once,
-	 * by the first segment that reads it, for every segment whose
-	 * stretch its records meet (a chunk may span several), and let go
-	 * after the last (users); the memory kept for the next (reader.c) */
-	struct reader_unpacked_set *unpacked;
 };
 /* Looks at every record on `threads` threads: 1 with *pl made, segments
  * of about seg_recs records; 0 when the trace is not in one order by time
  * (or is speculative), or is one segment; -ENOMEM. A packed chunk is
- * unpacked to be looked at, and once more for the segments that read it. */
+ * unpacked to be looked at, and once more, part by part, by the segments
+ * that read it. */
 int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 		      unsigned int threads, struct reader_plan *pl);
 /* A cursor over segment seg: trace_reader_next on it gives that stretch's

@@ -298,6 +298,64 @@ static void write_segmentable(int bad, bool packed)
 	trace_writer_close(&w);
 }
 
+/* Each segment that reads a packed chunk after its first one has the
+ * chunk's state where it begins: every record before is before its
+ * stretch, the first of its stretch at most two parts on, and the state
+ * unpacks the record there */
+static void check_states(const struct trace_reader *r, const struct reader_plan *pl)
+{
+	size_t kept = 0;
+
+	for (size_t s = 0; s < pl->nr_segs; s++)
+		for (size_t i = pl->seg_first[s]; i < pl->seg_first[s + 1]; i++) {
+			size_t k = pl->seg_chunks[i];
+			const struct reader_chunk *ch = &r->chunks[k];
+			const struct reader_cps *cps = &pl->cps[k];
+			uint64_t n = ch->size / IOT_REC_SIZE, first = n;
+			struct iot_rec *recs, one;
+			const struct reader_cp *cp;
+			size_t used;
+
+			uint64_t least = UINT64_MAX;
+
+			if (!ch->packed_bytes)
+				continue;
+			recs = trace_reader_unpack(r, ch);
+			assert_non_null(recs);
+			for (uint64_t j = 0; j < n; j++)
+				if (recs[j].ts_ns < least)
+					least = recs[j].ts_ns;
+			if (least >= pl->cuts[s]) { /* the chunk's first segment */
+				free(recs);
+				continue;
+			}
+			assert_true(s - cps->seg0 < cps->n);
+			cp = &cps->v[s - cps->seg0];
+			for (uint64_t j = 0; j < cp->idx; j++)
+				assert_true(recs[j].ts_ns < pl->cuts[s]);
+			for (uint64_t j = 0; j < n && first == n; j++)
+				if (recs[j].ts_ns >= pl->cuts[s])
+					first = j;
+			assert_true(cp->idx <= first);
+			assert_true(first - cp->idx < 2 * READER_STAGE + READER_REORDER);
+			if (cp->idx < n) {
+				struct iot_unpacker u = cp->u;
+
+				assert_int_equal(
+				    iot_unpack_more(
+					&u,
+					r->map + ch->offset + sizeof(struct iot_packed) +
+					    cp->off,
+					ch->packed_bytes - cp->off, &one, 1, &used),
+				    1);
+				assert_memory_equal(&one, &recs[cp->idx], sizeof(one));
+			}
+			kept += cp->idx > 0;
+			free(recs);
+		}
+	assert_true(kept > 0);
+}
+
 static void segments_same(void **state)
 {
 	static struct iot_rec serial[SG_CPUS * SG_ROUNDS * 60];
@@ -338,8 +396,8 @@ static void segments_same(void **state)
 		assert_int_equal(r.degrades[1].to_ns, 0);
 		/* each segment read and done in turn; then every cursor open
 		 * at once, read in order, done after (a packed chunk that
-		 * several segments read is unpacked once, and let go after the
-		 * last of them) */
+		 * several segments read is unpacked by each from where its
+		 * stretch begins) */
 		for (unsigned int t = 0; t < 6; t++) {
 			unsigned int s = t % 3;
 			bool at_once = t >= 3;
@@ -347,6 +405,8 @@ static void segments_same(void **state)
 
 			assert_int_equal(trace_reader_plan(&r, seg_recs[s], 3, &pl), 1);
 			assert_true(pl.nr_segs > 1);
+			if (packed)
+				check_states(&r, &pl);
 			curs = calloc(pl.nr_segs, sizeof(*curs));
 			assert_non_null(curs);
 			m = 0;
