@@ -998,12 +998,22 @@ struct iot_rec *trace_reader_unpack(const struct trace_reader *r,
 static void start_ahead(struct trace_reader *r, size_t k)
 {
 	unsigned int w = r->check_threads >= 4 ? r->check_threads - 2 : 0;
+	uint64_t largest = 0; /* a packed chunk's records, unpacked */
 	size_t *todo, n = 0;
 
 	r->ahead_tried = true;
+	for (size_t i = k; i < r->nr_chunks; i++)
+		if (has_recs(r->chunks[i].type) && r->chunks[i].packed_bytes &&
+		    r->chunks[i].size > largest)
+			largest = r->chunks[i].size;
+	/* whole only where few streams' are in the merge at once */
+	r->lazy = r->nr_leaves >= READER_LAZY_STREAMS || largest > READER_WHOLE_MAX;
 	if (w > READER_AHEAD_MAX_WORKERS)
 		w = READER_AHEAD_MAX_WORKERS;
-	if (!w)
+	/* ahead, chunks are held whole: measured, about five a stream (the
+	 * rounds the merge holds, and what the arenas keep of those freed),
+	 * and two a worker */
+	if (!w || (5 * (uint64_t)r->nr_leaves + 2 * w) * largest > READER_AHEAD_MAX_BYTES)
 		return;
 	todo = malloc((r->nr_chunks - k) * sizeof(*todo));
 	if (!todo)
@@ -1554,8 +1564,7 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 
 				if (ch->packed_bytes && !r->ahead_tried)
 					start_ahead(r, r->next_chunk - 1);
-				if (ch->packed_bytes && !r->ahead &&
-				    r->nr_leaves >= READER_LAZY_STREAMS) {
+				if (ch->packed_bytes && !r->ahead && r->lazy) {
 					if (push_packed(r, &r->cpus[ch->cpu], ch, NULL,
 							false, 0, 0))
 						return -ENOMEM;

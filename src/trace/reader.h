@@ -65,6 +65,15 @@ struct reader_unpacked {
  * --busy: 0.71 and 0.72 s, 263 and 234 MB; 16 CPUs: 2.07 and 2.12 s, 166
  * and 43 MB) */
 #define READER_LAZY_STREAMS 4
+/* Nor a chunk of more records than this, unpacked, whatever the streams
+ * (--no-pack's chunks are the buffer's: at most 64 MB) */
+#define READER_WHOLE_MAX (64ull << 20)
+/* Unpacked ahead (ahead.h), chunks are held whole: not where that would
+ * hold more than this (16 CPUs of 14 MB chunks, as -b 16m allows: 1.05-1.25
+ * GB resident where the join on one reader took 4-16 threads, against
+ * 152-299 MB as the merge reaches each record; 4 CPUs of 15 MB chunks:
+ * 374-442 MB against 118-130 MB) */
+#define READER_AHEAD_MAX_BYTES (192ull << 20)
 
 /* n records of a stream: at p (records in place), or, p NULL, packed
  * (len bytes at in, u the record before). A segment's packed span
@@ -162,6 +171,7 @@ struct trace_reader {
 	/* their unpacking ahead of the merge, begun at the first of them */
 	struct reader_ahead *ahead;
 	bool ahead_tried;
+	bool lazy; /* without it: each unpacked as the merge reaches it */
 	/* without it: each unpacked as the merge reaches its records (struct
 	 * reader_span); the slots returned since the last call, to be freed
 	 * at the next, and a chunk found damaged there (-EINVAL) */

@@ -259,6 +259,32 @@ else
 	not_ok "a large packed trace" "rss $packed KB against $plain KB; $(diff "$TMP/big.json" "$TMP/bigp.json" | head -c 300)"
 fi
 # unpacked again: the plain trace, byte for byte
+# --- chunks of a full buffer's records, by one reader on threads -------------------------
+# 4 CPUs drained every 300 ms (15 MB of records a chunk unpacked, as
+# -b 16m allows): with --threads 4 the join reads through
+# one reader, which unpacked the packed chunks ahead of its merge on
+# workers and held them whole (the 4 threads' report 300 MB above one
+# thread's). Where that would hold more than READER_AHEAD_MAX_BYTES, the
+# merge unpacks each record as it reaches it instead: the same JSON, no
+# chunk unpacked ahead, and within 128 MB of one thread's resident.
+"$TOOLS/mktrace" --zram --busy --round 300 "$TMP/fb.iot" 1500000 4 >/dev/null 2>&1 &&
+	"$IOTRAIL" pack -i "$TMP/fb.iot" -o "$TMP/fbp.iot" 2>"$TMP/err" ||
+	not_ok "a trace of full buffers" "$(tail -2 "$TMP/err")"
+rm -f "$TMP/fb.iot"
+for n in 1 4; do
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0 IOTRAIL_DEBUG=1 \
+		/usr/bin/time -f %M -o "$TMP/fb$n.rss" "$IOTRAIL" report --threads $n \
+		-i "$TMP/fbp.iot" -f json 2>"$TMP/fb$n.err" >"$TMP/fb$n.json"
+done
+one=$(cat "$TMP/fb1.rss") four=$(cat "$TMP/fb4.rss")
+if [ -s "$TMP/fb1.json" ] && cmp -s "$TMP/fb1.json" "$TMP/fb4.json" &&
+	! grep -q 'unpacked ahead' "$TMP/fb4.err" && [ $((four - one)) -lt $((128 * 1024)) ]; then
+	ok "full buffers' chunks, 4 CPUs: --threads 4 unpacks none ahead, the same JSON, $((four >> 10)) MB resident against $((one >> 10)) MB on one thread"
+else
+	not_ok "full buffers' chunks on 4 threads" "rss $four KB against $one KB; $(grep ahead "$TMP/fb4.err"); $(diff "$TMP/fb1.json" "$TMP/fb4.json" | head -c 300)"
+fi
+rm -f "$TMP"/fb*
+
 # --- percentiles from buckets past a metric's exact_max --------------------------------------
 # Past METRIC_EXACT_MAX values (IOTRAIL_METRIC_EXACT_MAX: here 50,000 of the
 # million requests) a metric keeps log-linear buckets instead of each value:
