@@ -778,6 +778,21 @@ static void free_merge(struct trace_reader *r)
 	trace_gaps_release(&r->gaps);
 }
 
+/* A records chunk's first record (a packed one's unpacked alone); false
+ * when it does not unpack */
+static bool chunk_first(const struct trace_reader *r, const struct reader_chunk *ch,
+			struct iot_rec *first)
+{
+	size_t used;
+
+	if (!ch->packed_bytes) {
+		memcpy(first, ch->recs, sizeof(*first));
+		return true;
+	}
+	return iot_unpack_some(r->map + ch->offset + sizeof(struct iot_packed),
+			       ch->packed_bytes, first, 1, &used) == 1;
+}
+
 /* Each DROPS_AT entry's drops as a gap at its CPU's first record in a
  * chunk after it (gaps.h): a packed chunk's first record is unpacked for
  * it (alone). One pass over the chunks, the entries in file order. */
@@ -795,21 +810,14 @@ static int list_dropped(struct trace_reader *r)
 	for (size_t k = 0; k < r->nr_chunks && !err; k++) {
 		const struct reader_chunk *ch = &r->chunks[k];
 		struct iot_rec first;
-		size_t used;
 
 		for (; next < r->nr_drop_pend && r->drop_pend[next].chunk <= k; next++)
 			lost[r->drop_pend[next].cpu] += r->drop_pend[next].lost;
 		if (!has_recs(ch->type) || ch->cpu >= r->hdr.nr_cpus || !ch->size ||
 		    !lost[ch->cpu])
 			continue;
-		if (ch->packed_bytes) {
-			if (iot_unpack_some(r->map + ch->offset +
-						sizeof(struct iot_packed),
-					    ch->packed_bytes, &first, 1, &used) != 1)
-				continue; /* damage: the merge says so */
-		} else {
-			memcpy(&first, ch->recs, sizeof(first));
-		}
+		if (!chunk_first(r, ch, &first))
+			continue; /* damage: the merge says so */
 		err = trace_gaps_add_dropped(&r->gaps, ch->cpu, first.seq, first.ts_ns,
 					     lost[ch->cpu]);
 		lost[ch->cpu] = 0;
@@ -2156,7 +2164,6 @@ static int est_spans(const struct trace_reader *r, struct chunk_span *sp)
 	for (size_t k = 0; k < r->nr_chunks && !err; k++) {
 		const struct reader_chunk *ch = &r->chunks[k];
 		struct iot_rec first;
-		size_t used;
 
 		sp[k].min_ts = sp[k].max_ts = 0;
 		if (ch->type == IOT_CHUNK_ROUND && ch->size >= sizeof(struct iot_round)) {
@@ -2170,14 +2177,10 @@ static int est_spans(const struct trace_reader *r, struct chunk_span *sp)
 		}
 		if (!has_recs(ch->type) || !ch->size)
 			continue;
-		if (ch->packed_bytes)
-			err = iot_unpack_some(r->map + ch->offset +
-						  sizeof(struct iot_packed),
-					      ch->packed_bytes, &first, 1, &used) == 1
-				  ? 0
-				  : -EINVAL;
-		else
-			first = ch->recs[0];
+		if (!chunk_first(r, ch, &first)) {
+			err = -EINVAL;
+			break;
+		}
 		sp[k].min_ts = first.ts_ns;
 		if (first.ts_ns > end)
 			end = first.ts_ns;
