@@ -1275,7 +1275,10 @@ static const struct iot_rec *unpack_next(struct trace_reader *r, struct reader_c
 		x = &c->stage[c->stage_at];
 		if (!s->filtered || (x->ts_ns >= s->from && x->ts_ns < s->to))
 			break;
-		/* outside the segment's stretch: passed over */
+		/* outside the segment's stretch: passed over (counted from the
+		 * first at to or later, only these: the records of the stretch
+		 * after it are fewer than READER_REORDER, so READER_REORDER
+		 * passed over are past them all) */
 		c->stage_at++;
 		s->n--;
 		if (x->ts_ns >= s->to && s->tail == UINT_MAX)
@@ -1413,10 +1416,6 @@ refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 		c->win_count++;
 		if (--s->n == 0)
 			c->first_span++;
-		else if (s->filtered && s->tail != UINT_MAX && !s->tail--) {
-			c->stage_at = c->stage_n; /* the rest are all later */
-			c->first_span++;
-		}
 	}
 }
 

@@ -77,9 +77,9 @@ struct reader_unpacked {
 
 /* n records of a stream: at p (records in place), or, p NULL, packed
  * (len bytes at in, u the record before). A segment's packed span
- * (filtered) gives only those of its stretch [from, to), and ends tail
- * records after the first at to or later (those after are later still:
- * the plan checked it) */
+ * (filtered) gives only those of its stretch [from, to), and ends once
+ * tail records from the first at to or later are passed over (those after
+ * are later still: the plan checked it) */
 struct reader_span {
 	const struct iot_rec *p;
 	uint64_t n;
