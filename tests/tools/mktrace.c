@@ -29,8 +29,12 @@
  * chunk holds that long of its records, as a recorder's drains of full
  * buffers do at full load (a 4 MB buffer of 16 CPUs' zram reads: ~40 ms).
  *
- * usage: mktrace [--nvme | --zram] [--devs N] [--busy] [--round MS] OUT
- *                NR_REQUESTS [NR_CPUS]
+ * With --pack the records are written packed, as `record` writes them (the
+ * same file `iotrail pack` makes of the unpacked one), so a trace larger
+ * than memory needs no unpacked copy first.
+ *
+ * usage: mktrace [--nvme | --zram] [--devs N] [--busy] [--round MS] [--pack]
+ *                OUT NR_REQUESTS [NR_CPUS]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,6 +62,17 @@ static void put(struct cpu_buf *b, struct iot_rec r, uint32_t cpu)
 	r.seq = b->seq++;
 	r.cpu = cpu;
 	b->r[b->n++] = r;
+}
+
+/* A CPU's records of a round as one chunk, packed or whole */
+static void put_chunk(struct trace_writer *w, bool pack, uint32_t c,
+		      const struct cpu_buf *b)
+{
+	if (pack)
+		trace_writer_packed(w, c, b->r, b->n, NULL, 0);
+	else
+		trace_writer_chunk(w, IOT_CHUNK_EVENTS, c, b->r, b->n * IOT_REC_SIZE,
+				   NULL, 0);
 }
 
 static uint32_t cur_dev = 7u << 20; /* the disk of the request being made */
@@ -110,7 +125,7 @@ int main(int argc, char **argv)
 	uint64_t n, t = 1000000, round_ns = ROUND_NS, next_round, seed = 42;
 	uint32_t ncpu, ndev = 1;
 	bool nvme = argc > 1 && !strcmp(argv[1], "--nvme"), busy = false;
-	bool zram = argc > 1 && !strcmp(argv[1], "--zram");
+	bool zram = argc > 1 && !strcmp(argv[1], "--zram"), pack = false;
 	int err;
 
 	if (nvme) {
@@ -150,10 +165,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (argc > 1 && !strcmp(argv[1], "--pack")) {
+		pack = true;
+		argv++;
+		argc--;
+	}
 	next_round = round_ns;
 	if (argc < 3) {
 		fprintf(stderr, "usage: mktrace [--nvme | --zram] [--devs N] [--busy] "
-				"[--round MS] OUT NR_REQUESTS [NR_CPUS]\n");
+				"[--round MS] [--pack] OUT NR_REQUESTS [NR_CPUS]\n");
 		return 2;
 	}
 	n = strtoull(argv[2], NULL, 10);
@@ -164,7 +184,7 @@ int main(int argc, char **argv)
 	}
 	h.header_size = sizeof(h);
 	h.version_major = IOT_VERSION_MAJOR;
-	h.version_minor = IOT_VERSION_MINOR_UNPACKED;
+	h.version_minor = pack ? IOT_VERSION_MINOR : IOT_VERSION_MINOR_UNPACKED;
 	h.rec_size = IOT_REC_SIZE;
 	h.nr_cpus = ncpu;
 	h.clock_id = 1;
@@ -242,8 +262,7 @@ int main(int argc, char **argv)
 			struct iot_round rd = {.mark_ns = t};
 
 			for (uint32_t c = 0; c < ncpu; c++) {
-				trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, cpu[c].r,
-						   cpu[c].n * IOT_REC_SIZE, NULL, 0);
+				put_chunk(&w, pack, c, &cpu[c]);
 				cpu[c].n = 0;
 			}
 			trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL,
@@ -258,8 +277,7 @@ int main(int argc, char **argv)
 				      .command_status = 0};
 
 		for (uint32_t c = 0; c < ncpu; c++)
-			trace_writer_chunk(&w, IOT_CHUNK_EVENTS, c, cpu[c].r,
-					   cpu[c].n * IOT_REC_SIZE, NULL, 0);
+			put_chunk(&w, pack, c, &cpu[c]);
 		trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
 		devs = calloc(ndev, sizeof(*devs));
 		if (!devs)
