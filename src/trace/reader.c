@@ -138,6 +138,28 @@ static void let_go(const struct trace_reader *r, size_t *from, uint64_t upto)
 	}
 }
 
+/* A read's fault maps the pages around it, aligned to this (fault-around):
+ * pages let go below a place still to be read stop short of its block */
+#define FAULT_AROUND (64u << 10)
+/* inside a large trace's packed chunk, pages go in steps of this many
+ * bytes behind where it is read: a many-CPU recording's round of large
+ * chunks would be held otherwise (16 CPUs' 15 MB chunks: 240 MB) */
+#define READER_CHUNK_STEP (512u << 10)
+
+/* The map's pages from `from` (rounded up) to `to` (rounded down to its
+ * fault-around block), both inside one packed chunk, let go if they are
+ * READER_CHUNK_STEP or more: where they are let go up to, else from */
+static const uint8_t *let_go_in(const uint8_t *from, const uint8_t *to)
+{
+	uintptr_t a = ((uintptr_t)from + 4095) & ~(uintptr_t)4095,
+		  b = (uintptr_t)to & ~(uintptr_t)(FAULT_AROUND - 1);
+
+	if (b < a + READER_CHUNK_STEP)
+		return from;
+	madvise((void *)a, b - a, MADV_DONTNEED);
+	return (const uint8_t *)b;
+}
+
 /* After a packed chunk's records (payload[0..used)): the writer's zeros to
  * a multiple of 8 (up to 7; 8 zeros have always been let pass). */
 static bool padding_ok(const uint8_t *payload, size_t used, size_t bytes)
@@ -1225,14 +1247,15 @@ static int push_packed(const struct trace_reader *r, struct reader_cpu *c,
 	}
 	if (!(s = span_new(c)))
 		return -ENOMEM;
-	*s = (struct reader_span){.n = n - (cp ? cp->idx : 0),
-				  .in = r->map + ch->offset + sizeof(struct iot_packed) +
-					off,
-				  .len = ch->packed_bytes - off,
-				  .filtered = filtered,
-				  .tail = UINT_MAX,
-				  .from = from,
-				  .to = to};
+	*s = (struct reader_span){
+	    .n = n - (cp ? cp->idx : 0),
+	    .in = r->map + ch->offset + sizeof(struct iot_packed) + off,
+	    .len = ch->packed_bytes - off,
+	    .kept = r->map + ch->offset + sizeof(struct iot_packed) + off,
+	    .filtered = filtered,
+	    .tail = UINT_MAX,
+	    .from = from,
+	    .to = to};
 	if (cp)
 		s->u = cp->u;
 	else
@@ -1265,6 +1288,11 @@ static const struct iot_rec *unpack_next(struct trace_reader *r, struct reader_c
 			}
 			s->in += used;
 			s->len -= used;
+			/* one reader: the chunk's pages behind it go (the
+			 * segments' go as they are done) */
+			if (!s->filtered && r->size > READER_POPULATE_MAX &&
+			    (size_t)(s->in - s->kept) > READER_CHUNK_STEP + FAULT_AROUND)
+				s->kept = let_go_in(s->kept, s->in);
 			if (k == s->n && r->unchecked && !padding_ok(s->in, 0, s->len)) {
 				r->lazy_err = -EINVAL; /* bytes after the last record */
 				return NULL;
@@ -1970,6 +1998,8 @@ static bool stream_take(struct stream_look *s, const struct chunk_look *c, uint6
 }
 
 #define LOOK_THREADS 64
+/* a look thread tries to let the map go after this many bytes of it */
+#define LOOK_RELEASE_BYTES (4u << 20)
 
 struct plan_look {
 	const struct trace_reader *r;
@@ -2086,6 +2116,7 @@ static void *look_some(void *arg)
 	struct plan_look *pl = arg;
 	const struct trace_reader *r = pl->r;
 	unsigned int me = __atomic_fetch_add(&pl->nr_at, 1, __ATOMIC_RELAXED);
+	uint64_t looked = 0; /* bytes of the map read since this thread let go */
 	size_t k;
 
 	for (;;) {
@@ -2108,6 +2139,7 @@ static void *look_some(void *arg)
 		}
 		if (!has_recs(ch->type) || !n)
 			continue;
+		looked += ch->packed_bytes ? ch->packed_bytes : ch->size;
 		if (ch->packed_bytes) { /* unpacked as the merge reaches it */
 			if (look_packed(r, pl->plan, k, &pl->looks[k])) {
 				pl->looks[k].ok = false; /* read in order, then */
@@ -2121,7 +2153,9 @@ static void *look_some(void *arg)
 			look_begin(&pl->looks[k], &lr, n);
 			look_more(ch->recs, n, &pl->looks[k], &lr);
 		}
-		if (r->size > READER_POPULATE_MAX && k % 64 == 0 &&
+		/* by bytes, not chunks: one round of a many-CPU recording's
+		 * large chunks is a good part of memory */
+		if (r->size > READER_POPULATE_MAX && looked >= LOOK_RELEASE_BYTES &&
 		    !__atomic_exchange_n(&pl->releasing, true, __ATOMIC_ACQUIRE)) {
 			size_t low = k;
 			unsigned int nr = __atomic_load_n(&pl->nr_at, __ATOMIC_ACQUIRE);
@@ -2134,6 +2168,7 @@ static void *look_some(void *arg)
 			}
 			release_below(r, &pl->released, low);
 			__atomic_store_n(&pl->releasing, false, __ATOMIC_RELEASE);
+			looked = 0;
 		}
 	}
 	return NULL;
@@ -2305,7 +2340,8 @@ static int list_chunks(const struct trace_reader *r, struct reader_plan *pl,
 
 	pl->seg_first = calloc(pl->nr_segs + 1, sizeof(*pl->seg_first));
 	pl->users = calloc(r->nr_chunks, sizeof(*pl->users));
-	if (!pl->seg_first || !pl->users)
+	pl->seg_done = calloc(pl->nr_segs, 1);
+	if (!pl->seg_first || !pl->users || !pl->seg_done)
 		return -ENOMEM;
 	for (size_t k = 0; k < r->nr_chunks; k++) {
 		if (!has_recs(r->chunks[k].type) || !r->chunks[k].size)
@@ -2313,6 +2349,7 @@ static int list_chunks(const struct trace_reader *r, struct reader_plan *pl,
 		size_t a = seg_of(pl, looks[k].min_ts), b = seg_of(pl, looks[k].max_ts);
 
 		pl->users[k] = (uint32_t)(b - a + 1);
+		pl->cps[k].low = a;
 		total += b - a + 1;
 		for (size_t s = a; s <= b; s++)
 			pl->seg_first[s + 1]++;
@@ -2463,6 +2500,7 @@ void reader_plan_release(struct reader_plan *pl)
 	free(pl->seg_first);
 	free(pl->seg_chunks);
 	free(pl->users);
+	free(pl->seg_done);
 	free(pl->degrades);
 	trace_gaps_release(&pl->gap_at);
 	for (size_t k = 0; pl->cps && k < pl->nr_chunks; k++)
@@ -2555,6 +2593,30 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 	return 0;
 }
 
+/* Packed chunk k's pages below where the first of its segments not done
+ * begins to read it (the state the plan kept), or all of them when every
+ * one is done; with pl->releasing held */
+static void let_go_done(const struct trace_reader *r, struct reader_plan *pl, size_t k)
+{
+	const struct reader_chunk *ch = &r->chunks[k];
+	struct reader_cps *cps = &pl->cps[k];
+	const uint8_t *in = r->map + ch->offset + sizeof(struct iot_packed);
+	uint64_t upto;
+
+	if (!ch->packed_bytes)
+		return;
+	while (cps->low < pl->nr_segs &&
+	       __atomic_load_n(&pl->seg_done[cps->low], __ATOMIC_ACQUIRE))
+		cps->low++;
+	if (!__atomic_load_n(&pl->users[k], __ATOMIC_ACQUIRE))
+		upto = ch->packed_bytes;
+	else if (cps->low >= cps->seg0 && cps->low - cps->seg0 < cps->n)
+		upto = cps->v[cps->low - cps->seg0].off;
+	else
+		return; /* that one reads it from its start */
+	cps->kept = (uint64_t)(let_go_in(in + cps->kept, in + upto) - in);
+}
+
 void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan *pl,
 			       size_t seg, struct trace_reader *cur)
 {
@@ -2562,19 +2624,24 @@ void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan 
 	free_live(cur);
 	free(cur->live);
 	memset(cur, 0, sizeof(*cur));
+	__atomic_store_n(&pl->seg_done[seg], 1, __ATOMIC_RELEASE);
 	for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++) {
 		size_t k = pl->seg_chunks[i];
 
 		__atomic_sub_fetch(&pl->users[k], 1, __ATOMIC_ACQ_REL);
 	}
 	/* a large trace's pages let go below the first chunk a segment still
-	 * reads (the segments are read in about file order) */
+	 * reads (the segments are read in about file order), and inside the
+	 * packed chunks this one read, below where the first of their
+	 * segments not done begins */
 	if (r->size > READER_POPULATE_MAX &&
 	    !__atomic_exchange_n(&pl->releasing, true, __ATOMIC_ACQUIRE)) {
 		while (pl->low < r->nr_chunks &&
 		       !__atomic_load_n(&pl->users[pl->low], __ATOMIC_ACQUIRE))
 			pl->low++;
 		release_below(r, &pl->released, pl->low);
+		for (size_t i = pl->seg_first[seg]; i < pl->seg_first[seg + 1]; i++)
+			let_go_done(r, pl, pl->seg_chunks[i]);
 		__atomic_store_n(&pl->releasing, false, __ATOMIC_RELEASE);
 	}
 }

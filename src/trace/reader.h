@@ -85,6 +85,7 @@ struct reader_span {
 	uint64_t n;
 	const uint8_t *in;
 	size_t len;
+	const uint8_t *kept; /* a large trace's pages below are let go */
 	struct iot_unpacker u;
 	bool filtered;
 	unsigned int tail;
@@ -331,7 +332,13 @@ struct reader_plan {
 			uint64_t idx; /* and records */
 		} * v;
 		size_t n, seg0;
+		/* read in segments, its pages are let go behind the first
+		 * of its segments not known to be done (low): the bytes
+		 * below kept are */
+		size_t low;
+		uint64_t kept;
 	} * cps;
+	uint8_t *seg_done; /* per segment: its cursor is done (atomic) */
 	size_t nr_chunks;
 	/* what trace_reader_next would have counted over every record */
 	uint64_t gaps, summaries;
