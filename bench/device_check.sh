@@ -95,10 +95,9 @@ echo
 ONE_READER=0 bash bench/report_scale.sh mktrace:10000000:16:busy+zram+r40 2 "1 8 $N"
 # the same made again, profiled on one thread, beside the recording's profile
 if [ -x "$PORTABLE/perf/run.sh" ]; then
-	"$PORTABLE/mktrace" --zram --busy --round 40 /dev/shm/mk.iot 10000000 16 >/dev/null &&
-		"$PORTABLE/run.sh" iotrail pack -i /dev/shm/mk.iot -o /dev/shm/mkp.iot &&
-		profile /dev/shm/mkp.iot 1
-	rm -f /dev/shm/mk.iot /dev/shm/mkp.iot
+	"$PORTABLE/mktrace" --zram --busy --round 40 --pack /dev/shm/mkp.iot 10000000 16 \
+		>/dev/null && profile /dev/shm/mkp.iot 1
+	rm -f /dev/shm/mkp.iot
 fi
 echo 1 >/sys/block/zram0/reset
 echo "# done in $(($(date +%s) - T0)) s"

@@ -44,9 +44,7 @@ mktrace:*)
 	MK=$PORTABLE/mktrace
 	[ -x "$MK" ] || MK=build/tools/mktrace
 	# shellcheck disable=SC2086 # the options, split
-	"$MK" $shape $busy $round "$W/w.iot" "$nreq" "$ncpu" >/dev/null &&
-		$IOTRAIL pack -i "$W/w.iot" -o "$W/t.iot" || exit 1
-	rm -f "$W/w.iot"
+	"$MK" $shape $busy $round --pack "$W/t.iot" "$nreq" "$ncpu" >/dev/null || exit 1
 	TRACE=$W/t.iot
 	;;
 esac
