@@ -145,6 +145,9 @@ static void let_go(const struct trace_reader *r, size_t *from, uint64_t upto)
  * bytes behind where it is read: a many-CPU recording's round of large
  * chunks would be held otherwise (16 CPUs' 15 MB chunks: 240 MB) */
 #define READER_CHUNK_STEP (512u << 10)
+/* a large chunk of records in place, read by one reader, is mapped this
+ * many bytes at a time as it is read (populate), not whole */
+#define READER_PACE_BYTES (2u << 20)
 
 /* The map's pages from `from` (rounded up) to `to` (rounded down to its
  * fault-around block), both inside one packed chunk, let go if they are
@@ -1224,6 +1227,58 @@ static int push_span(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
 	return 0;
 }
 
+/* A large trace's chunk, mapped in one call as it joins the merge: the
+ * page faults of reading it would cost more (a small trace is mapped
+ * whole at the open). Best effort: a kernel without MADV_POPULATE_READ
+ * (5.14) leaves it to the faults. */
+static void populate(const struct iot_rec *p, uint64_t size)
+{
+	uintptr_t from = (uintptr_t)p & ~(uintptr_t)4095;
+	uintptr_t to = (uintptr_t)p + size;
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+	madvise((void *)from, to - from, MADV_POPULATE_READ);
+}
+
+/* A large trace's chunk of records in place, for one reader: mapped
+ * READER_PACE_BYTES at a time as the merge reads it, its pages let go
+ * behind (pace), so that a round of large chunks (16 CPUs' 60 MB) is not
+ * held whole. 0 or -ENOMEM. */
+static int push_paced(struct reader_cpu *c, const struct iot_rec *p, uint64_t n)
+{
+	const uint64_t step = READER_PACE_BYTES / IOT_REC_SIZE;
+	struct reader_span *s;
+
+	if (push_span(c, p, n))
+		return -ENOMEM;
+	if (!n)
+		return 0;
+	s = &c->spans[c->nr_spans - 1];
+	s->pop = p + (n < step ? n : step);
+	populate(p, (uint64_t)(s->pop - p) * IOT_REC_SIZE);
+	s->kept = (const uint8_t *)p;
+	s->edge = n > step ? p + step / 2 : NULL;
+	return 0;
+}
+
+/* Span s of records in place reached its edge at x: the next step mapped,
+ * the pages behind let go but for the window's and the caller's records
+ * (READER_REORDER + READER_BATCH_MAX, well within the 64 KB kept) */
+static void __attribute__((noinline)) pace(struct reader_span *s, const struct iot_rec *x)
+{
+	const uint64_t step = READER_PACE_BYTES / IOT_REC_SIZE;
+	const struct iot_rec *end = x + s->n;
+	uint64_t more = (uint64_t)(end - s->pop) < step ? (uint64_t)(end - s->pop) : step;
+
+	populate(s->pop, more * IOT_REC_SIZE);
+	s->pop += more;
+	s->edge = s->pop < end ? s->pop - step / 2 : NULL;
+	s->kept =
+	    let_go_in(s->kept, (const uint8_t *)(x - READER_REORDER - READER_BATCH_MAX));
+}
+
 /* Packed chunk ch's records to be unpacked as the merge reaches them (its
  * stream's pool made at its first): from the record after cp (NULL: the
  * first), those in [from, to) when filtered. 0 or -ENOMEM. */
@@ -1378,21 +1433,6 @@ static void note_degrade(struct trace_reader *r, uint32_t cpu, const struct iot_
 	note_degrade_in(&r->degrades, &r->nr_degrades, &r->cap_degrades, cpu, x);
 }
 
-/* A large trace's chunk, mapped in one call as it joins the merge: the
- * page faults of reading it would cost more (a small trace is mapped
- * whole at the open). Best effort: a kernel without MADV_POPULATE_READ
- * (5.14) leaves it to the faults. */
-static void populate(const struct iot_rec *p, uint64_t size)
-{
-	uintptr_t from = (uintptr_t)p & ~(uintptr_t)4095;
-	uintptr_t to = (uintptr_t)p + size;
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-	madvise((void *)from, to - from, MADV_POPULATE_READ);
-}
-
 /* Fill the CPU's sorted window from its spans (inlined: after the first
  * fill it takes one record per record returned). */
 static inline __attribute__((always_inline)) void
@@ -1407,6 +1447,8 @@ refill(struct trace_reader *r, struct reader_cpu *c, uint32_t cpu)
 			/* 16 streams interleaved are more than the hardware
 			 * prefetcher follows: 4 records ahead (tried 4 to 16) */
 			__builtin_prefetch(x + 4);
+			if (__builtin_expect(x == s->edge, 0))
+				pace(s, x);
 			s->p++;
 		} else if (!(x = unpack_next(r, c, s))) {
 			if (!r->lazy_err) { /* a segment's span: the rest later */
@@ -1618,8 +1660,13 @@ int trace_reader_next(struct trace_reader *r, const struct iot_rec **rec)
 					r->live[r->nr_live++] = (struct reader_unpacked){
 					    u, ch->size / IOT_REC_SIZE, ch->cpu};
 					p = u;
-				} else if (r->size > READER_POPULATE_MAX)
-					populate(p, ch->size);
+				} else if (r->size > READER_POPULATE_MAX) {
+					if (push_paced(&r->cpus[ch->cpu], p,
+						       ch->size / IOT_REC_SIZE))
+						return -ENOMEM;
+					r->tree_ok = false;
+					continue;
+				}
 				if (push_span(&r->cpus[ch->cpu], p,
 					      ch->size / IOT_REC_SIZE))
 					return -ENOMEM;
@@ -2111,6 +2158,30 @@ static int look_packed(const struct trace_reader *r, struct reader_plan *pl, siz
 	return 0;
 }
 
+/* A chunk of records in place looked at; a large trace's mapped and let
+ * go READER_PACE_BYTES at a time (a round of large chunks on every look
+ * thread would be held otherwise) */
+static void look_in_place(const struct trace_reader *r, const struct reader_chunk *ch,
+			  struct chunk_look *c)
+{
+	const uint64_t step = READER_PACE_BYTES / IOT_REC_SIZE,
+		       n = ch->size / IOT_REC_SIZE;
+	bool large = r->size > READER_POPULATE_MAX && in_map(r, ch);
+	const uint8_t *kept = (const uint8_t *)ch->recs;
+	struct look_run lr;
+
+	look_begin(c, &lr, n);
+	for (uint64_t i = 0; i < n; i += step) {
+		uint64_t m = n - i < step ? n - i : step;
+
+		if (large)
+			populate(ch->recs + i, m * IOT_REC_SIZE);
+		look_more(ch->recs + i, m, c, &lr);
+		if (large)
+			kept = let_go_in(kept, (const uint8_t *)(ch->recs + i + m));
+	}
+}
+
 static void *look_some(void *arg)
 {
 	struct plan_look *pl = arg;
@@ -2146,12 +2217,7 @@ static void *look_some(void *arg)
 				continue;
 			}
 		} else {
-			struct look_run lr;
-
-			if (r->size > READER_POPULATE_MAX && in_map(r, ch))
-				populate(ch->recs, ch->size);
-			look_begin(&pl->looks[k], &lr, n);
-			look_more(ch->recs, n, &pl->looks[k], &lr);
+			look_in_place(r, ch, &pl->looks[k]);
 		}
 		/* by bytes, not chunks: one round of a many-CPU recording's
 		 * large chunks is a good part of memory */
@@ -2357,7 +2423,8 @@ static int list_chunks(const struct trace_reader *r, struct reader_plan *pl,
 	for (size_t s = 0; s < pl->nr_segs; s++)
 		pl->seg_first[s + 1] += pl->seg_first[s];
 	pl->seg_chunks = malloc((total ?: 1) * sizeof(*pl->seg_chunks));
-	if (!pl->seg_chunks)
+	pl->seg_at = calloc(total ?: 1, sizeof(*pl->seg_at));
+	if (!pl->seg_chunks || !pl->seg_at)
 		return -ENOMEM;
 	size_t *at = malloc((pl->nr_segs ?: 1) * sizeof(*at));
 
@@ -2501,6 +2568,7 @@ void reader_plan_release(struct reader_plan *pl)
 	free(pl->seg_chunks);
 	free(pl->users);
 	free(pl->seg_done);
+	free(pl->seg_at);
 	free(pl->degrades);
 	trace_gaps_release(&pl->gap_at);
 	for (size_t k = 0; pl->cps && k < pl->nr_chunks; k++)
@@ -2569,9 +2637,6 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 				return -ENOMEM;
 			continue;
 		}
-		if (r->size > READER_POPULATE_MAX && in_map(r, ch)) {
-			populate(p, ch->size);
-		}
 		/* the runs of its records in the stretch (in time order but for
 		 * neighbours: one run, or a few at its ends), looked for
 		 * between the ends' searches (a chunk may span many segments) */
@@ -2580,6 +2645,11 @@ int trace_reader_segment(const struct trace_reader *r, const struct reader_plan 
 		a = a > W ? a - W : 0;
 		if (lim > n)
 			lim = n;
+		/* where it begins, for the pages let go behind the segments
+		 * (let_go_done); a large trace's stretch mapped, not the chunk */
+		__atomic_store_n(&pl->seg_at[i], a * IOT_REC_SIZE, __ATOMIC_RELAXED);
+		if (r->size > READER_POPULATE_MAX && in_map(r, ch) && lim > a)
+			populate(p + a, (lim - a) * IOT_REC_SIZE);
 		while (a < lim) {
 			while (a < lim && (p[a].ts_ns < from || p[a].ts_ns >= to))
 				a++;
@@ -2600,21 +2670,33 @@ static void let_go_done(const struct trace_reader *r, struct reader_plan *pl, si
 {
 	const struct reader_chunk *ch = &r->chunks[k];
 	struct reader_cps *cps = &pl->cps[k];
-	const uint8_t *in = r->map + ch->offset + sizeof(struct iot_packed);
-	uint64_t upto;
+	const uint8_t *in = ch->packed_bytes
+				? r->map + ch->offset + sizeof(struct iot_packed)
+				: (const uint8_t *)ch->recs;
+	size_t first = cps->low;
+	uint64_t upto = UINT64_MAX;
 
-	if (!ch->packed_bytes)
+	if (!ch->packed_bytes && !in_map(r, ch))
 		return;
 	while (cps->low < pl->nr_segs &&
 	       __atomic_load_n(&pl->seg_done[cps->low], __ATOMIC_ACQUIRE))
 		cps->low++;
 	if (!__atomic_load_n(&pl->users[k], __ATOMIC_ACQUIRE))
-		upto = ch->packed_bytes;
-	else if (cps->low >= cps->seg0 && cps->low - cps->seg0 < cps->n)
-		upto = cps->v[cps->low - cps->seg0].off;
-	else
-		return; /* that one reads it from its start */
-	cps->kept = (uint64_t)(let_go_in(in + cps->kept, in + upto) - in);
+		upto = ch->packed_bytes ? ch->packed_bytes : ch->size;
+	else if (ch->packed_bytes) {
+		if (cps->low >= cps->seg0 && cps->low - cps->seg0 < cps->n)
+			upto = cps->v[cps->low - cps->seg0].off;
+	} else if (cps->low > first) {
+		/* records in place: where the one before it began (done, so
+		 * known; a later segment begins at or after it) */
+		size_t s = cps->low - 1;
+
+		for (size_t i = pl->seg_first[s]; i < pl->seg_first[s + 1]; i++)
+			if (pl->seg_chunks[i] == k)
+				upto = __atomic_load_n(&pl->seg_at[i], __ATOMIC_RELAXED);
+	}
+	if (upto != UINT64_MAX)
+		cps->kept = (uint64_t)(let_go_in(in + cps->kept, in + upto) - in);
 }
 
 void trace_reader_segment_done(const struct trace_reader *r, struct reader_plan *pl,

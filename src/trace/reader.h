@@ -86,6 +86,9 @@ struct reader_span {
 	const uint8_t *in;
 	size_t len;
 	const uint8_t *kept; /* a large trace's pages below are let go */
+	/* records in place, of a large chunk read by one reader: reaching
+	 * edge maps the next READER_PACE_BYTES from pop and lets go behind */
+	const struct iot_rec *edge, *pop;
 	struct iot_unpacker u;
 	bool filtered;
 	unsigned int tail;
@@ -339,6 +342,9 @@ struct reader_plan {
 		uint64_t kept;
 	} * cps;
 	uint8_t *seg_done; /* per segment: its cursor is done (atomic) */
+	/* per seg_chunks entry of a chunk of records in place: the bytes
+	 * before the first its segment reads (set as the segment begins) */
+	uint64_t *seg_at;
 	size_t nr_chunks;
 	/* what trace_reader_next would have counted over every record */
 	uint64_t gaps, summaries;
