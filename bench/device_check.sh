@@ -6,7 +6,8 @@
 # /proc/diskstats (bench/bigmachine.sh); then a real trace of every CPU
 # at full load, and `report` on it by thread count (bench/report_scale.sh):
 # the one-core rate on a trace of many CPUs, the speed-up and the memory;
-# and a synthetic one made there, to compare one core with this machine's.
+# a synthetic one made there, to compare one core with this machine's; and
+# what one reader of large chunks costs on 4 cores without workers ahead.
 # Everything it prints goes to $OUT/device.txt too.
 #
 # Here, first: make && make tools && ../shared/tools/pack-portable.sh &&
@@ -99,5 +100,27 @@ if [ -x "$PORTABLE/perf/run.sh" ]; then
 		>/dev/null && profile /dev/shm/mkp.iot 1
 	rm -f /dev/shm/mkp.iot
 fi
+# one reader on 4 real cores, chunks of 15 MB (4 CPUs drained every 300
+# ms): the merge unpacks each record as it reaches it, where workers would
+# hold whole chunks ahead (READER_AHEAD_MAX_BYTES); what that costs in time,
+# against the workers forced (IOTRAIL_AHEAD_MAX_MB), 2 alternating runs
+echo
+echo "# 4 CPUs' 15 MB chunks, taskset -c 0-3 report --threads 4"
+pin="taskset -c 0-3"
+command -v taskset >/dev/null || { pin=; echo "# (no taskset here: on every CPU)"; }
+"$PORTABLE/mktrace" --zram --busy --round 300 --pack /dev/shm/fb.iot 5000000 4 >/dev/null &&
+	for rep in 1 2; do
+		for ahead in "" 100000; do
+			a=$(date +%s.%N)
+			IOTRAIL_DEBUG=1 IOTRAIL_AHEAD_MAX_MB=$ahead $pin "$PORTABLE/run.sh" \
+				iotrail report --threads 4 -i /dev/shm/fb.iot 2>"$OUT/fb.err" >/dev/null
+			b=$(date +%s.%N)
+			awk -v a="$a" -v b="$b" -v w="${ahead:+workers ahead}" '
+			/packed chunks unpacked ahead/ { ahead = $3 " chunks ahead" }
+			/process so far/ { cpu = $6 " + " $9 " s CPU"; peak = int($(NF - 1) / 1024) " MB peak" }
+			END { printf "%-14s %.2f s, %s, %s, %s\n", w ? w : "one reader", b - a, cpu, peak, ahead ? ahead : "none ahead" }' "$OUT/fb.err"
+		done
+	done
+rm -f /dev/shm/fb.iot
 echo 1 >/sys/block/zram0/reset
 echo "# done in $(($(date +%s) - T0)) s"

@@ -123,6 +123,11 @@ static int open_input(struct pipeline *p, const char *input, struct analysis_env
 		return 1;
 	}
 	p->opened = true;
+	/* IOTRAIL_AHEAD_MAX_MB (for benchmarks): what the chunks unpacked
+	 * ahead of one reader may hold, in place of READER_AHEAD_MAX_BYTES */
+	if (getenv("IOTRAIL_AHEAD_MAX_MB") && *getenv("IOTRAIL_AHEAD_MAX_MB"))
+		p->rd.ahead_max = strtoull(getenv("IOTRAIL_AHEAD_MAX_MB"), NULL, 10)
+				  << 20;
 	trace_reader_meta(&p->rd, "arch", arch, sizeof(arch));
 	trace_reader_meta(&p->rd, "drivers", p->drivers, sizeof(p->drivers));
 	env->drivers = p->drivers[0] ? p->drivers : "none (recorded before 1.7)";
@@ -729,11 +734,11 @@ static int run_once(struct pipeline *p, const char *input, uint64_t set,
 			fprintf(stderr,
 				"iotrail: process so far: user %.3f s, system %.3f s, "
 				"%ld page faults (%ld read from disk), %ld context "
-				"switches (%ld waits)\n",
+				"switches (%ld waits), peak resident %ld KB\n",
 				ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 				ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
 				ru.ru_minflt + ru.ru_majflt, ru.ru_majflt,
-				ru.ru_nvcsw + ru.ru_nivcsw, ru.ru_nvcsw);
+				ru.ru_nvcsw + ru.ru_nivcsw, ru.ru_nvcsw, ru.ru_maxrss);
 	}
 	if (p->rd.warning[0])
 		fprintf(stderr, "iotrail: warning: %s\n", p->rd.warning);

@@ -865,6 +865,7 @@ static int open_indexed(struct trace_reader *r, const char *path, unsigned int t
 
 	memset(r, 0, sizeof(*r));
 	r->check_threads = threads;
+	r->ahead_max = READER_AHEAD_MAX_BYTES;
 	r->unchecked = unchecked;
 	r->path = strdup(path);
 	if (!r->path)
@@ -1046,7 +1047,7 @@ static void start_ahead(struct trace_reader *r, size_t k)
 	/* ahead, chunks are held whole: measured, about five a stream (the
 	 * rounds the merge holds, and what the arenas keep of those freed),
 	 * and two a worker */
-	if (!w || (5 * (uint64_t)r->nr_leaves + 2 * w) * largest > READER_AHEAD_MAX_BYTES)
+	if (!w || (5 * (uint64_t)r->nr_leaves + 2 * w) * largest > r->ahead_max)
 		return;
 	todo = malloc((r->nr_chunks - k) * sizeof(*todo));
 	if (!todo)

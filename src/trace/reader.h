@@ -189,6 +189,9 @@ struct trace_reader {
 	 * headers say and checked after the walk, on this many threads
 	 * (chunks[deferred[k]]) */
 	unsigned int check_threads;
+	/* what the chunks unpacked ahead may hold (start_ahead): by
+	 * default READER_AHEAD_MAX_BYTES */
+	uint64_t ahead_max;
 	size_t *deferred;
 	size_t nr_deferred, cap_deferred;
 	/* trace_reader_open_unchecked: those chunks are not checked at all

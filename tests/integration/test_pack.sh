@@ -283,6 +283,13 @@ if [ -s "$TMP/fb1.json" ] && cmp -s "$TMP/fb1.json" "$TMP/fb4.json" &&
 else
 	not_ok "full buffers' chunks on 4 threads" "rss $four KB against $one KB; $(grep ahead "$TMP/fb4.err"); $(diff "$TMP/fb1.json" "$TMP/fb4.json" | head -c 300)"
 fi
+# IOTRAIL_AHEAD_MAX_MB (bench/device_check.sh's other way): the workers
+# unpack them ahead after all, to the same JSON
+IOTRAIL_AHEAD_MAX_MB=100000 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/fbp.iot" -f json \
+	2>"$TMP/fbw.err" >"$TMP/fbw.json"
+cmp -s "$TMP/fb1.json" "$TMP/fbw.json" && grep -q 'unpacked ahead' "$TMP/fbw.err" &&
+	ok "IOTRAIL_AHEAD_MAX_MB=100000: $(grep -o '[0-9]* packed chunks unpacked ahead' "$TMP/fbw.err"), the same JSON" ||
+	not_ok "IOTRAIL_AHEAD_MAX_MB" "$(grep -E 'ahead|join on' "$TMP/fbw.err"); $(diff "$TMP/fb1.json" "$TMP/fbw.json" | head -c 300)"
 rm -f "$TMP"/fb*
 
 # --- a many-CPU recording's large chunks, in a trace larger than memory's share ---------
