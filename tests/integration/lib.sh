@@ -142,6 +142,20 @@ cpu_offline() {
 }
 cpu_online() { echo 1 >"/sys/devices/system/cpu/cpu$1/online"; }
 
+# recording PID [SECS]: wait until the recorder PID has attached its BPF
+# programs (links among its open files), at most SECS (default 20); a
+# fixed sleep loses the first I/O on a slow or busy machine
+recording() {
+	local n=0
+	until ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'anon_inode:bpf_link'; do
+		kill -0 "$1" 2>/dev/null || return 1
+		[ $n -ge $((${2:-20} * 20)) ] && return 1
+		n=$((n + 1))
+		sleep 0.05
+	done
+	sleep 0.1 # the last links, then armed (record.c: right after attach)
+}
+
 # diskstats NAME: "reads read_sectors writes write_sectors"
 diskstats() { awk -v d="$1" '$3==d {print $4, $6, $8, $10}' /proc/diskstats; }
 

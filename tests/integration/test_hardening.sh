@@ -168,7 +168,7 @@ run "record says the traced command was killed, 128 + signal" 137 "killed by sig
 for sig in HUP QUIT PIPE; do
 	"$IOTRAIL" record -o "$TMP/sig.iot" -- sleep 30 2>"$TMP/err" &
 	pid=$!
-	sleep 1
+	recording $pid || not_ok "SIG$sig: the recorder attached" "not within 20 s"
 	kill -$sig $pid
 	wait $pid
 	st=$?
@@ -217,7 +217,7 @@ ms=$((($(date +%s%N) - start) / 1000000))
 	not_ok "the command's exit with a 5 s switch period" "took ${ms} ms"
 "$IOTRAIL" record -o "$TMP/same.iot" -- sleep 3 2>/dev/null &
 pid=$!
-sleep 1
+recording $pid || not_ok "the first recorder attached" "not within 20 s"
 run "a second recorder on the same file is refused" 1 "same.iot: another recorder is writing it" \
 	"$IOTRAIL" record -o "$TMP/same.iot" -- true
 wait $pid

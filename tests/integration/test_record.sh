@@ -164,7 +164,7 @@ expect_eq "--duration stops the recording" "$reason" duration
 # --- SIGINT: a valid file ----------------------------------------------------
 "$IOTRAIL" record -o "$TMP/sig.iot" -d "$L3" 2>/dev/null &
 REC=$!
-sleep 0.5
+recording $REC || not_ok "SIGINT: the recorder attached" "not within 20 s"
 dd if=$L3 of=/dev/null bs=4k count=100 iflag=direct status=none
 sleep 0.2
 kill -INT $REC

@@ -23,7 +23,7 @@ FIO="fio --name=spec --filename=$LOOP --rw=randread --bs=4k --direct=1 --ioengin
 spec_run() {
 	"$IOTRAIL" record --no-pack -d "$D" -o "$TMP/full.iot" 2>"$TMP/full.err" &
 	FULL=$!
-	sleep 2
+	recording $FULL || not_ok "the full recorder attached" "not within 20 s"
 	"$IOTRAIL" record --no-pack -d "$D" --speculate 50us -o "$TMP/spec.iot" -- $FIO 2>"$TMP/spec.err"
 	echo $? >"$TMP/spec.rc"
 	sleep 0.2
