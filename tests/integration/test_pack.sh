@@ -307,48 +307,38 @@ rm -f "$TMP"/fb*
 	ok "mktrace --pack writes the file iotrail pack makes of its plain trace" ||
 	not_ok "mktrace --pack" "$(tail -2 "$TMP/err") $(cmp "$TMP/mkp.iot" "$TMP/mk2.iot")"
 rm -f "$TMP"/mk*.iot
-for r in 40 1200; do
-	"$TOOLS/mktrace" --zram --busy --round $r --pack "$TMP/lc$r.iot" 5000000 16 >/dev/null 2>&1 ||
-		not_ok "mktrace --round $r" "status $?"
-	for n in 1 6; do
-		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0 IOTRAIL_DEBUG=1 \
-			/usr/bin/time -f %M -o "$TMP/lc$r.$n.rss" "$IOTRAIL" report --threads $n \
-			-i "$TMP/lc$r.iot" -f json 2>"$TMP/lc$r.$n.err" | sed "s/lc$r.iot//" >"$TMP/lc$r.$n.json"
+# large_chunks PACK NR_REQUESTS SLACK_MB WHAT: the trace made with round
+# 40 ms and 1200 ms chunks (PACK: --pack or empty), reported on 1 and 6
+# threads; the JSONs the same and 1200's peak within SLACK_MB of 40's
+large_chunks() {
+	local pack=$1 nreq=$2 slack=$3 what=$4 r n
+	for r in 40 1200; do
+		"$TOOLS/mktrace" --zram --busy --round $r $pack "$TMP/lc$r.iot" "$nreq" 16 >/dev/null 2>&1 ||
+			not_ok "mktrace --round $r $pack" "status $?"
+		for n in 1 6; do
+			ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0 IOTRAIL_DEBUG=1 \
+				/usr/bin/time -f %M -o "$TMP/lc$r.$n.rss" "$IOTRAIL" report --threads $n \
+				-i "$TMP/lc$r.iot" -f json 2>"$TMP/lc$r.$n.err" | sed "s/lc$r.iot//" >"$TMP/lc$r.$n.json"
+		done
 	done
-done
+	if [ -s "$TMP/lc1200.1.json" ] && cmp -s "$TMP/lc1200.1.json" "$TMP/lc1200.6.json" &&
+		cmp -s "$TMP/lc40.1.json" "$TMP/lc40.6.json" && grep -q "read in segments" "$TMP/lc1200.6.err" &&
+		[ "$(stat -c %s "$TMP/lc1200.iot")" -gt $((256 << 20)) ] &&
+		[ "$(rss 1200.1)" -lt $(($(rss 40.1) + slack)) ] && [ "$(rss 1200.6)" -lt $(($(rss 40.6) + slack)) ]; then
+		ok "$(($(stat -c %s "$TMP/lc1200.iot") >> 20)) MB of 16 CPUs' $what: $(rss 1200.1) MB resident on one thread, $(rss 1200.6) MB in segments on 6, against $(rss 40.1) and $(rss 40.6) MB with 2 MB chunks; the same JSON"
+	else
+		not_ok "$what, let go as read" "rss (MB) 1 thread $(rss 1200.1) against $(rss 40.1), 6 threads $(rss 1200.6) against $(rss 40.6); $(grep 'join on' "$TMP"/lc*.6.err); $(diff "$TMP/lc1200.1.json" "$TMP/lc1200.6.json" | head -c 300)"
+	fi
+	rm -f "$TMP"/lc*
+}
 rss() { echo $(($(cat "$TMP/lc$1.rss") >> 10)); }
-if [ -s "$TMP/lc1200.1.json" ] && cmp -s "$TMP/lc1200.1.json" "$TMP/lc1200.6.json" &&
-	cmp -s "$TMP/lc40.1.json" "$TMP/lc40.6.json" && grep -q "read in segments" "$TMP/lc1200.6.err" &&
-	[ "$(stat -c %s "$TMP/lc1200.iot")" -gt $((256 << 20)) ] &&
-	[ "$(rss 1200.1)" -lt $(($(rss 40.1) + 32)) ] && [ "$(rss 1200.6)" -lt $(($(rss 40.6) + 32)) ]; then
-	ok "$(($(stat -c %s "$TMP/lc1200.iot") >> 20)) MB of 16 CPUs' 14 MB chunks: $(rss 1200.1) MB resident on one thread, $(rss 1200.6) MB in segments on 6, against $(rss 40.1) and $(rss 40.6) MB with 2 MB chunks; the same JSON"
-else
-	not_ok "large chunks, let go as read" "rss (MB) 1 thread $(rss 1200.1) against $(rss 40.1), 6 threads $(rss 1200.6) against $(rss 40.6); $(grep 'join on' "$TMP"/lc*.6.err); $(diff "$TMP/lc1200.1.json" "$TMP/lc1200.6.json" | head -c 300)"
-fi
-rm -f "$TMP"/lc*
+large_chunks --pack 5000000 32 "14 MB chunks"
 # the same for records in place (--no-pack, imports, files before 1.10):
 # 2M requests, 512 MB, one round of 16 chunks of 32 MB, each mapped 2 MB
 # at a time as it is read, not whole, by one reader and by each segment:
 # within 48 MB (the previous head held the file: 508 and 603 MB, against
 # 164 and 199)
-for r in 40 1200; do
-	"$TOOLS/mktrace" --zram --busy --round $r "$TMP/lc$r.iot" 2000000 16 >/dev/null 2>&1 ||
-		not_ok "mktrace --round $r" "status $?"
-	for n in 1 6; do
-		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0 IOTRAIL_DEBUG=1 \
-			/usr/bin/time -f %M -o "$TMP/lc$r.$n.rss" "$IOTRAIL" report --threads $n \
-			-i "$TMP/lc$r.iot" -f json 2>"$TMP/lc$r.$n.err" | sed "s/lc$r.iot//" >"$TMP/lc$r.$n.json"
-	done
-done
-if [ -s "$TMP/lc1200.1.json" ] && cmp -s "$TMP/lc1200.1.json" "$TMP/lc1200.6.json" &&
-	cmp -s "$TMP/lc40.1.json" "$TMP/lc40.6.json" && grep -q "read in segments" "$TMP/lc1200.6.err" &&
-	[ "$(stat -c %s "$TMP/lc1200.iot")" -gt $((256 << 20)) ] &&
-	[ "$(rss 1200.1)" -lt $(($(rss 40.1) + 48)) ] && [ "$(rss 1200.6)" -lt $(($(rss 40.6) + 48)) ]; then
-	ok "$(($(stat -c %s "$TMP/lc1200.iot") >> 20)) MB of 16 CPUs' 32 MB chunks of records in place: $(rss 1200.1) MB resident on one thread, $(rss 1200.6) MB in segments on 6, against $(rss 40.1) and $(rss 40.6) MB with 2 MB chunks; the same JSON"
-else
-	not_ok "large chunks in place, let go as read" "rss (MB) 1 thread $(rss 1200.1) against $(rss 40.1), 6 threads $(rss 1200.6) against $(rss 40.6); $(grep 'join on' "$TMP"/lc*.6.err); $(diff "$TMP/lc1200.1.json" "$TMP/lc1200.6.json" | head -c 300)"
-fi
-rm -f "$TMP"/lc*
+large_chunks "" 2000000 48 "32 MB chunks of records in place"
 
 # --- percentiles from buckets past a metric's exact_max --------------------------------------
 # Past METRIC_EXACT_MAX values (IOTRAIL_METRIC_EXACT_MAX: here 50,000 of the
