@@ -20,12 +20,31 @@
 
 #define CPUS_ONLINE "/sys/devices/system/cpu/online"
 
+/* The program the kernel's verifier refused in the last load, from
+ * libbpf's warning ("prog 'NAME': failed to load: -7"), and whether it
+ * said the program was too large: a refusal is not a lack of memory,
+ * though both can be E2BIG */
+static char refused[64];
+static bool refused_too_large;
+
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	/* libbpf's warnings and info only under IOTRAIL_DEBUG, never its debug */
-	if (level == LIBBPF_DEBUG || !getenv("IOTRAIL_DEBUG"))
+	char *line = NULL, name[sizeof(refused)];
+	int n;
+
+	/* the verifier's log comes whole in one message */
+	if (level == LIBBPF_DEBUG || vasprintf(&line, fmt, ap) < 0)
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_WARN) {
+		if (sscanf(line, "libbpf: prog '%63[^']': failed to load", name) == 1)
+			memcpy(refused, name, sizeof(refused));
+		if (strstr(line, "BPF program is too large"))
+			refused_too_large = true;
+	}
+	/* libbpf's warnings and info only under IOTRAIL_DEBUG */
+	n = getenv("IOTRAIL_DEBUG") ? fputs(line, stderr) : 0;
+	free(line);
+	return n;
 }
 
 /* "128m", "4g", "2048" */
@@ -481,6 +500,57 @@ int map_buffers(struct recorder *rc)
 	return rc->agg_prev && (rc->looks || !rc->o->agg_by_cgroup) ? 0 : -ENOMEM;
 }
 
+/* Under IOTRAIL_DEBUG: the instructions the verifier processed for each
+ * program loaded, most first (the kernel refuses a program past 1M; a
+ * kernel's verifier may take more than another's for the same program) */
+static void say_verified(const struct recorder *rc)
+{
+	struct {
+		const char *name;
+		uint32_t insns;
+	} v[64] = {{0}};
+	struct bpf_program *prog;
+	size_t n = 0;
+
+	bpf_object__for_each_program(prog, rc->skel->obj)
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+		size_t i;
+
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || n == sizeof(v) / sizeof(v[0]) ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		for (i = n++; i > 0 && v[i - 1].insns < info.verified_insns; i--)
+			v[i] = v[i - 1];
+		v[i].name = bpf_program__name(prog);
+		v[i].insns = info.verified_insns;
+	}
+	fprintf(stderr, "iotrail: verifier: instructions processed for %zu programs:", n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s %s %u", i ? "," : "", v[i].name, v[i].insns);
+	fputc('\n', stderr);
+}
+
+/* libbpf's load of one build, the verifier's refusal noted afresh */
+static int try_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
+		    const char *kind, char *msg, size_t msglen)
+{
+	refused[0] = '\0';
+	refused_too_large = false;
+	rc->attach_kind = kind;
+	return open_and_load(rc, open, msg, msglen);
+}
+
+/* a load that failed for want of memory (ENOMEM, or E2BIG for a map too
+ * large), not because the verifier refused a program */
+static bool no_space(int err)
+{
+	return err == -ENOMEM || (err == -E2BIG && !refused[0]);
+}
+
 int load_programs(struct recorder *rc)
 {
 	const struct record_opts *o = rc->o;
@@ -491,10 +561,8 @@ int load_programs(struct recorder *rc)
 	for (;;) {
 		char sz[32];
 
-		err = open_and_load(rc, skel_open_btf, msg, sizeof(msg));
-		rc->attach_kind = "tp_btf";
-		if (err && err != -ENODEV && err != -ERANGE && err != -ENOMEM &&
-		    err != -E2BIG) {
+		err = try_load(rc, skel_open_btf, "tp_btf", msg, sizeof(msg));
+		if (err && err != -ENODEV && err != -ERANGE && !no_space(err)) {
 			/* the typed build was refused: the untyped one reads
 			 * through probe reads and loads where tp_btf cannot */
 			if (getenv("IOTRAIL_DEBUG"))
@@ -503,10 +571,9 @@ int load_programs(struct recorder *rc)
 					msg);
 			iotrail_bpf__destroy(rc->skel);
 			rc->skel = NULL;
-			err = open_and_load(rc, skel_open_raw, msg, sizeof(msg));
-			rc->attach_kind = "raw_tp";
+			err = try_load(rc, skel_open_raw, "raw_tp", msg, sizeof(msg));
 		}
-		if ((err != -ENOMEM && err != -E2BIG) || o->bufresize_manual ||
+		if (!no_space(err) || o->bufresize_manual ||
 		    rc->nr_slots <= 2 * IOT_SLACK_SLOTS)
 			break;
 		/* bufresize=auto: the kernel could not allocate it, halve */
@@ -516,16 +583,28 @@ int load_programs(struct recorder *rc)
 		fprintf(stderr, "iotrail: buffer size lowered to %s\n",
 			fmt_size((uint64_t)rc->nr_slots * IOT_REC_SIZE, sz, sizeof(sz)));
 	}
-	if (err == -ENOMEM || err == -E2BIG) {
+	if (no_space(err)) {
 		fprintf(stderr,
 			"iotrail: could not enable tracing: not enough space (%s)\n",
 			msg);
+		return 1;
+	}
+	if (err && refused[0]) {
+		fprintf(stderr,
+			"iotrail: could not load BPF programs: the kernel's verifier "
+			"refused program '%s' (%s%s, %s build); IOTRAIL_DEBUG=1 shows "
+			"its log\n",
+			refused, strerror(-err),
+			refused_too_large ? ": past its 1,000,000 instructions" : "",
+			rc->attach_kind);
 		return 1;
 	}
 	if (err) {
 		fprintf(stderr, "iotrail: %s\n", msg);
 		return err == -ENODEV || err == -ERANGE ? 2 : 1;
 	}
+	if (getenv("IOTRAIL_DEBUG"))
+		say_verified(rc);
 	if (rc->missing[0])
 		fprintf(stderr, "iotrail: not traced on this kernel: %s\n", rc->missing);
 	if (rc->drivers_lost)

@@ -161,6 +161,31 @@ kill $SLEEPER
 reason=$("$IOTRAIL" report -i "$TMP/p2.iot" -f json | python3 -c "import json,sys; print(json.load(sys.stdin)['stop_reason'])")
 expect_eq "--duration stops the recording" "$reason" duration
 
+# --- the verifier: every mode's typed (tp_btf) build, with room ----------------
+# The kernel refuses a program past 1M instructions processed, and how
+# many a program takes differs between kernels: --speculate's completion
+# once took 234k (raw_tp) and past 1M (tp_btf) on 6.18.44, where the
+# recorder fell back to raw_tp. Each mode here must load its typed build
+# within a tenth of the limit (IOTRAIL_DEBUG's count per program).
+worst=0 worst_at=
+for mode in "" "--uring --accounting" "--speculate 50us --uring --accounting" "--summary" \
+	"--aggregate --syscalls" "--flow reads,writes,sync --uring --accounting" \
+	"--bufpolicy ring --trigger 10ms,error" "-d $L3 -p $$" "--speculate 1ms -d $L3"; do
+	# shellcheck disable=SC2086
+	IOTRAIL_DEBUG=1 "$IOTRAIL" record -o "$TMP/vf.iot" $mode -- true 2>"$TMP/vf.err"
+	line=$(grep 'iotrail: verifier: ' "$TMP/vf.err")
+	top=$(echo "$line" | sed -n 's/.*programs: \([a-z_0-9]*\) \([0-9]*\).*/\2 \1/p')
+	if [ -z "$top" ] || grep -q 'trying raw_tp' "$TMP/vf.err"; then
+		not_ok "verifier: '$mode' loads its tp_btf build" "$(grep -E 'tp_btf|verifier|could not' "$TMP/vf.err" | head -3 | cut -c1-300)"
+		continue
+	fi
+	[ "${top% *}" -gt "$worst" ] && worst=${top% *} worst_at="${top#* } under '$mode'"
+done
+[ "$worst" -gt 0 ] && [ "$worst" -lt 100000 ] &&
+	ok "verifier: every mode's tp_btf build loads, at most $worst instructions processed ($worst_at) of 1,000,000" ||
+	not_ok "verifier: a program near the limit" "$worst instructions: $worst_at"
+rm -f "$TMP"/vf.*
+
 # --- SIGINT: a valid file ----------------------------------------------------
 "$IOTRAIL" record -o "$TMP/sig.iot" -d "$L3" 2>/dev/null &
 REC=$!
