@@ -102,10 +102,12 @@ $(OUT)/tools/%: tests/tools/%.c $(OUT)/libiotrail.a
 # unit tests of the recorder's pure parts link their objects too
 $(OUT)/tests/test_flowdef: $(OUT)/obj/record/flowdef.o
 $(OUT)/tests/test_devrange: $(OUT)/obj/record/devices.o
+$(OUT)/tests/test_bpflog: $(OUT)/obj/record/bpflog.o
+LDLIBS_test_bpflog := -lbpf
 $(OUT)/tests/test_%: tests/unit/test_%.c $(OUT)/libiotrail.a
 	@mkdir -p $(dir $@)
 	@mkdir -p $(OUT)/obj/tests
-	$(COMPILE) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $(filter-out %.a,$^) $(filter %.a,$^) -lcmocka -ljansson -lm
+	$(COMPILE) -MMD -MP -MF $(OUT)/obj/tests/$*.d -o $@ $(filter-out %.a,$^) $(filter %.a,$^) -lcmocka -ljansson -lm $(LDLIBS_test_$*)
 
 # the user markers' library (include/iotrail/marker.h), static and shared
 MARKER_CFLAGS = $(CFLAGS) $(SAN) $(IOT_CFLAGS) -Iinclude -fPIC -fvisibility=hidden \

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "callers.skel.h"
+#include "bpflog.h"
 #include "live.h"
 
 #define MAX_DEPTH 127 /* as in callers.bpf.c */
@@ -70,7 +71,7 @@ int callers_run(const struct callers_opts *o, struct callers_result *r, char *er
 
 	memset(r, 0, sizeof(*r));
 	r->command_status = -1;
-	live_quiet();
+	bpflog_quiet();
 	skel = callers_bpf__open();
 	if (!skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
@@ -79,7 +80,10 @@ int callers_run(const struct callers_opts *o, struct callers_result *r, char *er
 	skel->rodata->cfg_self_tgid = (__u32)getpid();
 	ret = callers_bpf__load(skel);
 	if (ret) {
-		snprintf(err, errlen, "cannot load the BPF program: %s", strerror(-ret));
+		char why[256];
+
+		snprintf(err, errlen, "cannot load the BPF program: %s",
+			 bpflog_why(ret, why, sizeof(why)));
 		callers_bpf__destroy(skel);
 		return 1;
 	}

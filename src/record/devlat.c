@@ -13,7 +13,7 @@
 #include "../bpf/devlat_abi.h"
 #include "../util/clock.h"
 #include "devlat.skel.h"
-#include "live.h"
+#include "bpflog.h"
 
 struct devlat {
 	struct devlat_bpf *skel;
@@ -28,11 +28,13 @@ int devlat_open(struct devlat **out, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
-	live_quiet();
+	bpflog_quiet();
 	dl->skel = devlat_bpf__open_and_load();
 	if (!dl->skel) {
+		char why[256];
+
 		snprintf(err, errlen, "--trace: cannot load the BPF programs: %s",
-			 strerror(errno));
+			 bpflog_why(errno, why, sizeof(why)));
 		free(dl);
 		return 1;
 	}

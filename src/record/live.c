@@ -12,26 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
 static volatile sig_atomic_t stop_now;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop_now = 1;
-}
-
-/* libbpf's messages (the verifier's log among them) under IOTRAIL_DEBUG */
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	return getenv("IOTRAIL_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-void live_quiet(void)
-{
-	libbpf_set_print(silent);
 }
 
 static uint64_t mono_ns(void)

@@ -15,8 +15,6 @@ struct live_child {
 	int go_fd; /* write end: releases it */
 };
 
-/* libbpf's messages off: the subcommand says what failed itself. */
-void live_quiet(void);
 /* Forks argv, held before exec until live_release(). 0 or -errno. */
 int live_spawn(struct live_child *c, char *const *argv);
 /* Lets the command exec. */

@@ -14,38 +14,12 @@
 
 #include "../trace/syscalls.h"
 #include "../util/parse.h"
+#include "bpflog.h"
 #include "probe.h"
 #include "recorder.h"
 #include "skel.h"
 
 #define CPUS_ONLINE "/sys/devices/system/cpu/online"
-
-/* The program the kernel's verifier refused in the last load, from
- * libbpf's warning ("prog 'NAME': failed to load: -7"), and whether it
- * said the program was too large: a refusal is not a lack of memory,
- * though both can be E2BIG */
-static char refused[64];
-static bool refused_too_large;
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char *line = NULL, name[sizeof(refused)];
-	int n;
-
-	/* the verifier's log comes whole in one message */
-	if (level == LIBBPF_DEBUG || vasprintf(&line, fmt, ap) < 0)
-		return 0;
-	if (level == LIBBPF_WARN) {
-		if (sscanf(line, "libbpf: prog '%63[^']': failed to load", name) == 1)
-			memcpy(refused, name, sizeof(refused));
-		if (strstr(line, "BPF program is too large"))
-			refused_too_large = true;
-	}
-	/* libbpf's warnings and info only under IOTRAIL_DEBUG */
-	n = getenv("IOTRAIL_DEBUG") ? fputs(line, stderr) : 0;
-	free(line);
-	return n;
-}
 
 /* "128m", "4g", "2048" */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len)
@@ -538,8 +512,7 @@ static void say_verified(const struct recorder *rc)
 static int try_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
 		    const char *kind, char *msg, size_t msglen)
 {
-	refused[0] = '\0';
-	refused_too_large = false;
+	bpflog_quiet();
 	rc->attach_kind = kind;
 	return open_and_load(rc, open, msg, msglen);
 }
@@ -548,7 +521,7 @@ static int try_load(struct recorder *rc, struct iotrail_bpf *(*open)(void),
  * large), not because the verifier refused a program */
 static bool no_space(int err)
 {
-	return err == -ENOMEM || (err == -E2BIG && !refused[0]);
+	return err == -ENOMEM || (err == -E2BIG && !bpflog_refused());
 }
 
 int load_programs(struct recorder *rc)
@@ -557,7 +530,6 @@ int load_programs(struct recorder *rc)
 	char msg[512] = "";
 	int err;
 
-	libbpf_set_print(libbpf_quiet);
 	for (;;) {
 		char sz[32];
 
@@ -589,14 +561,9 @@ int load_programs(struct recorder *rc)
 			msg);
 		return 1;
 	}
-	if (err && refused[0]) {
-		fprintf(stderr,
-			"iotrail: could not load BPF programs: the kernel's verifier "
-			"refused program '%s' (%s%s, %s build); IOTRAIL_DEBUG=1 shows "
-			"its log\n",
-			refused, strerror(-err),
-			refused_too_large ? ": past its 1,000,000 instructions" : "",
-			rc->attach_kind);
+	if (err && bpflog_refused()) {
+		fprintf(stderr, "iotrail: could not load BPF programs (%s build): %s\n",
+			rc->attach_kind, bpflog_why(err, msg, sizeof(msg)));
 		return 1;
 	}
 	if (err) {

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpflog.h"
 #include "live.h"
 #include "sched.skel.h"
 
@@ -65,7 +66,7 @@ int sched_run(const struct sched_opts *o, struct sched_result *r, char *err,
 			snprintf(err, errlen, "-p %d: no such process", (int)o->pids[i]);
 			return 2;
 		}
-	live_quiet();
+	bpflog_quiet();
 	skel = sched_bpf__open();
 	if (!skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
@@ -77,7 +78,10 @@ int sched_run(const struct sched_opts *o, struct sched_result *r, char *err,
 			sizeof(skel->rodata->cfg_comm) - 1);
 	ret = sched_bpf__load(skel);
 	if (ret) {
-		snprintf(err, errlen, "cannot load the BPF programs: %s", strerror(-ret));
+		char why[256];
+
+		snprintf(err, errlen, "cannot load the BPF programs: %s",
+			 bpflog_why(ret, why, sizeof(why)));
 		sched_bpf__destroy(skel);
 		return 1;
 	}

@@ -12,7 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "../util/clock.h"
-#include "live.h"
+#include "bpflog.h"
 #include "top.skel.h"
 
 struct top {
@@ -28,7 +28,7 @@ int top_open(struct top **out, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
-	live_quiet();
+	bpflog_quiet();
 	t->skel = top_bpf__open();
 	if (!t->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
@@ -43,8 +43,10 @@ int top_open(struct top **out, char *err, size_t errlen)
 	if (!ret)
 		ret = top_bpf__attach(t->skel);
 	if (ret) {
+		char why[256];
+
 		snprintf(err, errlen, "cannot load or attach the BPF programs: %s",
-			 strerror(-ret));
+			 bpflog_why(ret, why, sizeof(why)));
 		top_bpf__destroy(t->skel);
 		free(t);
 		return 1;
