@@ -34,9 +34,17 @@ echo "# $(date -u +%FT%TZ) $(uname -r) $(uname -m), $N CPUs, $(awk '/MemTotal/ {
 mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 ulimit -l unlimited 2>/dev/null
-# a first recording that says whether the programs load at all
+# a first recording that says whether the programs load at all, then
+# what this kernel's verifier takes for the heaviest program of each mode
+# (a kernel's verifier may take more than another's: 6.18.44 refused an
+# unrolled loop that had loaded before)
 "$PORTABLE/run.sh" iotrail record -o /dev/shm/probe.iot -d zram0 -- true >/dev/null 2>"$OUT/probe.err" ||
 	{ echo "device_check: iotrail record fails here:"; cat "$OUT/probe.err"; exit 1; }
+for mode in "" --summary "--aggregate --syscalls" "--speculate 50us" "--flow reads,writes,sync --uring"; do
+	# shellcheck disable=SC2086
+	IOTRAIL_DEBUG=1 "$PORTABLE/run.sh" iotrail record -o /dev/shm/probe.iot $mode -- true 2>&1 >/dev/null |
+		sed -n "s/^iotrail: verifier: instructions processed for \([0-9]*\) programs: \([^,]*\),.*/# verifier, '${mode:-events}': \1 programs, the most \2/p; s/^iotrail: tp_btf build: /# tp_btf refused, '${mode:-events}': /p"
+done
 rm -f /dev/shm/probe.iot
 T0=$(date +%s)
 if [ -x "$PORTABLE/memprobe" ]; then
