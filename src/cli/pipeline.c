@@ -16,6 +16,7 @@
 #include "../trace/syscalls.h"
 #include "../util/clock.h"
 #include "../util/grow.h"
+#include "../util/parse.h"
 
 /* a trace from an architecture iotrail does not know: no number matches */
 static const uint32_t unknown_arch_nr[NR_SYSCALL_KINDS] = {
@@ -108,7 +109,9 @@ static int open_input(struct pipeline *p, const char *input, struct analysis_env
 		      bool unchecked)
 {
 	char errbuf[512] = "", arch[32];
+	const char *ahead = getenv("IOTRAIL_AHEAD_MAX_MB");
 	unsigned int threads = (unsigned int)threads_wanted();
+	uint64_t mb;
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -125,9 +128,15 @@ static int open_input(struct pipeline *p, const char *input, struct analysis_env
 	p->opened = true;
 	/* IOTRAIL_AHEAD_MAX_MB (for benchmarks): what the chunks unpacked
 	 * ahead of one reader may hold, in place of READER_AHEAD_MAX_BYTES */
-	if (getenv("IOTRAIL_AHEAD_MAX_MB") && *getenv("IOTRAIL_AHEAD_MAX_MB"))
-		p->rd.ahead_max = strtoull(getenv("IOTRAIL_AHEAD_MAX_MB"), NULL, 10)
-				  << 20;
+	if (ahead && *ahead) {
+		if (parse_count(ahead, &mb) || mb > UINT64_MAX >> 20) {
+			fprintf(stderr,
+				"iotrail: IOTRAIL_AHEAD_MAX_MB=%s: not a count of MB\n",
+				ahead);
+			return 1;
+		}
+		p->rd.ahead_max = mb << 20;
+	}
 	trace_reader_meta(&p->rd, "arch", arch, sizeof(arch));
 	trace_reader_meta(&p->rd, "drivers", p->drivers, sizeof(p->drivers));
 	env->drivers = p->drivers[0] ? p->drivers : "none (recorded before 1.7)";

@@ -57,13 +57,15 @@ const char *bpflog_refused(void)
 
 const char *bpflog_why(int err, char *buf, size_t len)
 {
+	const char *e = strerror(err < 0 ? -err : err);
+
 	if (!refused[0])
-		snprintf(buf, len, "%s", strerror(err < 0 ? -err : err));
+		snprintf(buf, len, "%s", e);
 	else
 		snprintf(buf, len,
 			 "the kernel's verifier refused program '%s' (%s%s); "
 			 "IOTRAIL_DEBUG=1 shows its log",
-			 refused, strerror(err < 0 ? -err : err),
+			 refused, e,
 			 too_large ? ": past its 1,000,000 instructions" : "");
 	return buf;
 }

@@ -290,6 +290,11 @@ IOTRAIL_AHEAD_MAX_MB=100000 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$T
 cmp -s "$TMP/fb1.json" "$TMP/fbw.json" && grep -q 'unpacked ahead' "$TMP/fbw.err" &&
 	ok "IOTRAIL_AHEAD_MAX_MB=100000: $(grep -o '[0-9]* packed chunks unpacked ahead' "$TMP/fbw.err"), the same JSON" ||
 	not_ok "IOTRAIL_AHEAD_MAX_MB" "$(grep -E 'ahead|join on' "$TMP/fbw.err"); $(diff "$TMP/fb1.json" "$TMP/fbw.json" | head -c 300)"
+IOTRAIL_AHEAD_MAX_MB=lots "$IOTRAIL" report -i "$TMP/fbp.iot" >/dev/null 2>"$TMP/fbw.err"
+st=$?
+[ $st = 1 ] && grep -q 'IOTRAIL_AHEAD_MAX_MB=lots: not a count of MB' "$TMP/fbw.err" &&
+	ok "IOTRAIL_AHEAD_MAX_MB=lots: exit 1, named" ||
+	not_ok "IOTRAIL_AHEAD_MAX_MB=lots" "exit $st, $(cat "$TMP/fbw.err")"
 rm -f "$TMP"/fb*
 
 # --- a many-CPU recording's large chunks, in a trace larger than memory's share ---------
