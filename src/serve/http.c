@@ -16,9 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READ_TIMEOUT_NS	 (10ull * 1000000000ull)
-#define WRITE_TIMEOUT_NS (30ull * 1000000000ull)
-
 struct http_conn {
 	int fd;
 	char in[HTTP_MAX_HEADER + 1];
@@ -92,6 +89,8 @@ int http_listen(struct http_server *s, const char *addr, char *err, size_t errle
 
 	memset(s, 0, sizeof(*s));
 	s->fd = s->wake[0] = s->wake[1] = -1;
+	s->read_timeout_ns = HTTP_READ_TIMEOUT_NS;
+	s->write_timeout_ns = HTTP_WRITE_TIMEOUT_NS;
 	if (parse_addr(addr, &ss, &len)) {
 		snprintf(err, errlen,
 			 "--listen '%s': not an address and port (127.0.0.1:9464, "
@@ -155,8 +154,8 @@ static const char *reason(int status)
 }
 
 /* the whole response into c->out; a body of NULL is a short text */
-static void respond(struct http_conn *c, int status, const char *type, char *body,
-		    size_t len, bool head)
+static void respond(struct http_server *s, struct http_conn *c, int status,
+		    const char *type, char *body, size_t len, bool head)
 {
 	char hdr[256], text[64];
 	int n;
@@ -179,7 +178,7 @@ static void respond(struct http_conn *c, int status, const char *type, char *bod
 	}
 	c->out_off = 0;
 	free(body);
-	c->deadline_ns = mono_ns() + WRITE_TIMEOUT_NS;
+	c->deadline_ns = mono_ns() + s->write_timeout_ns;
 }
 
 /* a complete request head in c->in: answer it */
@@ -194,18 +193,18 @@ static void answer(struct http_server *s, struct http_conn *c)
 		if (!c->in[i] || (!isprint((unsigned char)c->in[i]) &&
 				  !isspace((unsigned char)c->in[i]))) {
 			s->bad_requests++;
-			respond(c, 400, NULL, NULL, 0, false);
+			respond(s, c, 400, NULL, NULL, 0, false);
 			return;
 		}
 	if (sscanf(c->in, "%7s %511s %15s", method, path, version) != 3 ||
 	    strncmp(version, "HTTP/1.", 7) || path[0] != '/') {
 		s->bad_requests++;
-		respond(c, 400, NULL, NULL, 0, false);
+		respond(s, c, 400, NULL, NULL, 0, false);
 		return;
 	}
 	s->requests++;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		respond(c, 405, NULL, NULL, 0, false);
+		respond(s, c, 405, NULL, NULL, 0, false);
 		return;
 	}
 	a = strcasestr(c->in, "\nAccept:");
@@ -222,8 +221,8 @@ static void answer(struct http_server *s, struct http_conn *c)
 	s->handle(s->ctx, path, accept, &r);
 	if (!r.status)
 		r.status = 500;
-	respond(c, r.status, r.type ? r.type : "text/plain; charset=utf-8", r.body, r.len,
-		!strcmp(method, "HEAD"));
+	respond(s, c, r.status, r.type ? r.type : "text/plain; charset=utf-8", r.body,
+		r.len, !strcmp(method, "HEAD"));
 }
 
 static void on_read(struct http_server *s, size_t i)
@@ -245,7 +244,7 @@ static void on_read(struct http_server *s, size_t i)
 		answer(s, c);
 	else if (c->in_len == HTTP_MAX_HEADER) {
 		s->too_large++;
-		respond(c, 431, NULL, NULL, 0, false);
+		respond(s, c, 431, NULL, NULL, 0, false);
 	}
 }
 
@@ -303,7 +302,7 @@ static void on_accept(struct http_server *s)
 		c->fd = fd;
 		c->in_len = 0;
 		c->out = NULL;
-		c->deadline_ns = mono_ns() + READ_TIMEOUT_NS;
+		c->deadline_ns = mono_ns() + s->read_timeout_ns;
 	}
 }
 
@@ -334,16 +333,18 @@ void http_run(struct http_server *s)
 			struct http_conn *c = &s->conns[k];
 			short ev = pfd[k + 2].revents;
 
+			/* the deadline first: a client that sends or takes
+			 * a byte at a time is still held to it */
 			if (ev & (POLLERR | POLLNVAL)) {
 				s->resets++;
+				drop(s, k);
+			} else if (now > c->deadline_ns) {
+				s->timeouts++;
 				drop(s, k);
 			} else if (c->out && (ev & (POLLOUT | POLLHUP))) {
 				on_write(s, k);
 			} else if (!c->out && (ev & (POLLIN | POLLHUP))) {
 				on_read(s, k);
-			} else if (now > c->deadline_ns) {
-				s->timeouts++;
-				drop(s, k);
 			}
 		}
 		if (pfd[0].revents & POLLIN)

@@ -14,8 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTTP_MAX_HEADER 8192
-#define HTTP_MAX_CONNS	1024
+#define HTTP_MAX_HEADER	      8192
+#define HTTP_MAX_CONNS	      1024
+#define HTTP_READ_TIMEOUT_NS  (10ull * 1000000000ull)
+#define HTTP_WRITE_TIMEOUT_NS (30ull * 1000000000ull)
 
 struct http_response {
 	int status;	  /* 200, 404, ... */
@@ -38,6 +40,11 @@ struct http_server {
 	struct http_conn *conns;
 	size_t nr_conns;
 	volatile int stop;
+	/* how long a connection has to send its request, and to take the
+	 * response, counted from its accept and from the response: whatever
+	 * it sends or takes meanwhile (HTTP_READ_TIMEOUT_NS and
+	 * HTTP_WRITE_TIMEOUT_NS, set by http_listen) */
+	uint64_t read_timeout_ns, write_timeout_ns;
 	/* what happened, for tests and /healthz */
 	uint64_t requests, bad_requests, too_large, refused, timeouts, resets;
 };

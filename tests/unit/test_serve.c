@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iotrail serve's pieces (src/serve/): the exposition's arithmetic, the
- * listen address parser. */
+ * listen address parser, the server's deadlines. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "serve/http.h"
@@ -99,12 +108,120 @@ static void addresses(void **state)
 	}
 }
 
+static void ok_handler(void *ctx, const char *path, const char *accept,
+		       struct http_response *r)
+{
+	(void)ctx;
+	(void)path;
+	(void)accept;
+	r->status = 200;
+	r->body = strdup("ok\n");
+	r->len = 3;
+}
+
+static void *serve_thread(void *arg)
+{
+	http_run(arg);
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* a server on a free port of 127.0.0.1, its loop in *t */
+static int serve_on(struct http_server *s, pthread_t *t)
+{
+	char addr[32], err[256];
+
+	for (int port = 20000 + getpid() % 20000, tries = 0; tries < 100;
+	     tries++, port++) {
+		snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+		if (http_listen(s, addr, err, sizeof(err)))
+			continue;
+		s->handle = ok_handler;
+		s->read_timeout_ns = 300000000ull;
+		assert_int_equal(pthread_create(t, NULL, serve_thread, s), 0);
+		return port;
+	}
+	fail_msg("no free port to listen on");
+	return -1;
+}
+
+static int connect_to(int port)
+{
+	struct sockaddr_in in = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&in, sizeof(in)), 0);
+	return fd;
+}
+
+/* Whether the server closed fd: its end of the stream, or a reset. */
+static bool closed(int fd)
+{
+	char buf[256];
+	ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* A client that sends its request a byte at a time, never finishing it, is
+ * dropped at the read deadline though every poll finds a byte from it (the
+ * deadline was checked only for a connection with nothing to read); one
+ * that sends its request whole is answered. */
+static void trickle_deadline(void **state)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct http_server s;
+	pthread_t t;
+	char buf[256];
+	int port, fd;
+	double t0;
+	ssize_t n;
+
+	(void)state;
+	port = serve_on(&s, &t);
+	fd = connect_to(port);
+	assert_int_equal(send(fd, req, sizeof(req) - 1, 0), (ssize_t)sizeof(req) - 1);
+	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	assert_true(n > 0);
+	buf[n] = 0;
+	assert_non_null(strstr(buf, "HTTP/1.1 200 OK"));
+	close(fd);
+
+	fd = connect_to(port);
+	t0 = now_s();
+	for (size_t i = 0; !closed(fd) && now_s() - t0 < 5; i++) {
+		/* a header that never ends */
+		if (send(fd, &"GET / HTTP/1.1\r\nX: aaaaaaaaaaaaaaaaaaaaaa"[i % 20], 1,
+			 MSG_NOSIGNAL) < 0)
+			break; /* closed meanwhile */
+		usleep(20000);
+	}
+	assert_true(now_s() - t0 < 2.5); /* 0.3 s, and the poll's 1 s at most */
+	close(fd);
+	http_stop(&s);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(s.timeouts, 1);
+	assert_int_equal(s.requests, 1);
+	http_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(buckets),
 	    cmocka_unit_test(counters),
 	    cmocka_unit_test(addresses),
+	    cmocka_unit_test(trickle_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
