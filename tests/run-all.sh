@@ -61,9 +61,28 @@ integration() {
 	done
 }
 
+# The plain run's reports are each read again on every path of the join
+# (tests/integration/crosscheck): the same output on 1, 2 and 5 threads,
+# in segments and from one reader, on every trace the tests make
+cross=$(mktemp)
 for t in tests/integration/test_*.sh; do
-	integration "$t" integration
+	IOTRAIL=$PWD/tests/integration/crosscheck IOTRAIL_REAL=$PWD/build/iotrail \
+		IOTRAIL_HDD=$PWD/build/iotrail-hdd IOTRAIL_CROSSCHECK_LOG=$cross \
+		integration "$t" integration
 done
+n=$(grep -c '^checked ' "$cross")
+nd=$(grep -c '^differs ' "$cross")
+if [ "$n" -lt 150 ]; then
+	echo "not ok - crosscheck: only $n reports were read again (the tests ran no report?)"
+	failed=$((failed + 1))
+elif [ "$nd" = 0 ]; then
+	echo "ok - crosscheck: $n reports, each the same on 1, 2 and 5 threads, in segments and from one reader"
+	passed=$((passed + 1))
+else
+	sed -n 's/^differs /not ok - crosscheck: /p' "$cross"
+	failed=$((failed + nd))
+fi
+rm -f "$cross"
 # The analyzers in threads of their own under ThreadSanitizer (make tsan;
 # test_pack runs its iotrail too)
 for t in build/tsan/tests/test_*; do
