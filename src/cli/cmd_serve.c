@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -630,6 +631,24 @@ static int usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+/* Room for HTTP_MAX_CONNS connections beside the recorder's own
+ * descriptors and the captures' files: the soft limit on descriptors is
+ * often 1024, under HTTP_MAX_CONNS, so it is raised towards the hard one
+ * (the server refuses what is beyond either: http.h) */
+static void raise_nofile(void)
+{
+	const rlim_t want = HTTP_MAX_CONNS + 1024;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur =
+	    rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		/* the lower limit stands: connections past it are refused */
+	}
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -756,6 +775,7 @@ int cmd_serve(int argc, char **argv)
 	sv = calloc(1, sizeof(*sv));
 	if (!sv)
 		return 1;
+	raise_nofile();
 	/* the address first: a port in use is said before anything loads */
 	ret = http_listen(&sv->http, listen_addr, err, sizeof(err));
 	if (ret) {

@@ -88,7 +88,7 @@ int http_listen(struct http_server *s, const char *addr, char *err, size_t errle
 	int one = 1;
 
 	memset(s, 0, sizeof(*s));
-	s->fd = s->wake[0] = s->wake[1] = -1;
+	s->fd = s->wake[0] = s->wake[1] = s->spare = -1;
 	s->read_timeout_ns = HTTP_READ_TIMEOUT_NS;
 	s->write_timeout_ns = HTTP_WRITE_TIMEOUT_NS;
 	if (parse_addr(addr, &ss, &len)) {
@@ -113,6 +113,7 @@ int http_listen(struct http_server *s, const char *addr, char *err, size_t errle
 		s->fd = -1;
 		return -1;
 	}
+	s->spare = open("/dev/null", O_RDONLY | O_CLOEXEC); /* -1: none to spare */
 	s->conns = calloc(HTTP_MAX_CONNS, sizeof(*s->conns));
 	if (!s->conns) {
 		snprintf(err, errlen, "out of memory");
@@ -125,6 +126,7 @@ int http_listen(struct http_server *s, const char *addr, char *err, size_t errle
 static void drop(struct http_server *s, size_t i)
 {
 	close(s->conns[i].fd);
+	s->accept_resume_ns = 0; /* a descriptor is free again */
 	free(s->conns[i].out);
 	/* the last one takes its place: the array stays dense */
 	s->conns[i] = s->conns[--s->nr_conns];
@@ -277,24 +279,54 @@ static bool on_write(struct http_server *s, size_t i)
 	return true;
 }
 
+/* a connection there is no room for: 503, and closed */
+static void refuse(struct http_server *s, int fd)
+{
+	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
+				   "Content-Length: 0\r\nConnection: close\r\n\r\n";
+
+	s->refused++;
+	if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		s->resets++;
+	close(fd);
+}
+
+/* accept4 failed for want of descriptors: each connection waiting is
+ * taken with the spare one and refused; with none to spare, the listening
+ * socket rests a while (it would be readable at every poll). False when
+ * nothing more can be taken now. */
+static bool out_of_fds(struct http_server *s)
+{
+	int fd;
+
+	if (s->spare >= 0) {
+		close(s->spare);
+		fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			refuse(s, fd);
+		s->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && s->spare >= 0)
+			return true;
+		if (fd < 0 && errno == EAGAIN)
+			return false; /* none was waiting after all */
+	}
+	s->accept_resume_ns = mono_ns() + 100000000ull;
+	return false;
+}
+
 static void on_accept(struct http_server *s)
 {
 	for (;;) {
 		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct http_conn *c;
 
-		if (fd < 0)
+		if (fd < 0) {
+			if ((errno == EMFILE || errno == ENFILE) && out_of_fds(s))
+				continue;
 			return;
+		}
 		if (s->nr_conns == HTTP_MAX_CONNS) {
-			static const char busy[] =
-			    "HTTP/1.1 503 Service Unavailable\r\n"
-			    "Content-Length: 0\r\nConnection: close\r\n\r\n";
-
-			s->refused++;
-			if (send(fd, busy, sizeof(busy) - 1,
-				 MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-				s->resets++;
-			close(fd);
+			refuse(s, fd);
 			continue;
 		}
 		c = &s->conns[s->nr_conns++];
@@ -317,13 +349,20 @@ void http_run(struct http_server *s)
 		size_t n = s->nr_conns;
 		int r;
 
-		pfd[0] = (struct pollfd){.fd = s->fd, .events = POLLIN};
+		now = mono_ns();
+		if (s->accept_resume_ns && now >= s->accept_resume_ns)
+			s->accept_resume_ns = 0;
+		pfd[0] = (struct pollfd){.fd = s->fd,
+					 .events = s->accept_resume_ns ? 0 : POLLIN};
 		pfd[1] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
 		for (size_t i = 0; i < n; i++)
 			pfd[i + 2] =
 			    (struct pollfd){.fd = s->conns[i].fd,
 					    .events = s->conns[i].out ? POLLOUT : POLLIN};
-		r = poll(pfd, n + 2, 1000);
+		r = poll(pfd, n + 2,
+			 s->accept_resume_ns
+			     ? (int)((s->accept_resume_ns - now) / 1000000 + 1)
+			     : 1000);
 		if (r < 0 && errno != EINTR)
 			break;
 		now = mono_ns();
@@ -372,5 +411,7 @@ void http_close(struct http_server *s)
 	for (int i = 0; i < 2; i++)
 		if (s->wake[i] >= 0)
 			close(s->wake[i]);
-	s->fd = s->wake[0] = s->wake[1] = -1;
+	if (s->spare >= 0)
+		close(s->spare);
+	s->fd = s->wake[0] = s->wake[1] = s->spare = -1;
 }

@@ -3,9 +3,10 @@
  * A small HTTP/1.1 server for `iotrail serve` (docs/FLEET.md): one thread,
  * non-blocking sockets under poll(), GET and HEAD only, one response per
  * connection (Connection: close). Bounded everywhere: request headers of
- * 8 KiB (431 beyond), HTTP_MAX_CONNS connections (503 beyond), 10 s to send
- * a request, 30 s to take a response; a client that sends garbage gets a
- * 400, one that goes away is forgotten, and no write raises SIGPIPE.
+ * 8 KiB (431 beyond), HTTP_MAX_CONNS connections (503 beyond, and beyond
+ * the process's descriptors), 10 s to send a request, 30 s to take a
+ * response; a client that sends garbage gets a 400, one that goes away is
+ * forgotten, and no write raises SIGPIPE.
  */
 #ifndef IOTRAIL_SERVE_HTTP_H
 #define IOTRAIL_SERVE_HTTP_H
@@ -45,6 +46,13 @@ struct http_server {
 	 * it sends or takes meanwhile (HTTP_READ_TIMEOUT_NS and
 	 * HTTP_WRITE_TIMEOUT_NS, set by http_listen) */
 	uint64_t read_timeout_ns, write_timeout_ns;
+	/* a descriptor held back for when the process has none left: given
+	 * up to accept a connection and refuse it (503), then taken again */
+	int spare;
+	/* out of descriptors with none to spare: the listening socket is not
+	 * polled until then, or until a connection closes (no busy loop on
+	 * a backlog that cannot be taken) */
+	uint64_t accept_resume_ns;
 	/* what happened, for tests and /healthz */
 	uint64_t requests, bad_requests, too_large, refused, timeouts, resets;
 };

@@ -275,6 +275,19 @@ for a in "localhost" "1.2.3.4:99999" "300.1.1.1:80" "[::1:80" ":"; do
 done
 stop_all
 
+# --- descriptors: the soft limit (often 1024, under HTTP_MAX_CONNS and the recorder's
+# own) raised towards the hard one, to 2048 ----------------------------------------------
+hard=$(ulimit -Hn)
+want=2048
+[ "$hard" != unlimited ] && [ "$hard" -lt 2048 ] && want=$hard
+(ulimit -Sn $((want < 1024 ? want : 1024)) && exec "$IOTRAIL" serve --listen "127.0.0.1:$SP" 2>"$TMP/serve3.err") &
+SERVE=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$SP/healthz" >/dev/null && break; sleep 0.2; done
+soft=$(awk '/^Max open files/ {print $4}' "/proc/$SERVE/limits")
+[ "$soft" = "$want" ] && ok "serve started with 1024 descriptors raises its soft limit to $want (hard $hard)" ||
+	not_ok "serve's limit on descriptors" "soft $soft, want $want (hard $hard)"
+stop_all
+
 # --- 70 disks: each one's series under its name ---------------------------------------
 # (serve named the first 64 disks it met and gave the others MAJ:MIN)
 MANY=()

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,7 +137,7 @@ static double now_s(void)
 }
 
 /* a server on a free port of 127.0.0.1, its loop in *t */
-static int serve_on(struct http_server *s, pthread_t *t)
+static int serve_on(struct http_server *s, pthread_t *t, uint64_t read_timeout_ns)
 {
 	char addr[32], err[256];
 
@@ -144,7 +147,7 @@ static int serve_on(struct http_server *s, pthread_t *t)
 		if (http_listen(s, addr, err, sizeof(err)))
 			continue;
 		s->handle = ok_handler;
-		s->read_timeout_ns = 300000000ull;
+		s->read_timeout_ns = read_timeout_ns;
 		assert_int_equal(pthread_create(t, NULL, serve_thread, s), 0);
 		return port;
 	}
@@ -188,7 +191,7 @@ static void trickle_deadline(void **state)
 	ssize_t n;
 
 	(void)state;
-	port = serve_on(&s, &t);
+	port = serve_on(&s, &t, 300000000ull);
 	fd = connect_to(port);
 	assert_int_equal(send(fd, req, sizeof(req) - 1, 0), (ssize_t)sizeof(req) - 1);
 	n = recv(fd, buf, sizeof(buf) - 1, 0);
@@ -215,13 +218,104 @@ static void trickle_deadline(void **state)
 	http_close(&s);
 }
 
+/* The limit on descriptors under which exactly `free` numbers are free:
+ * the numbers open now are kept whatever the limit */
+static rlim_t limit_for(int free)
+{
+	static bool open[4096];
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n;
+
+	assert_non_null(d);
+	memset(open, 0, sizeof(open));
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) < 4096)
+			open[atoi(e->d_name)] = true;
+	open[dirfd(d)] = false;
+	closedir(d);
+	for (n = 0; n < 4096 && free; n++)
+		free -= !open[n];
+	return (rlim_t)n;
+}
+
+static double thread_cpu_s(pthread_t t)
+{
+	struct timespec ts;
+	clockid_t cid;
+
+	assert_int_equal(pthread_getcpuclockid(t, &cid), 0);
+	assert_int_equal(clock_gettime(cid, &ts), 0);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Connections past the process's descriptors are refused with a 503, as
+ * those past HTTP_MAX_CONNS are, and the server does not spin meanwhile
+ * (accept4 failed with EMFILE, the backlog stayed readable: poll returned
+ * at once, over and over, and the clients waited unanswered). The server
+ * here may hold a few connections; a child process (descriptors of its
+ * own) opens 10 and sends nothing. */
+#define CLIENTS 10
+static void fd_exhaustion(void **state)
+{
+	struct rlimit old, low;
+	struct http_server s;
+	int port, p[2], got[2] = {-1, -1}, held;
+	double cpu0, t0;
+	pthread_t t;
+	pid_t pid;
+
+	(void)state;
+	port = serve_on(&s, &t, 3000000000ull);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = limit_for(held = 3);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	cpu0 = thread_cpu_s(t);
+	t0 = now_s();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) { /* the clients: how many were refused, how many held */
+		struct timeval tv = {.tv_usec = 300000};
+		int fd[CLIENTS], n[2] = {0, 0};
+		char buf[128];
+
+		setrlimit(RLIMIT_NOFILE, &old);
+		for (int i = 0; i < CLIENTS; i++) {
+			fd[i] = connect_to(port);
+			setsockopt(fd[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		}
+		for (int i = 0; i < CLIENTS; i++) {
+			ssize_t r = recv(fd[i], buf, sizeof(buf) - 1, 0);
+
+			buf[r > 0 ? r : 0] = 0;
+			n[0] += !!strstr(buf, " 503 ");
+			n[1] += r < 0 && errno == EAGAIN;
+		}
+		_exit(write(p[1], n, sizeof(n)) == sizeof(n) ? 0 : 1);
+	}
+	assert_int_equal(read(p[0], got, sizeof(got)), (ssize_t)sizeof(got));
+	waitpid(pid, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	/* the server's thread waited, or refused: a spin takes its CPU whole */
+	assert_true(thread_cpu_s(t) - cpu0 < 0.3 * (now_s() - t0));
+	assert_int_equal(got[0], CLIENTS - held); /* refused */
+	assert_int_equal(got[1], held);		  /* held, waiting for a request */
+	http_stop(&s);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(s.refused, CLIENTS - held);
+	http_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(buckets),
-	    cmocka_unit_test(counters),
-	    cmocka_unit_test(addresses),
-	    cmocka_unit_test(trickle_deadline),
+	    cmocka_unit_test(buckets),	     cmocka_unit_test(counters),
+	    cmocka_unit_test(addresses),     cmocka_unit_test(trickle_deadline),
+	    cmocka_unit_test(fd_exhaustion),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
