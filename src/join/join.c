@@ -60,12 +60,15 @@
 /* A slot zeroed with 16-byte stores. A memset (or a loop the compiler
  * turns into one) of a slot's 136 or 208 bytes became `rep stos`, whose
  * start-up was half of bio_new's time on one core; the empty asm keeps
- * the loop a loop. */
+ * the stores stores. Unrolled (a slot's size is a constant wherever this
+ * is inlined), a one-thread report of a 16-CPU zram trace runs 3% fewer
+ * instructions (callgrind) and about 1.5% faster (2 vCPUs). */
 typedef uint64_t zero16 __attribute__((vector_size(16), aligned(1), may_alias));
 static inline __attribute__((always_inline)) void zero_slot(char *p, size_t n)
 {
 	size_t k = 0;
 
+#pragma GCC unroll 16
 	for (; k + 16 <= n; k += 16) {
 		*(zero16 *)(p + k) = (zero16){0, 0};
 		__asm__("" : : "r"(p));
