@@ -1322,9 +1322,12 @@ static int push_packed(const struct trace_reader *r, struct reader_cpu *c,
 /* The next record of packed span s, unpacked into a slot of c's pool; NULL
  * at the end of a filtered span (the rest outside its stretch), or, with
  * r->lazy_err set, when it does not unpack: damage the open did not check
- * for (trace_reader_open_unchecked), found here as by a whole unpacking */
-static const struct iot_rec *unpack_next(struct trace_reader *r, struct reader_cpu *c,
-					 struct reader_span *s)
+ * for (trace_reader_open_unchecked), found here as by a whole unpacking.
+ * unpack_next is the common case, inlined in the merge's refill: a record
+ * staged, the span whole, a slot free (a call a record was 19 of the
+ * merge's 190 instructions a record, 16 CPUs' zram trace). */
+static __attribute__((noinline)) const struct iot_rec *
+unpack_next_slow(struct trace_reader *r, struct reader_cpu *c, struct reader_span *s)
 {
 	struct iot_rec *slot;
 	const struct iot_rec *x;
@@ -1379,6 +1382,18 @@ static const struct iot_rec *unpack_next(struct trace_reader *r, struct reader_c
 		r->lazy_err = -ENOMEM;
 		return NULL;
 	}
+	slot = &c->pool[c->free_slot[--c->nr_free]];
+	*slot = c->stage[c->stage_at++];
+	return slot;
+}
+
+static inline __attribute__((always_inline)) const struct iot_rec *
+unpack_next(struct trace_reader *r, struct reader_cpu *c, struct reader_span *s)
+{
+	struct iot_rec *slot;
+
+	if (c->stage_at == c->stage_n || s->filtered || !c->nr_free)
+		return unpack_next_slow(r, c, s);
 	slot = &c->pool[c->free_slot[--c->nr_free]];
 	*slot = c->stage[c->stage_at++];
 	return slot;
