@@ -336,6 +336,30 @@ feed_one(struct pipeline *p, const struct iot_rec *rec,
 	return join_feed(&p->jn, rec) ? -1 : 0;
 }
 
+/* n records, as n feed_one calls would: a run of records at a time into
+ * the join (join_feed_n), an EXEC record (its name kept first) beginning
+ * the next run; record by record where a callback sees each. */
+static int feed_many(struct pipeline *p, const struct iot_rec *const *recs, int n,
+		     int (*record)(void *ctx, const struct iot_rec *r), void *ctx)
+{
+	int from = 0, err;
+
+	if (record) {
+		for (int k = 0; k < n; k++)
+			if ((err = feed_one(p, recs[k], record, ctx)))
+				return err;
+		return 0;
+	}
+	for (int k = 0; k < n; k++)
+		if (recs[k]->type == IOT_EV_EXEC) {
+			if (join_feed_n(&p->jn, recs + from, (size_t)(k - from)))
+				return -1;
+			trace_reader_exec(&p->rd, recs[k]);
+			from = k;
+		}
+	return join_feed_n(&p->jn, recs + from, (size_t)(n - from)) ? -1 : 0;
+}
+
 /* The records through the join with the reader in its own thread: as
  * feed_one returns, or the reader's error (< 0); -2 when the thread could
  * not be had (nothing read yet: the caller reads on its own). */
@@ -371,8 +395,14 @@ static int feed_prefetched(struct pipeline *p,
 		k = pf.taken % PF_DEPTH;
 		pthread_mutex_unlock(&pf.mu);
 		b = pf.recs + k * PF_BATCH;
-		for (uint32_t i = 0; i < pf.n[k] && !ret; i++)
-			ret = feed_one(p, &b[i], record, ctx);
+		for (uint32_t i = 0; i < pf.n[k] && !ret; i += 64) {
+			const struct iot_rec *run[64];
+			int m = pf.n[k] - i < 64 ? (int)(pf.n[k] - i) : 64;
+
+			for (int q = 0; q < m; q++)
+				run[q] = &b[i + q];
+			ret = feed_many(p, run, m, record, ctx);
+		}
 		pthread_mutex_lock(&pf.mu);
 		pf.taken++;
 		if (ret)
@@ -667,15 +697,9 @@ int pipeline_join(struct pipeline *p, const char *input, const struct join_sink 
 	if (err == -2) {
 		const struct iot_rec *recs[64];
 
-		while ((err = trace_reader_next_batch(&p->rd, recs, 64)) > 0) {
-			int n = err;
-
-			for (int k = 0; k < n; k++)
-				if ((err = feed_one(p, recs[k], record, ctx)))
-					break;
-			if (err)
+		while ((err = trace_reader_next_batch(&p->rd, recs, 64)) > 0)
+			if ((err = feed_many(p, recs, err, record, ctx)))
 				break;
-		}
 	}
 	if (err == 1)
 		return 1;

@@ -163,9 +163,17 @@ static void fail(struct par *p, int err)
 
 static int feed(struct join *j, const struct iot_rec *r, size_t from, size_t to)
 {
-	for (size_t i = from; i < to; i++)
-		if (join_feed(j, &r[i]))
+	const struct iot_rec *run[64];
+
+	while (from < to) {
+		size_t m = to - from < 64 ? to - from : 64;
+
+		for (size_t q = 0; q < m; q++)
+			run[q] = &r[from + q];
+		if (join_feed_n(j, run, m))
 			return -ENOMEM;
+		from += m;
+	}
 	return 0;
 }
 
