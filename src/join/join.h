@@ -246,6 +246,10 @@ struct join {
 	struct join_sink sink;
 	bool (*is_bio_based)(void *ctx, uint32_t dev);
 	void *dev_ctx;
+	/* is_bio_based's last answer (a trace's devices do not change), for
+	 * the device of the last bio completed: bb_dev + 1, 0 for none */
+	uint64_t bb_dev1;
+	bool bb_last;
 	/* the trace's system call numbers by kind (syscalls.h), for the causes
 	 * of bios queued in a call; NULL: not known */
 	const uint32_t *syscall_nr;
