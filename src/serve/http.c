@@ -127,6 +127,8 @@ static void drop(struct http_server *s, size_t i)
 {
 	close(s->conns[i].fd);
 	s->accept_resume_ns = 0; /* a descriptor is free again */
+	if (s->spare < 0)	 /* lost to another thread: this one is the reserve */
+		s->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	free(s->conns[i].out);
 	/* the last one takes its place: the array stays dense */
 	s->conns[i] = s->conns[--s->nr_conns];
