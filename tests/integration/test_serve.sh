@@ -386,9 +386,11 @@ want = dict(w.split("=") for w in sys.argv[3].split())
 got = {m[0]: int(m[1]) for m in re.findall(r'^iotrail_requests_total\{cgroup="([^"]+)",device="%s",op="read"\} (\d+)$' % dev, text, re.M)}
 lost = int(re.search(r'^iotrail_lost_requests_total (\d+)$', text, re.M).group(1))
 slots = tuple(int(re.search(r'^iotrail_histogram_slots\{state="%s"\} (\d+)$' % s, text, re.M).group(1)) for s in ("used", "total"))
-assert all(c in want and n == int(want[c]) for c, n in got.items()), ("counts", got)
+# a completion the kernel did not show is missing too, no more than one: one
+# cgroup's count may be one short (ASan's CI run, once: 3 of 4 reads)
+assert all(c in want and n <= int(want[c]) for c, n in got.items()), ("counts", got)
+assert sum(int(want[c]) - n for c, n in got.items()) <= 1, ("counts", got)
 total = sum(int(n) for n in want.values())
-# a completion the kernel did not show is missing too, no more than one
 assert total - 1 <= sum(got.values()) + lost <= total, (sum(got.values()), lost, total)
 assert (len(got), slots) == (int(sys.argv[4]), tuple(map(int, sys.argv[5].split("/")))), (len(got), slots)
 print("%d series, %d reads lost, slots %d/%d" % (len(got), lost, *slots))
