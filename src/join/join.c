@@ -568,8 +568,9 @@ static int on_bio_complete(struct join *j, const struct iot_rec *r)
 		return 0; /* queued before the trace, or its request is done */
 	bs = &j->bios[*v];
 	if (bs->req != NONE)
-		return 0;			  /* its request's completion counts */
-	if (j->bb_dev1 != (uint64_t)r->dev + 1) { /* one device, mostly */
+		return 0; /* its request's completion counts */
+	/* the last device's kind: one device, mostly */
+	if (j->bb_dev1 != (uint64_t)r->dev + 1) {
 		j->bb_last = j->is_bio_based ? j->is_bio_based(j->dev_ctx, r->dev) : true;
 		j->bb_dev1 = (uint64_t)r->dev + 1;
 	}

@@ -1319,6 +1319,16 @@ static int push_packed(const struct trace_reader *r, struct reader_cpu *c,
 	return 0;
 }
 
+/* c's next staged record, copied into a free slot of its pool */
+static inline __attribute__((always_inline)) struct iot_rec *
+take_staged(struct reader_cpu *c)
+{
+	struct iot_rec *slot = &c->pool[c->free_slot[--c->nr_free]];
+
+	*slot = c->stage[c->stage_at++];
+	return slot;
+}
+
 /* The next record of packed span s, unpacked into a slot of c's pool; NULL
  * at the end of a filtered span (the rest outside its stretch), or, with
  * r->lazy_err set, when it does not unpack: damage the open did not check
@@ -1329,7 +1339,6 @@ static int push_packed(const struct trace_reader *r, struct reader_cpu *c,
 static __attribute__((noinline)) const struct iot_rec *
 unpack_next_slow(struct trace_reader *r, struct reader_cpu *c, struct reader_span *s)
 {
-	struct iot_rec *slot;
 	const struct iot_rec *x;
 
 	for (;;) {
@@ -1382,21 +1391,15 @@ unpack_next_slow(struct trace_reader *r, struct reader_cpu *c, struct reader_spa
 		r->lazy_err = -ENOMEM;
 		return NULL;
 	}
-	slot = &c->pool[c->free_slot[--c->nr_free]];
-	*slot = c->stage[c->stage_at++];
-	return slot;
+	return take_staged(c);
 }
 
 static inline __attribute__((always_inline)) const struct iot_rec *
 unpack_next(struct trace_reader *r, struct reader_cpu *c, struct reader_span *s)
 {
-	struct iot_rec *slot;
-
 	if (c->stage_at == c->stage_n || s->filtered || !c->nr_free)
 		return unpack_next_slow(r, c, s);
-	slot = &c->pool[c->free_slot[--c->nr_free]];
-	*slot = c->stage[c->stage_at++];
-	return slot;
+	return take_staged(c);
 }
 
 /* The slots of the records returned by the last call free again */
