@@ -175,7 +175,7 @@ tsan:
 
 # libFuzzer harnesses (tests/fuzz/), built with clang in build/fuzz; `make
 # fuzz` runs each for FUZZ_SECONDS after the regression corpus.
-FUZZERS      := trace layout ext blktrace
+FUZZERS      := trace layout ext blktrace http
 FUZZ_SECONDS ?= 60
 fuzz-bins:
 	$(MAKE) OUT=build/fuzz CC=$(CLANG) CFLAGS="-O1 -g" \

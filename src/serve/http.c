@@ -18,7 +18,7 @@
 
 struct http_conn {
 	int fd;
-	char in[HTTP_MAX_HEADER + 1];
+	char in[HTTP_MAX_HEADER];
 	size_t in_len;
 	char *out; /* the whole response, headers first */
 	size_t out_len, out_off;
@@ -185,48 +185,90 @@ static void respond(struct http_server *s, struct http_conn *c, int status,
 	c->deadline_ns = mono_ns() + s->write_timeout_ns;
 }
 
-/* a complete request head in c->in: answer it */
+int http_parse(const char *in, size_t len, struct http_request *req)
+{
+	char version[16];
+	const char *end = NULL, *a, *p;
+	int n;
+
+	memset(req, 0, sizeof(*req));
+	/* a byte no request head has (a NUL included): refused at once,
+	 * not waited on until the head is whole */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)in[i];
+
+		if (!isprint(ch) && !isspace(ch))
+			return 400;
+		if (ch == '\n' && !end) {
+			if (i + 1 < len && in[i + 1] == '\n')
+				end = in + i + 2;
+			else if (i + 2 < len && in[i + 1] == '\r' && in[i + 2] == '\n')
+				end = in + i + 3;
+		}
+	}
+	if (!end)
+		return len >= HTTP_MAX_HEADER ? 431 : 0;
+	/* the head, in[0, end), as a string of its own (in has no NUL at
+	 * its end, and what follows the blank line is not the head's) */
+	{
+		char head[HTTP_MAX_HEADER + 1];
+		size_t hl = (size_t)(end - in);
+
+		if (hl > HTTP_MAX_HEADER)
+			return 431;
+		memcpy(head, in, hl);
+		head[hl] = 0;
+		n = sscanf(head, "%7s %511s %15s", req->method, req->path, version);
+		if (n != 3 || strncmp(version, "HTTP/1.", 7) || req->path[0] != '/')
+			return 400;
+		if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
+			return 405;
+		req->head = !strcmp(req->method, "HEAD");
+		a = strcasestr(head, "\nAccept:");
+		if (a) {
+			a += 8;
+			while (*a == ' ' || *a == '\t')
+				a++;
+			p = strpbrk(a, "\r\n");
+			snprintf(req->accept, sizeof(req->accept), "%.*s",
+				 (int)(p ? p - a : (long)strlen(a)), a);
+		}
+	}
+	req->path[strcspn(req->path, "?")] = 0; /* the query is not ours to read */
+	return 200;
+}
+
+/* c->in parsed: answered, or (0) still to come */
 static void answer(struct http_server *s, struct http_conn *c)
 {
-	char method[8], path[512], version[16], accept[256] = "";
-	const char *a, *p;
+	struct http_request q;
 	struct http_response r = {0};
+	int st = http_parse(c->in, c->in_len, &q);
 
-	c->in[c->in_len] = 0;
-	for (size_t i = 0; i < c->in_len; i++)
-		if (!c->in[i] || (!isprint((unsigned char)c->in[i]) &&
-				  !isspace((unsigned char)c->in[i]))) {
-			s->bad_requests++;
-			respond(s, c, 400, NULL, NULL, 0, false);
-			return;
-		}
-	if (sscanf(c->in, "%7s %511s %15s", method, path, version) != 3 ||
-	    strncmp(version, "HTTP/1.", 7) || path[0] != '/') {
+	switch (st) {
+	case 0:
+		return;
+	case 200:
+		break;
+	case 405:
+		s->requests++;
+		respond(s, c, st, NULL, NULL, 0, false);
+		return;
+	case 431:
+		s->too_large++;
+		respond(s, c, st, NULL, NULL, 0, false);
+		return;
+	default:
 		s->bad_requests++;
-		respond(s, c, 400, NULL, NULL, 0, false);
+		respond(s, c, st, NULL, NULL, 0, false);
 		return;
 	}
 	s->requests++;
-	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		respond(s, c, 405, NULL, NULL, 0, false);
-		return;
-	}
-	a = strcasestr(c->in, "\nAccept:");
-	if (a) {
-		a += 8;
-		while (*a == ' ' || *a == '\t')
-			a++;
-		p = strpbrk(a, "\r\n");
-		snprintf(accept, sizeof(accept), "%.*s",
-			 (int)(p ? p - a : (long)strlen(a)), a);
-	}
-	if ((p = strchr(path, '?')))
-		*(char *)p = 0; /* the query is not ours to read */
-	s->handle(s->ctx, path, accept, &r);
+	s->handle(s->ctx, q.path, q.accept, &r);
 	if (!r.status)
 		r.status = 500;
 	respond(s, c, r.status, r.type ? r.type : "text/plain; charset=utf-8", r.body,
-		r.len, !strcmp(method, "HEAD"));
+		r.len, q.head);
 }
 
 static void on_read(struct http_server *s, size_t i)
@@ -243,13 +285,7 @@ static void on_read(struct http_server *s, size_t i)
 	if (n < 0)
 		return;
 	c->in_len += (size_t)n;
-	c->in[c->in_len] = 0;
-	if (strstr(c->in, "\r\n\r\n") || strstr(c->in, "\n\n"))
-		answer(s, c);
-	else if (c->in_len == HTTP_MAX_HEADER) {
-		s->too_large++;
-		respond(s, c, 431, NULL, NULL, 0, false);
-	}
+	answer(s, c);
 }
 
 /* false when the connection is done (dropped) */

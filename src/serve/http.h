@@ -57,6 +57,21 @@ struct http_server {
 	uint64_t requests, bad_requests, too_large, refused, timeouts, resets;
 };
 
+/* A request head as http_parse reads it */
+struct http_request {
+	char method[8];
+	char path[512];	  /* from '/', the query ("?...") cut off */
+	char accept[256]; /* the Accept header's value, "" when none */
+	bool head;	  /* HEAD: the response without its body */
+};
+
+/* The len bytes a client has sent so far (no NUL needed), read as a
+ * request head. 0: not whole yet (no blank line); 200: a GET or HEAD,
+ * in *req; else the status to refuse it with: 400 (a byte no head has, a
+ * NUL included, or a first line that is not METHOD /PATH HTTP/1.x), 405
+ * (another method), 431 (no blank line in HTTP_MAX_HEADER bytes). */
+int http_parse(const char *in, size_t len, struct http_request *req);
+
 /* Parses "HOST:PORT", "[V6]:PORT" or ":PORT" (every address) and listens
  * there. 0; -1 with a message naming addr in err (2: addr is malformed). */
 int http_listen(struct http_server *s, const char *addr, char *err, size_t errlen);

@@ -2,13 +2,14 @@
 # The seed corpus of the fuzzers, made anew: tests/fuzz/seeds.sh DIR
 # DIR/trace: crafted traces (tests/tools/craft.py) and synthetic ones
 # (mktrace); DIR/layout: layouts from iotrail frag; DIR/ext: small ext2,
-# ext3 and ext4 images with files, directories and a fragmented file.
+# ext3 and ext4 images with files, directories and a fragmented file;
+# DIR/blktrace: blktrace captures; DIR/http: requests to iotrail serve.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-mkdir -p "$D/trace" "$D/layout" "$D/ext" "$D/blktrace"
+mkdir -p "$D/trace" "$D/layout" "$D/ext" "$D/blktrace" "$D/http"
 for k in zero-ids cut-bad-cpu no-nul-names hostile-names big-time drops-at; do
 	python3 "$ROOT/tests/tools/craft.py" "$k" "$D/trace/$k.iot"
 done
@@ -75,3 +76,9 @@ open(sys.argv[1] + "/ftrace.raw", "wb").write(b"".join(
     for k, (a, c, s, n) in enumerate([(Q, R | QU, 8, 4096), (G, R | QU, 8, 4096),
                                       (D, R | IS, 8, 4096), (C, R | CO, 8, 4096)])))
 PY
+# http: what Prometheus, curl and a browser send, and two refusals
+printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9464\r\nUser-Agent: Prometheus/2.45.0\r\nAccept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\nAccept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n' >"$D/http/prometheus"
+printf 'HEAD /healthz?x=1 HTTP/1.0\n\n' >"$D/http/head"
+printf 'GET / HTTP/1.1\r\nHost: x\r\naccept:\ttext/html\r\n\r\nGET /b HTTP/1.1\r\n' >"$D/http/pipelined"
+printf 'POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc' >"$D/http/post"
+printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >"$D/http/unfinished"

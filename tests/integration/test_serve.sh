@@ -226,7 +226,7 @@ def garbage():
         for _ in range(256):
             s.sendall(bytes(range(256)) * 16)  # 1 MB in all
     except OSError:
-        pass  # answered (431) and closed while we sent: expected
+        pass  # answered (400: a NUL) and closed while we sent: expected
     s.close()
 def goes_away():
     s = socket.create_connection(("127.0.0.1", port))
@@ -261,6 +261,15 @@ n_disk=$((r1 - r0 + w1 - w0))
 curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$SP/nothing" | grep -q 404 &&
 	curl -s -o /dev/null -w "%{http_code}" -X POST "http://127.0.0.1:$SP/metrics" | grep -q 405 &&
 	ok "an unknown path: 404; POST: 405" || not_ok "404/405" "$(curl -s "http://127.0.0.1:$SP/nothing")"
+# a byte no request has: refused at once, not when the head would be whole
+python3 - "$SP" >"$TMP/nul" 2>&1 <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)
+s.sendall(b"GET /metrics\x00")
+print(s.recv(100).split(b"\r\n")[0].decode())
+PY
+grep -qx "HTTP/1.1 400 Bad Request" "$TMP/nul" && ok "a NUL in a request: 400 at once" ||
+	not_ok "a NUL in a request" "$(cat "$TMP/nul")"
 
 # --- bad input -------------------------------------------------------------------------
 "$IOTRAIL" serve --listen "127.0.0.1:$SP" 2>"$TMP/err"

@@ -111,6 +111,71 @@ static void addresses(void **state)
 	}
 }
 
+/* http_parse on what a client may send: whole, cut short, or not HTTP */
+static void parse(void **state)
+{
+	static const struct {
+		const char *in;
+		int status;
+		const char *path, *accept;
+		bool head;
+		size_t len; /* 0: strlen(in) */
+	} cases[] = {
+	    {"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 200, "/metrics", "", false},
+	    {"HEAD / HTTP/1.0\n\n", 200, "/", "", true},
+	    {"GET /metrics?name[]=x HTTP/1.1\r\n\r\n", 200, "/metrics", "", false},
+	    {"GET /m HTTP/1.1\r\naccept:\t text/plain;version=0.0.4 \r\n\r\n", 200, "/m",
+	     "text/plain;version=0.0.4 ", false},
+	    {"GET /m HTTP/1.1\r\nAccept-Encoding: gzip\r\n\r\n", 200, "/m", "", false},
+	    /* not whole yet */
+	    {"", 0, NULL, NULL, false},
+	    {"GET /metrics HTTP/1.1\r\n", 0, NULL, NULL, false},
+	    {"GET /metrics HTTP/1.1\r\nHost: x\r\n\r", 0, NULL, NULL, false},
+	    /* refused */
+	    {"POST /metrics HTTP/1.1\r\n\r\n", 405, NULL, NULL, false},
+	    {"GET metrics HTTP/1.1\r\n\r\n", 400, NULL, NULL, false},
+	    {"GET /metrics HTTP/2\r\n\r\n", 400, NULL, NULL, false},
+	    {"GET /metrics\r\n\r\n", 400, NULL, NULL, false},
+	    {"\r\n\r\n", 400, NULL, NULL, false},
+	    {"GET /m\x01 HTTP/1.1\r\n\r\n", 400, NULL, NULL, false},
+	    /* a NUL refused at once, the head not yet whole */
+	    {"GET /\0", 400, NULL, NULL, false, 6},
+	    /* a method longer than its field: the rest of it read as the path */
+	    {"GETTTTTTTTT / HTTP/1.1\r\n\r\n", 400, NULL, NULL, false},
+	};
+	struct http_request q;
+	char big[HTTP_MAX_HEADER + 64], path[700];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].in);
+		int st = http_parse(cases[i].in, len, &q);
+
+		if (st != cases[i].status)
+			fail_msg("case %zu: %d, not %d", i, st, cases[i].status);
+		if (st != 200)
+			continue;
+		assert_string_equal(q.path, cases[i].path);
+		assert_string_equal(q.accept, cases[i].accept);
+		assert_int_equal(q.head, cases[i].head);
+	}
+	/* the bytes after the head are not its: no NUL needed, none read */
+	memcpy(big, "GET /a HTTP/1.1\r\n\r\nGET /b", 25);
+	assert_int_equal(http_parse(big, 25, &q), 200);
+	assert_string_equal(q.path, "/a");
+	/* no blank line in HTTP_MAX_HEADER bytes: 431; one byte fewer: wait */
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "GET / HTTP/1.1\r\nX: ", 19);
+	assert_int_equal(http_parse(big, HTTP_MAX_HEADER - 1, &q), 0);
+	assert_int_equal(http_parse(big, HTTP_MAX_HEADER, &q), 431);
+	/* a path longer than its field: cut at the field, never past it, and
+	 * the rest then read as the version: refused */
+	memset(path, 'p', sizeof(path));
+	path[0] = '/';
+	snprintf(big, sizeof(big), "GET %.*s HTTP/1.1\r\n\r\n", (int)sizeof(path), path);
+	assert_int_equal(http_parse(big, strlen(big), &q), 400);
+}
+
 static void ok_handler(void *ctx, const char *path, const char *accept,
 		       struct http_response *r)
 {
@@ -313,9 +378,9 @@ static void fd_exhaustion(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(buckets),	     cmocka_unit_test(counters),
-	    cmocka_unit_test(addresses),     cmocka_unit_test(trickle_deadline),
-	    cmocka_unit_test(fd_exhaustion),
+	    cmocka_unit_test(buckets),		cmocka_unit_test(counters),
+	    cmocka_unit_test(addresses),	cmocka_unit_test(parse),
+	    cmocka_unit_test(trickle_deadline), cmocka_unit_test(fd_exhaustion),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
