@@ -401,8 +401,12 @@ void http_run(struct http_server *s)
 			 s->accept_resume_ns
 			     ? (int)((s->accept_resume_ns - now) / 1000000 + 1)
 			     : 1000);
+		/* poll refused (EINVAL: more descriptors than the soft limit,
+		 * lowered under a running server; ENOMEM): the server does
+		 * not stop, it waits a little and holds the connections to
+		 * their deadlines, which brings their number down */
 		if (r < 0 && errno != EINTR)
-			break;
+			nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
 		now = mono_ns();
 		/* from the last, so that a drop (the last takes the freed
 		 * place) never skips one */

@@ -201,8 +201,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* a server on a free port of 127.0.0.1, its loop in *t */
-static int serve_on(struct http_server *s, pthread_t *t, uint64_t read_timeout_ns)
+/* a server listening on a free port of 127.0.0.1, not yet serving */
+static int listen_free(struct http_server *s, uint64_t read_timeout_ns)
 {
 	char addr[32], err[256];
 
@@ -213,11 +213,19 @@ static int serve_on(struct http_server *s, pthread_t *t, uint64_t read_timeout_n
 			continue;
 		s->handle = ok_handler;
 		s->read_timeout_ns = read_timeout_ns;
-		assert_int_equal(pthread_create(t, NULL, serve_thread, s), 0);
 		return port;
 	}
 	fail_msg("no free port to listen on");
 	return -1;
+}
+
+/* the same, its loop in *t */
+static int serve_on(struct http_server *s, pthread_t *t, uint64_t read_timeout_ns)
+{
+	int port = listen_free(s, read_timeout_ns);
+
+	assert_int_equal(pthread_create(t, NULL, serve_thread, s), 0);
+	return port;
 }
 
 static int connect_to(int port)
@@ -309,7 +317,8 @@ static double thread_cpu_s(pthread_t t)
 	struct timespec ts;
 	clockid_t cid;
 
-	assert_int_equal(pthread_getcpuclockid(t, &cid), 0);
+	if (pthread_getcpuclockid(t, &cid))
+		fail_msg("the server's thread has ended");
 	assert_int_equal(clock_gettime(cid, &ts), 0);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
@@ -375,12 +384,97 @@ static void fd_exhaustion(void **state)
 	http_close(&s);
 }
 
+/* Out of descriptors with none held in reserve (another thread of the
+ * process took the one it let go): the listening socket rests 100 ms at a
+ * time instead of spinning. With the limit then lowered under the
+ * descriptors it polls (poll fails, EINVAL), the server neither stops
+ * (its thread ended) nor spins. The waiting clients are neither refused
+ * nor lost: they are answered once descriptors are free again, and the
+ * first connection to close gives the reserve back. */
+static void no_spare(void **state)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\n\r\n";
+	struct rlimit old, low;
+	struct http_server s;
+	int port, p[2], answered = -1;
+	double cpu0, t0, busy[2];
+	char go;
+	pthread_t t;
+	pid_t pid;
+
+	(void)state;
+	port = listen_free(&s, 5000000000ull);
+	close(s.spare);
+	s.spare = -1;
+	assert_int_equal(pthread_create(&t, NULL, serve_thread, &s), 0);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = limit_for(1) - 1; /* the lowest free descriptor */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) { /* three clients, each with its request sent at once */
+		struct timeval tv = {.tv_sec = 4};
+		int fd[3], n = 0;
+		char buf[128];
+
+		setrlimit(RLIMIT_NOFILE, &old);
+		for (int i = 0; i < 3; i++) {
+			fd[i] = connect_to(port);
+			setsockopt(fd[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+			if (send(fd[i], req, sizeof(req) - 1, 0) != sizeof(req) - 1)
+				_exit(1);
+		}
+		if (write(p[1], "c", 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 3; i++) {
+			ssize_t r = recv(fd[i], buf, sizeof(buf) - 1, 0);
+
+			buf[r > 0 ? r : 0] = 0;
+			n += !strncmp(buf, "HTTP/1.1 200 ", 13);
+		}
+		_exit(write(p[1], &n, sizeof(n)) == sizeof(n) ? 0 : 1);
+	}
+	assert_int_equal(read(p[0], &go, 1), 1);
+	for (int k = 0; k < 2; k++) {
+		if (k) { /* under the 2 descriptors poll is given */
+			low.rlim_cur = 1;
+			assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+		}
+		cpu0 = thread_cpu_s(t);
+		t0 = now_s();
+		usleep(500000);
+		busy[k] = (thread_cpu_s(t) - cpu0) / (now_s() - t0);
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(read(p[0], &answered, sizeof(answered)),
+			 (ssize_t)sizeof(answered));
+	waitpid(pid, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+	http_stop(&s);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	/* a spin takes the thread's CPU whole */
+	for (int k = 0; k < 2; k++)
+		if (busy[k] >= 0.3)
+			fail_msg("the server's thread took %.0f%% of a CPU %s",
+				 100 * busy[k],
+				 k ? "under the limit" : "out of descriptors");
+	assert_int_equal(answered, 3);
+	assert_int_equal(s.refused, 0);
+	assert_int_equal(s.requests, 3);
+	assert_true(s.spare >= 0);
+	http_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(buckets),		cmocka_unit_test(counters),
 	    cmocka_unit_test(addresses),	cmocka_unit_test(parse),
 	    cmocka_unit_test(trickle_deadline), cmocka_unit_test(fd_exhaustion),
+	    cmocka_unit_test(no_spare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
