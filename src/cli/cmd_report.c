@@ -412,6 +412,11 @@ int cmd_report(int argc, char **argv)
 	ri.events = pl.jn.st.events;
 	ri.gaps = pl.rd.nr_gaps;
 	ri.kernel_misses = pl.rd.has_end ? pl.rd.end.kernel_misses : 0;
+	if (pl.rd.has_end) {
+		ri.marks_dropped = pl.rd.end.marks_dropped;
+		ri.marks_torn = pl.rd.end.marks_torn;
+		ri.marks_bad_rings = pl.rd.end.marks_bad_rings;
+	}
 	ri.t0_ns = pl.rd.hdr.start_mono_ns;
 	ri.duration_ns = trace_reader_duration_ns(&pl.rd);
 	ri.complete = pl.rd.has_end;

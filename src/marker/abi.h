@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define IOT_MARK_MAGIC	 0x31765f4b52414d54ull /* "TMARK_v1" */
-#define IOT_MARK_SLOTS	 16384u		       /* 1 MiB of slots */
+#define IOT_MARK_SLOTS	 16384u		       /* 896 KiB of 56-byte slots */
 #define IOT_MARK_NAMELEN 16
 
 enum iot_mark_kind { IOT_MARK_POINT = 0, IOT_MARK_BEGIN = 1, IOT_MARK_END = 2 };

@@ -20,8 +20,12 @@ struct mark_ring {
 	uint32_t pid;
 	struct iot_mark_hdr *hdr;
 	size_t size;
+	/* the first slot not yet read: ours, written to hdr->tail for the
+	 * writers, never read back (memory others write) */
+	uint64_t tail;
 	uint64_t stuck; /* an open slot seen at the last drain, +1 */
 	unsigned int stuck_rounds;
+	bool damaged; /* left out from then on */
 };
 
 /* Empties and removes a markers directory of ours. */
@@ -153,7 +157,12 @@ static int find_rings(struct marks *m)
 			closedir(d);
 			return -ENOMEM;
 		}
-		m->rings[m->nr++] = (struct mark_ring){pid, p, (size_t)st.st_size, 0, 0};
+		m->rings[m->nr++] = (struct mark_ring){
+		    .pid = pid,
+		    .hdr = p,
+		    .size = (size_t)st.st_size,
+		    .tail = __atomic_load_n(&((struct iot_mark_hdr *)p)->tail,
+					    __ATOMIC_ACQUIRE)};
 	}
 	closedir(d);
 	return 0;
@@ -171,8 +180,20 @@ static int take(struct marks *m, struct mark_ring *r, size_t *n, bool final)
 {
 	struct iot_mark_hdr *h = r->hdr;
 	struct iot_mark_slot *slots = (struct iot_mark_slot *)(h + 1);
-	uint64_t tail = h->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->tail, head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
 
+	if (r->damaged)
+		return 0;
+	/* a writer reserves no slot more than a ring ahead of the tail, nor
+	 * moves head back: a ring so (a stray write, a process that wrote
+	 * the file itself) is left out, rather than read slot by slot to a
+	 * head 2^64 away, which would hold the stop for ever */
+	if (head < tail || head - tail > IOT_MARK_SLOTS) {
+		r->damaged = true;
+		if (!m->damaged++)
+			m->damaged_pid = r->pid;
+		return 0;
+	}
 	while (tail < head) {
 		struct iot_mark_slot *s = &slots[tail % IOT_MARK_SLOTS];
 		struct iot_rec *o;
@@ -205,6 +226,7 @@ static int take(struct marks *m, struct mark_ring *r, size_t *n, bool final)
 		o->flags = s->kind;
 		tail++;
 	}
+	r->tail = tail;
 	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	m->dropped += __atomic_exchange_n(&h->dropped, 0, __ATOMIC_ACQ_REL);
 	return 0;
@@ -228,6 +250,36 @@ int marks_drain(struct marks *m, struct trace_writer *w, bool final)
 	m->written += n;
 	return trace_writer_chunk(w, IOT_CHUNK_MARKS, 0, m->buf, n * sizeof(*m->buf),
 				  NULL, 0);
+}
+
+void marks_end(struct marks *m, struct iot_end *e)
+{
+	e->marks_dropped = m->dropped - m->end_dropped;
+	e->marks_torn = m->torn - m->end_torn;
+	e->marks_bad_rings = (uint32_t)(m->damaged - m->end_damaged);
+	m->end_dropped = m->dropped;
+	m->end_torn = m->torn;
+	m->end_damaged = m->damaged;
+}
+
+void marks_say(const struct marks *m)
+{
+	if (m->dropped)
+		fprintf(stderr,
+			"iotrail: %llu user marks dropped: a process's ring was full "
+			"(it marked faster than the recorder drains: a higher "
+			"--switchrate drains more often)\n",
+			(unsigned long long)m->dropped);
+	if (m->torn)
+		fprintf(stderr,
+			"iotrail: %llu user marks left out: begun and never committed "
+			"(the process stopped in the middle of one)\n",
+			(unsigned long long)m->torn);
+	if (m->damaged)
+		fprintf(stderr,
+			"iotrail: %llu marker ring(s) damaged and left out from then "
+			"on (%s/%u.mk first): head or tail where no writer leaves it\n",
+			(unsigned long long)m->damaged, m->dir, m->damaged_pid);
 }
 
 void marks_release(struct marks *m)

@@ -243,6 +243,9 @@ int write_tables(struct recorder *rc, uint32_t reason, bool last)
 			"iotrail: %llu events missed by the kernel (a program is not "
 			"entered again from a nested interrupt): %s\n",
 			(unsigned long long)misses, missed);
+	marks_end(&rc->marks, &end);
+	if (last)
+		marks_say(&rc->marks);
 
 	devtab_scan(&rc->devs); /* devices the command created */
 	task_table_finish(&rc->tasks, exited_lookup, rc);

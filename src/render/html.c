@@ -133,6 +133,13 @@ static void drops_table(FILE *f, const struct report_info *ri)
 		" completions of requests never seen queued.</p>\n",
 		lost || ri->gaps || ri->kernel_misses ? "warn" : "meta", lost, ri->gaps,
 		ri->kernel_misses, ri->join.orphan_completions);
+	if (ri->marks_dropped || ri->marks_torn || ri->marks_bad_rings)
+		fprintf(f,
+			"<p class=\"warn\">%" PRIu64 " user marks lost (%" PRIu64
+			" dropped by a full ring, %" PRIu64 " never committed); %" PRIu64
+			" marker ring(s) damaged and left out.</p>\n",
+			ri->marks_dropped + ri->marks_torn, ri->marks_dropped,
+			ri->marks_torn, ri->marks_bad_rings);
 	if (!lost)
 		return;
 	/* a row for each CPU that dropped, the most first: on a machine of

@@ -193,6 +193,10 @@ void render_json(FILE *f, const struct report_info *ri, const struct analysis *a
 	jw_uint_field(&w, "events", ri->events);
 	jw_uint_field(&w, "gaps", ri->gaps);
 	jw_uint_field(&w, "kernel_misses", ri->kernel_misses);
+	/* user marks the trace is without (docs/MARKERS.md) */
+	jw_uint_field(&w, "marks_dropped", ri->marks_dropped);
+	jw_uint_field(&w, "marks_torn", ri->marks_torn);
+	jw_uint_field(&w, "marks_bad_rings", ri->marks_bad_rings);
 	/* how the requests were linked: by the kernel's addresses, or (an
 	 * imported blktrace capture) by device and sector */
 	jw_string_field(&w, "identity", ri->imported ? "sector" : "address");

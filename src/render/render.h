@@ -30,6 +30,9 @@ struct report_info {
 	uint64_t events;	/* records read */
 	uint64_t gaps;		/* sequence numbers missing */
 	uint64_t kernel_misses; /* events the kernel kept from our programs */
+	/* user marks the trace is without (END): dropped by a full ring,
+	 * never committed; marker rings left out as damaged */
+	uint64_t marks_dropped, marks_torn, marks_bad_rings;
 	uint64_t duration_ns;
 	bool complete;	  /* the END chunk is there (else: killed, duration unknown) */
 	bool drops_known; /* the DROPS table is there */

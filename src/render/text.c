@@ -349,6 +349,17 @@ static void header(FILE *f, const struct report_info *ri)
 			"# %" PRIu64 " events missed by the kernel (nested runs of a "
 			"program are not allowed)\n",
 			ri->kernel_misses);
+	if (ri->marks_dropped || ri->marks_torn)
+		fprintf(f,
+			"# %" PRIu64 " user marks lost: %" PRIu64
+			" dropped by a full ring, %" PRIu64 " never committed\n",
+			ri->marks_dropped + ri->marks_torn, ri->marks_dropped,
+			ri->marks_torn);
+	if (ri->marks_bad_rings)
+		fprintf(f,
+			"# %" PRIu64 " marker ring(s) damaged: their marks left out from "
+			"then on\n",
+			ri->marks_bad_rings);
 	if (ri->gaps)
 		fprintf(f, "# %" PRIu64 " records missing from the sequence\n", ri->gaps);
 	if (ri->join.lost_cut_syscalls)

@@ -221,6 +221,11 @@ struct iot_end {
 	uint64_t unfinished;	/* --aggregate: requests issued and not complete
 				   at the stop, in no histogram; 0 in files
 				   written before it was counted (24-byte END) */
+	/* user markers (docs/MARKERS.md) the file is without: dropped by a
+	 * full ring, reserved and never committed, and the rings left out
+	 * as damaged; 0 in a 32-byte END, written before they were said */
+	uint64_t marks_dropped, marks_torn;
+	uint32_t marks_bad_rings, pad;
 };
 
 /* --speculate: what was asked and what came of it (sums over CPUs). */
@@ -264,7 +269,7 @@ _Static_assert(sizeof(struct iot_task_entry) == 128, "task entry");
 _Static_assert(sizeof(struct iot_drop_entry) == 40, "drop entry");
 _Static_assert(sizeof(struct iot_cgroup_entry) == 128, "cgroup entry");
 _Static_assert(sizeof(struct iot_file_entry) == 256, "file entry");
-_Static_assert(sizeof(struct iot_end) == 32, "end record");
+_Static_assert(sizeof(struct iot_end) == 56, "end record");
 _Static_assert(sizeof(struct iot_stop) == 48, "stop record");
 _Static_assert(sizeof(struct iot_agg_header) == 24, "agg header");
 _Static_assert(sizeof(struct iot_spec_info) == 48, "spec info");
