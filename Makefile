@@ -175,14 +175,17 @@ tsan:
 
 # libFuzzer harnesses (tests/fuzz/), built with clang in build/fuzz; `make
 # fuzz` runs each for FUZZ_SECONDS after the regression corpus.
-FUZZERS      := trace layout ext blktrace http
+FUZZERS      := trace layout ext blktrace http export
 FUZZ_SECONDS ?= 60
 fuzz-bins:
 	$(MAKE) OUT=build/fuzz CC=$(CLANG) CFLAGS="-O1 -g" \
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" fuzzers
 fuzzers: $(patsubst %,$(OUT)/fuzz_%,$(FUZZERS))
+# the export harness runs the subcommands themselves
+$(OUT)/fuzz_export: $(patsubst %,$(OUT)/obj/cli/%.o,cmd_export cmd_script cmd_flows cmd_report usage)
 $(OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(OUT)/obj/cli/pipeline.o $(OUT)/libiotrail.a
-	$(CC) $(CFLAGS) $(IOT_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(IOT_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ \
+		$(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
 fuzz: fuzz-bins
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 

@@ -111,7 +111,7 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *
 			"%14.9f %3u %7u %-16s SUM %-8s %-4s %llu + %u q=%+.3fus g=%u "
 			"i=%u d=%u ns%s\n",
 			t, s->cpu, s->tid, comm, dev, rwbs, (unsigned long long)s->sector,
-			s->nr, ((int64_t)s->q_ns - (int64_t)s->c_ns) / 1e3, s->g_delta_ns,
+			s->nr, (int64_t)(s->q_ns - s->c_ns) / 1e3, s->g_delta_ns,
 			s->i_delta_ns, s->d_delta_ns,
 			(s->flags & IOT_SUMMARY_F_LOST) ? " lost: no completion seen"
 			: (s->flags & IOT_SUMMARY_F_UNFINISHED)
@@ -126,7 +126,7 @@ void render_event(FILE *f, const struct iot_rec *r, uint64_t t0_ns, const char *
 			"start=%+.3fus\n",
 			t, r->cpu, r->tid, comm, dev, rwbs, (unsigned long long)r->id,
 			(unsigned long long)r->id2,
-			r->sector ? ((int64_t)r->sector - (int64_t)r->ts_ns) / 1e3 : 0.0);
+			r->sector ? (int64_t)(r->sector - r->ts_ns) / 1e3 : 0.0);
 		return;
 	case IOT_EV_BIO_INFO:
 		fprintf(f,

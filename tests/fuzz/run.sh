@@ -9,12 +9,12 @@
 cd "$(dirname "$0")/../.." || exit 1
 SECS=${1:-60}
 shift
-TARGETS=${*:-trace layout ext blktrace http}
+TARGETS=${*:-trace layout ext blktrace http export}
 B=build/fuzz
 fail=0
 tests/fuzz/seeds.sh "$B/seeds" || { echo "not ok - fuzz seeds: seeds.sh failed"; exit 1; }
 mkdir -p "$B/artifacts"
-declare -A RUNS=([trace]=300 [layout]=100000 [ext]=3000 [blktrace]=20000 [http]=200000)
+declare -A RUNS=([trace]=300 [layout]=100000 [ext]=3000 [blktrace]=20000 [http]=200000 [export]=300)
 CORPUS=$B/corpus
 if [ -n "${FUZZ_REPEATABLE:-}" ]; then
 	CORPUS=$B/repeatable-corpus

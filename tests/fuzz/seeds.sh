@@ -3,7 +3,8 @@
 # DIR/trace: crafted traces (tests/tools/craft.py) and synthetic ones
 # (mktrace); DIR/layout: layouts from iotrail frag; DIR/ext: small ext2,
 # ext3 and ext4 images with files, directories and a fragmented file;
-# DIR/blktrace: blktrace captures; DIR/http: requests to iotrail serve.
+# DIR/blktrace: blktrace captures; DIR/http: requests to iotrail serve;
+# DIR/export: the traces again, for the export harness.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$1
@@ -82,3 +83,6 @@ printf 'HEAD /healthz?x=1 HTTP/1.0\n\n' >"$D/http/head"
 printf 'GET / HTTP/1.1\r\nHost: x\r\naccept:\ttext/html\r\n\r\nGET /b HTTP/1.1\r\n' >"$D/http/pipelined"
 printf 'POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc' >"$D/http/post"
 printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >"$D/http/unfinished"
+# export: the same traces, through export, script and flows
+mkdir -p "$D/export"
+cp "$D/trace/"* "$D/export/"
