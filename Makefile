@@ -182,7 +182,8 @@ fuzz-bins:
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" fuzzers
 fuzzers: $(patsubst %,$(OUT)/fuzz_%,$(FUZZERS))
 # the export harness runs the subcommands themselves
-$(OUT)/fuzz_export: $(patsubst %,$(OUT)/obj/cli/%.o,cmd_export cmd_script cmd_flows cmd_report usage)
+$(OUT)/fuzz_export: $(patsubst %,$(OUT)/obj/cli/%.o,cmd_export cmd_script cmd_flows cmd_report \
+		cmd_pack cmd_repair usage)
 $(OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(OUT)/obj/cli/pipeline.o $(OUT)/libiotrail.a
 	$(CC) $(CFLAGS) $(IOT_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ \
 		$(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness: one input is a trace file, through what turns a trace
- * into other programs' input and what prints it whole: `iotrail export` to
- * CSV and JSON lines (events and requests), Chrome trace JSON and a CTF
- * directory, `iotrail script`, and `iotrail flows` in each format (its
- * visitors, the Chrome flows). The subcommands run as the command line
- * runs them (src/cli/); their output goes to /dev/null, the CTF directory
- * is made in a temporary directory and removed after each input.
+ * into other programs' input, what prints it whole and what writes it
+ * again: `iotrail export` to CSV and JSON lines (events and requests),
+ * Chrome trace JSON and a CTF directory, `iotrail script`, `iotrail flows`
+ * in each format (its visitors, the Chrome flows), `iotrail pack` (and
+ * --unpack) and `iotrail repair` (and --evaluate), each trace they write
+ * read back by `script`. The subcommands run as the command line runs them
+ * (src/cli/); their output goes to /dev/null, what they write as files to
+ * a temporary directory, emptied after each input.
  */
 #include <dirent.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +23,9 @@
 
 static char tmp[] = "/tmp/fuzz_export.XXXXXX";
 
-/* the CTF directory an input made, emptied and removed */
-static void remove_ctf(const char *dir)
+/* a directory an input made (the CTF trace, the temporary one), emptied
+ * and removed */
+static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -52,6 +56,7 @@ static void run(int (*cmd)(int, char **), const char *const *args)
 		argc++;
 	}
 	argv[argc] = NULL;
+	optind = 0; /* getopt from scratch: a command does not expect a second run */
 	cmd(argc, argv);
 	fflush(stdout);
 }
@@ -59,7 +64,7 @@ static void run(int (*cmd)(int, char **), const char *const *args)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *null;
-	static char ctf[64];
+	static char ctf[64], out[64];
 	int fd = memfd_create("trace", 0);
 	char path[64];
 
@@ -70,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		atexit(remove_tmp);
 		snprintf(ctf, sizeof(ctf), "%s/ctf", tmp);
+		snprintf(out, sizeof(out), "%s/out.iot", tmp);
 	}
 	if (fd < 0 || !null)
 		return 0;
@@ -90,12 +96,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		run(cmd_export, (const char *const[]){"export", "-i", path, "--to", "ctf",
 						      "-o", ctf, NULL});
-		remove_ctf(ctf);
+		remove_dir(ctf);
 		run(cmd_script, (const char *const[]){"script", "-i", path, NULL});
 		for (size_t k = 0; k < sizeof(flows_fmt) / sizeof(flows_fmt[0]); k++)
 			run(cmd_flows, (const char *const[]){
 					   "flows", "-i", path, "--threads", "1",
 					   "--slowest", "all", "-f", flows_fmt[k], NULL});
+		/* written again, and what was written read back */
+		run(cmd_pack, (const char *const[]){"pack", "-i", path, "-o", out, NULL});
+		run(cmd_script, (const char *const[]){"script", "-i", out, NULL});
+		unlink(out);
+		run(cmd_pack, (const char *const[]){"pack", "-i", path, "-o", out,
+						    "--unpack", NULL});
+		run(cmd_script, (const char *const[]){"script", "-i", out, NULL});
+		unlink(out);
+		run(cmd_repair,
+		    (const char *const[]){"repair", "-i", path, "-o", out, NULL});
+		run(cmd_script, (const char *const[]){"script", "-i", out, NULL});
+		unlink(out);
+		run(cmd_repair, (const char *const[]){"repair", "--evaluate", "10%", "-i",
+						      path, NULL});
 	}
 	close(fd);
 	return 0;
