@@ -792,7 +792,7 @@ static uint64_t cand_replay(const struct repair_set *s, size_t i, size_t hide,
 	const struct rreq *a, *b;
 	size_t na, nb, ia, ib;
 	uint64_t c, mine = 0;
-	int64_t delta;
+	int64_t delta, share;
 
 	a = known_side(s, i, -1, hide, &na);
 	b = known_side(s, i, +1, hide, &nb);
@@ -808,7 +808,11 @@ static uint64_t cand_replay(const struct repair_set *s, size_t i, size_t hide,
 	}
 	c = (b->d_ns > c ? b->d_ns : c) + svc_ns; /* what b would be */
 	delta = (int64_t)(b->c_ns - c);
-	return (uint64_t)((int64_t)mine + delta * (int64_t)(na + 1) / (int64_t)(ib - ia));
+	/* the share in 128 bits (a crafted trace's times overflowed the
+	 * product; the share is no more than delta), added as unsigned times
+	 * are, wrapping */
+	share = (int64_t)((__int128)delta * (__int128)(na + 1) / (__int128)(ib - ia));
+	return mine + (uint64_t)share;
 }
 
 /* the device's service time in that queue: the median, over known
