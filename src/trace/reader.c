@@ -2474,13 +2474,20 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 
 	memset(pl, 0, sizeof(*pl));
 	pl->seg_recs = seg_recs;
-	if (r->has_spec || !r->nr_records || !seg_recs)
+	if (r->has_spec || !r->nr_records || !seg_recs) {
+		snprintf(pl->why, sizeof(pl->why), "%s",
+			 r->has_spec ? "a speculative trace (its sorted index)"
+				     : "no records");
 		return 0;
+	}
 	for (size_t k = 0; k < r->nr_chunks; k++)
 		if (has_recs(r->chunks[k].type) && r->chunks[k].size &&
 		    ((!r->chunks[k].recs && !r->chunks[k].packed_bytes) ||
-		     r->chunks[k].cpu >= r->nr_streams))
+		     r->chunks[k].cpu >= r->nr_streams)) {
+			snprintf(pl->why, sizeof(pl->why),
+				 "chunk %zu: records the plan cannot cut", k);
 			return 0;
+		}
 	look.plan = pl;
 	look.looks = calloc(r->nr_chunks, sizeof(*look.looks));
 	pl->stream_gaps = calloc(r->nr_streams, sizeof(*pl->stream_gaps));
@@ -2496,13 +2503,18 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 	 * chunks' states there */
 	ret = est_spans(r, spans);
 	if (ret) {
-		if (ret == -EINVAL)
+		if (ret == -EINVAL) {
 			ret = 0; /* damaged: read in order */
+			snprintf(pl->why, sizeof(pl->why), "damaged");
+		}
 		goto out;
 	}
 	ret = cut_time(r, pl, spans, seg_recs);
-	if (ret || pl->nr_segs < 2)
+	if (ret || pl->nr_segs < 2) {
+		if (!ret)
+			snprintf(pl->why, sizeof(pl->why), "one segment");
 		goto out; /* one segment: the merge as it is */
+	}
 	if (trace_gaps_init(&pl->gap_at, r->nr_streams) ||
 	    trace_gaps_copy_dropped(&pl->gap_at, &r->gaps)) {
 		ret = -ENOMEM;
@@ -2527,9 +2539,31 @@ int trace_reader_plan(const struct trace_reader *r, uint64_t seg_recs,
 			const struct chunk_look *c = &look.looks[k];
 			uint32_t s = ch->cpu;
 
-			if (!c->ok || c->min_ts < high ||
-			    !stream_take(&seen[s], c, ch->size / IOT_REC_SIZE))
-				goto out; /* not in one order by time */
+			/* not in one order by time: said for IOTRAIL_DEBUG, as
+			 * one record committed late turns a large trace's
+			 * segments off */
+			if (!c->ok) {
+				snprintf(pl->why, sizeof(pl->why),
+					 "chunk %zu (stream %u): its records out of "
+					 "order past the reorder window",
+					 k, s);
+				goto out;
+			}
+			if (c->min_ts < high) {
+				snprintf(pl->why, sizeof(pl->why),
+					 "chunk %zu (stream %u): a record %.6f s before "
+					 "the time the rounds before it were read to "
+					 "(committed late)",
+					 k, s, (double)(high - c->min_ts) / 1e9);
+				goto out;
+			}
+			if (!stream_take(&seen[s], c, ch->size / IOT_REC_SIZE)) {
+				snprintf(pl->why, sizeof(pl->why),
+					 "chunk %zu (stream %u): records before its "
+					 "stream's chunk before, past the reorder window",
+					 k, s);
+				goto out;
+			}
 			if (next_seq[s] != UINT64_MAX && c->first_seq > next_seq[s]) {
 				pl->stream_gaps[s] += c->first_seq - next_seq[s];
 				if (trace_gaps_add(&pl->gap_at, s, c->first_seq,
@@ -2574,8 +2608,13 @@ out:
 	free(look.looks);
 	free(next_seq);
 	free(seen);
-	if (ret != 1)
+	if (ret != 1) {
+		char why[sizeof(pl->why)];
+
+		memcpy(why, pl->why, sizeof(why));
 		reader_plan_release(pl);
+		memcpy(pl->why, why, sizeof(why));
+	}
 	return ret;
 }
 

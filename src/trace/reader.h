@@ -355,6 +355,9 @@ struct reader_plan {
 	struct iot_degrade_stretch *degrades; /* and listed */
 	size_t nr_degrades, cap_degrades;
 	struct trace_gaps gap_at; /* where the gaps are, all of them */
+	/* when trace_reader_plan gives 0: why the trace is read in order,
+	 * for IOTRAIL_DEBUG (kept by reader_plan_release) */
+	char why[192];
 };
 /* Looks at every record on `threads` threads: 1 with *pl made, segments
  * of about seg_recs records; 0 when the trace is not in one order by time

@@ -22,7 +22,7 @@ run() {
 		not_ok "$name" "exit $st (want $want); stderr: $(head -c 300 "$TMP/err")"; fi
 }
 
-for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time arch-aarch64 arch-sparc repair-bad drops-at; do
+for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time arch-aarch64 arch-sparc repair-bad drops-at late; do
 	$CRAFT $k "$TMP/$k.iot" || not_ok "craft $k" "craft.py failed"
 done
 
@@ -51,6 +51,17 @@ run "a repair chunk of no whole number of records: named by offset, exit 3" 3 \
 	"$IOTRAIL" report -i "$TMP/repair-bad.iot"
 grep -Eq '^loop0 +1 +8 ' "$TMP/out" && ok "a bad repair chunk: the request before it is kept" ||
 	not_ok "a bad repair chunk: the request before it is kept" "$(grep -A1 DEVICE "$TMP/out")"
+# a record committed late (before the rounds its chunk follows were read
+# to): the join on threads reads such a trace in order, says why where
+# IOTRAIL_DEBUG asks, and reports what one thread reports
+IOTRAIL_SEGMENT=20 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/late.iot" -f json \
+	>"$TMP/late4.json" 2>"$TMP/late.err"
+"$IOTRAIL" report --threads 1 -i "$TMP/late.iot" -f json >"$TMP/late1.json"
+grep -q "join on .* threads, read in order: chunk 13 (stream 1): a record 0.000150 s before the time the rounds before it were read to (committed late)" "$TMP/late.err" &&
+	cmp -s "$TMP/late1.json" "$TMP/late4.json" &&
+	[ "$(json_get "$TMP/late1.json" "sum(d['read']['requests'] for d in j['devices'])")" = 49 ] &&
+	ok "a record committed late: read in order, the reason said, the same 49 requests as one thread" ||
+	not_ok "a record committed late" "$(grep 'join on' "$TMP/late.err" | cut -c1-200); $(cmp "$TMP/late1.json" "$TMP/late4.json")"
 run "names without their NUL: script prints them bounded" 0 "" \
 	"$IOTRAIL" script -i "$TMP/no-nul-names.iot"
 if grep -q "CCCCCCCCCCCCCCC  Q   AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA R" "$TMP/out" &&
