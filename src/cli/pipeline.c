@@ -590,11 +590,10 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 								  : JOIN_PAR_SEGMENT,
 				    look, &src.plan);
 	plan_ns = now_ns(CLOCK_MONOTONIC) - plan_ns;
-	/* for IOTRAIL_DEBUG: how the records were read, and why in order */
-	if (planned == 1)
-		snprintf(order, sizeof(order), ", read in segments");
-	else if (!planned)
-		snprintf(order, sizeof(order), ", read in order: %s",
+	/* for IOTRAIL_DEBUG: why the records were read in order (at the
+	 * line's end: scripts read the figures before it) */
+	if (!planned)
+		snprintf(order, sizeof(order), "; read in order: %s",
 			 src.plan.why[0]		? src.plan.why
 			 : getenv("IOTRAIL_ONE_READER") ? "IOTRAIL_ONE_READER"
 							: "too few workers");
@@ -658,12 +657,13 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 		    "%llu taken up where "
 		    "the states met, %llu joined again whole, %llu records joined "
 		    "twice; %llu analysed apart; CPU s: reading %.3f, replay %.3f, "
-		    "workers %.3f (the busiest %.3f)\n",
-		    workers, order, plan_ns / 1e9, (unsigned long long)res.segments,
-		    (unsigned long long)res.stitched, (unsigned long long)res.rejoined,
-		    (unsigned long long)res.overlap, (unsigned long long)res.parts,
-		    res.cpu_read_ns / 1e9, res.cpu_replay_ns / 1e9,
-		    res.cpu_workers_ns / 1e9, res.cpu_worker_max_ns / 1e9);
+		    "workers %.3f (the busiest %.3f)%s\n",
+		    workers, planned == 1 ? ", read in segments" : "", plan_ns / 1e9,
+		    (unsigned long long)res.segments, (unsigned long long)res.stitched,
+		    (unsigned long long)res.rejoined, (unsigned long long)res.overlap,
+		    (unsigned long long)res.parts, res.cpu_read_ns / 1e9,
+		    res.cpu_replay_ns / 1e9, res.cpu_workers_ns / 1e9,
+		    res.cpu_worker_max_ns / 1e9, order);
 	}
 	return err;
 }

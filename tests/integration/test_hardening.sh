@@ -57,7 +57,7 @@ grep -Eq '^loop0 +1 +8 ' "$TMP/out" && ok "a bad repair chunk: the request befor
 IOTRAIL_SEGMENT=20 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/late.iot" -f json \
 	>"$TMP/late4.json" 2>"$TMP/late.err"
 "$IOTRAIL" report --threads 1 -i "$TMP/late.iot" -f json >"$TMP/late1.json"
-grep -q "join on .* threads, read in order: chunk 13 (stream 1): a record 0.000150 s before the time the rounds before it were read to (committed late)" "$TMP/late.err" &&
+grep -q "join on .*; read in order: chunk 13 (stream 1): a record 0.000150 s before the time the rounds before it were read to (committed late)" "$TMP/late.err" &&
 	cmp -s "$TMP/late1.json" "$TMP/late4.json" &&
 	[ "$(json_get "$TMP/late1.json" "sum(d['read']['requests'] for d in j['devices'])")" = 49 ] &&
 	ok "a record committed late: read in order, the reason said, the same 49 requests as one thread" ||
