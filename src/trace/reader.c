@@ -2608,18 +2608,15 @@ out:
 	free(look.looks);
 	free(next_seq);
 	free(seen);
-	if (ret != 1) {
-		char why[sizeof(pl->why)];
-
-		memcpy(why, pl->why, sizeof(why));
+	if (ret != 1)
 		reader_plan_release(pl);
-		memcpy(pl->why, why, sizeof(why));
-	}
 	return ret;
 }
 
 void reader_plan_release(struct reader_plan *pl)
 {
+	char why[sizeof(pl->why)];
+
 	free(pl->cuts);
 	free(pl->stream_gaps);
 	free(pl->seg_first);
@@ -2632,7 +2629,9 @@ void reader_plan_release(struct reader_plan *pl)
 	for (size_t k = 0; pl->cps && k < pl->nr_chunks; k++)
 		free(pl->cps[k].v);
 	free(pl->cps);
+	memcpy(why, pl->why, sizeof(why)); /* what trace_reader_plan said */
 	memset(pl, 0, sizeof(*pl));
+	memcpy(pl->why, why, sizeof(why));
 }
 
 /* In n records each at or after every one W or more before it (the plan
