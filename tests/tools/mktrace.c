@@ -29,12 +29,19 @@
  * chunk holds that long of its records, as a recorder's drains of full
  * buffers do at full load (a 4 MB buffer of 16 CPUs' zram reads: ~40 ms).
  *
+ * With --drop PCT each CPU loses PCT percent of each round's records, as a
+ * buffer that fills before its drain does: the newest but two, which the
+ * next drain finds written. They are not numbered (the kernel numbers only
+ * what it writes), and a DROPS_AT chunk before the round's mark says how
+ * many each CPU lost (and the DROPS chunk at the end, the totals), as the
+ * recorder writes them; the count lost is printed.
+ *
  * With --pack the records are written packed, as `record` writes them (the
  * same file `iotrail pack` makes of the unpacked one), so a trace larger
  * than memory needs no unpacked copy first.
  *
- * usage: mktrace [--nvme | --zram] [--devs N] [--busy] [--round MS] [--pack]
- *                OUT NR_REQUESTS [NR_CPUS]
+ * usage: mktrace [--nvme | --zram] [--devs N] [--busy] [--round MS] [--drop PCT]
+ *                [--pack] OUT NR_REQUESTS [NR_CPUS]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -73,6 +80,48 @@ static void put_chunk(struct trace_writer *w, bool pack, uint32_t c,
 	else
 		trace_writer_chunk(w, IOT_CHUNK_EVENTS, c, b->r, b->n * IOT_REC_SIZE,
 				   NULL, 0);
+}
+
+/* --drop: pct percent of a round's records lost, unnumbered, as a full
+ * buffer loses them: the newest but two, which the drain after finds
+ * written once there is room (the round's last call's exit and the bio's
+ * completion before it, here: an exit whose enter is lost). Returns how
+ * many records at the end of b are carried into the next round. */
+static size_t lose_newest(struct cpu_buf *b, uint32_t pct, uint64_t *lost)
+{
+	size_t k = b->n * pct / 100, carry = k && b->n >= k + 2 ? 2 : 0;
+	uint64_t seq = b->n ? b->r[0].seq + (b->n - k - carry) : b->seq;
+
+	if (!k)
+		return 0;
+	for (size_t j = 0; j < carry; j++) {
+		b->r[b->n - k - carry + j] = b->r[b->n - carry + j];
+		b->r[b->n - k - carry + j].seq = seq + j;
+	}
+	b->n -= k;
+	b->seq = seq + carry;
+	*lost += k;
+	return carry;
+}
+
+/* The CPUs' drop counts at a round, as the recorder's DROPS_AT chunk */
+static void drops_at(struct trace_writer *w, uint64_t from, uint64_t to, uint32_t ncpu,
+		     const uint64_t *written, const uint64_t *lost)
+{
+	size_t len = sizeof(struct iot_drops_at) + ncpu * sizeof(struct iot_drop_entry);
+	struct iot_drops_at *at = calloc(1, len);
+	struct iot_drop_entry *e;
+
+	if (!at)
+		exit(1);
+	e = (struct iot_drop_entry *)(at + 1);
+	at->from_ns = from;
+	at->to_ns = to;
+	for (uint32_t c = 0; c < ncpu; c++)
+		e[c] = (struct iot_drop_entry){
+		    .cpu = c, .records = written[c], .drops_full = lost[c]};
+	trace_writer_chunk(w, IOT_CHUNK_DROPS_AT, 0, at, len, NULL, 0);
+	free(at);
 }
 
 static uint32_t cur_dev = 7u << 20; /* the disk of the request being made */
@@ -123,7 +172,8 @@ int main(int argc, char **argv)
 	struct trace_writer w;
 	struct cpu_buf *cpu;
 	uint64_t n, t = 1000000, round_ns = ROUND_NS, next_round, seed = 42;
-	uint32_t ncpu, ndev = 1;
+	uint32_t ncpu, ndev = 1, drop = 0;
+	uint64_t *written = NULL, *lost = NULL, prev_mark = 0;
 	bool nvme = argc > 1 && !strcmp(argv[1], "--nvme"), busy = false;
 	bool zram = argc > 1 && !strcmp(argv[1], "--zram"), pack = false;
 	int err;
@@ -165,6 +215,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (argc > 2 && !strcmp(argv[1], "--drop")) {
+		drop = (uint32_t)atoi(argv[2]);
+		argv += 2;
+		argc -= 2;
+		if (drop < 1 || drop > 99) {
+			fprintf(stderr, "mktrace: --drop: a percentage, 1 to 99\n");
+			return 2;
+		}
+	}
 	if (argc > 1 && !strcmp(argv[1], "--pack")) {
 		pack = true;
 		argv++;
@@ -173,7 +232,8 @@ int main(int argc, char **argv)
 	next_round = round_ns;
 	if (argc < 3) {
 		fprintf(stderr, "usage: mktrace [--nvme | --zram] [--devs N] [--busy] "
-				"[--round MS] [--pack] OUT NR_REQUESTS [NR_CPUS]\n");
+				"[--round MS] [--drop PCT] [--pack] OUT NR_REQUESTS "
+				"[NR_CPUS]\n");
 		return 2;
 	}
 	n = strtoull(argv[2], NULL, 10);
@@ -194,7 +254,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cpu = calloc(ncpu, sizeof(*cpu));
-	if (!cpu)
+	written = calloc(ncpu, sizeof(*written));
+	lost = calloc(ncpu, sizeof(*lost));
+	if (!cpu || !written || !lost)
 		return 1;
 	if (nvme)
 		trace_writer_chunk(&w, IOT_CHUNK_META, 0,
@@ -262,9 +324,18 @@ int main(int argc, char **argv)
 			struct iot_round rd = {.mark_ns = t};
 
 			for (uint32_t c = 0; c < ncpu; c++) {
+				size_t carry = lose_newest(&cpu[c], drop, &lost[c]);
+
+				cpu[c].n -= carry;
 				put_chunk(&w, pack, c, &cpu[c]);
-				cpu[c].n = 0;
+				written[c] += cpu[c].n;
+				memmove(cpu[c].r, cpu[c].r + cpu[c].n,
+					carry * sizeof(*cpu[c].r));
+				cpu[c].n = carry;
 			}
+			if (drop)
+				drops_at(&w, prev_mark, t, ncpu, written, lost);
+			prev_mark = t;
 			trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL,
 					   0);
 			next_round += round_ns;
@@ -276,9 +347,24 @@ int main(int argc, char **argv)
 				      .reason = IOT_STOP_COMMAND,
 				      .command_status = 0};
 
-		for (uint32_t c = 0; c < ncpu; c++)
+		for (uint32_t c = 0; c < ncpu; c++) {
 			put_chunk(&w, pack, c, &cpu[c]);
+			written[c] += cpu[c].n;
+		}
 		trace_writer_chunk(&w, IOT_CHUNK_ROUND, 0, &rd, sizeof(rd), NULL, 0);
+		if (drop) {
+			struct iot_drop_entry *e = calloc(ncpu, sizeof(*e));
+
+			if (!e)
+				return 1;
+			for (uint32_t c = 0; c < ncpu; c++)
+				e[c] = (struct iot_drop_entry){.cpu = c,
+							       .records = written[c],
+							       .drops_full = lost[c]};
+			trace_writer_chunk(&w, IOT_CHUNK_DROPS, 0, e, ncpu * sizeof(*e),
+					   NULL, 0);
+			free(e);
+		}
 		devs = calloc(ndev, sizeof(*devs));
 		if (!devs)
 			return 1;
@@ -297,6 +383,15 @@ int main(int argc, char **argv)
 	for (uint32_t c = 0; c < ncpu; c++)
 		free(cpu[c].r);
 	free(cpu);
+	if (drop) { /* for the tests: what the trace says it lost */
+		uint64_t all = 0;
+
+		for (uint32_t c = 0; c < ncpu; c++)
+			all += lost[c];
+		printf("mktrace: %llu records dropped\n", (unsigned long long)all);
+	}
+	free(written);
+	free(lost);
 	err = trace_writer_close(&w);
 	if (err) {
 		fprintf(stderr, "mktrace: %s: %s\n", argv[1], strerror(-err));
