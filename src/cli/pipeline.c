@@ -590,6 +590,15 @@ static int join_parallel(struct pipeline *p, const struct join_sink *sink,
 								  : JOIN_PAR_SEGMENT,
 				    look, &src.plan);
 	plan_ns = now_ns(CLOCK_MONOTONIC) - plan_ns;
+	if (getenv("IOTRAIL_DEBUG") && (planned || src.plan.why[0])) {
+		/* the plan looks at every chunk of the file before a segment is
+		 * joined: what it held (a large trace's pages, mapped) */
+		struct rusage ru;
+
+		if (!getrusage(RUSAGE_SELF, &ru))
+			fprintf(stderr, "iotrail: planned: peak resident %ld KB\n",
+				ru.ru_maxrss);
+	}
 	/* for IOTRAIL_DEBUG: why the records were read in order (at the
 	 * line's end: scripts read the figures before it) */
 	if (!planned)
