@@ -1019,6 +1019,106 @@ static void fanout_same(void **state)
 	free(three);
 }
 
+/* iosector: each device's requests in issue order (by D, ties as they
+ * came), whatever order their completions come in: a queue's depth apart,
+ * one held back long, or all of them backwards (past what is put in place
+ * as it comes: sorted at finish); in one analysis or in parts merged in
+ * order. The series view lists each sector with its time, in that order,
+ * and the seek from the request before (start less its end). */
+#define IO_N 3000
+static void iosector_feed(struct analysis *a, const uint32_t *order, unsigned int parts)
+{
+	struct analysis part;
+	struct join_sink sink = analysis_sink(a);
+
+	if (parts) {
+		assert_int_equal(analysis_part_init(&part, a), 0);
+		sink = analysis_sink(&part);
+	}
+	for (uint32_t k = 0; k < IO_N; k++) {
+		uint32_t i = order[k];
+		/* pairs issued at one time (i and i ^ 1, i / 2 apart) */
+		struct join_request r =
+		    req(LOOP0, IOT_OP_READ, 8, 1000000000 + i / 2 * 1000, 1500000000 + k);
+
+		r.sector = (uint64_t)(i * 7919u % 100000u) * 8;
+		sink.request(sink.ctx, &r);
+		if (parts && (k + 1) % (IO_N / parts + 13) == 0) {
+			assert_int_equal(analysis_merge(a, &part), 0);
+			assert_int_equal(analysis_part_init(&part, a), 0);
+		}
+	}
+	if (parts)
+		assert_int_equal(analysis_merge(a, &part), 0);
+}
+
+static void iosector_issue_order(void **state)
+{
+	static uint32_t order[IO_N];
+
+	keep_time = true;
+	for (int how = 0; how < 3; how++) {
+		for (uint32_t k = 0; k < IO_N; k++) /* as issued */
+			order[k] = how == 2 ? IO_N - 1 - k : k;
+		if (how == 0) /* completions out of order within 32 */
+			for (uint32_t k = 0; k + 32 <= IO_N; k += 32)
+				for (uint32_t j = 0; j < 16; j++) {
+					uint32_t x = order[k + j];
+
+					order[k + j] = order[k + 31 - j];
+					order[k + 31 - j] = x;
+				}
+		if (how == 1) { /* the 6th issued completes last */
+			memmove(order + 5, order + 6, (IO_N - 6) * sizeof(*order));
+			order[IO_N - 1] = 5;
+		}
+		for (unsigned int parts = 0; parts <= 7; parts += 7) {
+			static long long secs[IO_N], seeks[IO_N];
+			struct analysis a;
+			uint32_t pos[IO_N], ns = 0, nk = 0;
+			char *csv, *line, *save = NULL;
+
+			for (uint32_t k = 0; k < IO_N; k++)
+				pos[order[k]] = k;
+			start(&a, "iosector", 0);
+			iosector_feed(&a, order, parts);
+			assert_int_equal(analysis_finish(&a), 0);
+			csv = render(&a, "csv"); /* time_s,scope,metric,value,unit */
+			for (line = strtok_r(csv, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save)) {
+				long long v;
+				char what[16];
+
+				if (sscanf(line, "%*[^,],loop0,%15[^,],%lld,", what,
+					   &v) != 2)
+					continue;
+				if (!strcmp(what, "sector") && ns < IO_N)
+					secs[ns++] = v;
+				else if (!strcmp(what, "seek") && nk < IO_N)
+					seeks[nk++] = v;
+			}
+			free(csv);
+			assert_int_equal(ns, IO_N);
+			assert_int_equal(nk, IO_N);
+			for (uint32_t n = 0, prev = 0; n < IO_N; n++) {
+				/* the n-th issued: of the pair issued at one
+				 * time, the one that came first, then the other */
+				uint32_t a0 = n & ~1u, a1 = a0 | 1u;
+				uint32_t i = (pos[a0] < pos[a1]) == !(n & 1) ? a0 : a1;
+				long long sector = (long long)(i * 7919u % 100000u) * 8,
+					  before =
+					      (long long)(prev * 7919u % 100000u) * 8 + 8;
+
+				assert_int_equal(secs[n], sector);
+				assert_int_equal(seeks[n], n ? sector - before : 0);
+				prev = i;
+			}
+			analysis_release(&a);
+		}
+	}
+	keep_time = false;
+}
+
 /* Every analyzer (each merges: analyzer.h), each part of the outputs into
  * an analysis of its own, merged in order: the same JSON as one analysis
  * of them all (and the same series, every value with its time, in order);
@@ -1115,6 +1215,7 @@ int main(void)
 	    cmocka_unit_test(flows_stacked),
 	    cmocka_unit_test(fanout_same),
 	    cmocka_unit_test(parts_same),
+	    cmocka_unit_test(iosector_issue_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
