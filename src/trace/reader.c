@@ -138,14 +138,6 @@ static void let_go(const struct trace_reader *r, size_t *from, uint64_t upto)
 	}
 }
 
-/* A walk's pages from `from` to the end of a large trace let go, the last
- * step that let_go leaves */
-static void let_go_rest(const struct trace_reader *r, size_t from)
-{
-	if (r->size > READER_POPULATE_MAX && from < r->size)
-		madvise((void *)(r->map + from), r->size - from, MADV_DONTNEED);
-}
-
 /* A read's fault maps the pages around it, aligned to this (fault-around):
  * pages let go below a place still to be read stop short of its block */
 #define FAULT_AROUND (64u << 10)
@@ -2318,7 +2310,7 @@ static int est_spans(const struct trace_reader *r, struct chunk_span *sp)
 		if (first.ts_ns > end)
 			end = first.ts_ns;
 	}
-	let_go_rest(r, walked);
+	release_below(r, &walked, r->nr_chunks); /* and the rest */
 	if (trace_reader_duration_ns(r) &&
 	    r->hdr.start_mono_ns + trace_reader_duration_ns(r) > end)
 		end = r->hdr.start_mono_ns + trace_reader_duration_ns(r);
