@@ -480,6 +480,9 @@ int join_seed_feed(struct join_seed *s, const struct iot_rec *r, bool bi_elided)
 	} else if (r->type == IOT_EV_DIRTY) {
 		if (u64map_put(&s->tgid, r->tid, r->pid))
 			return -ENOMEM;
+	} else if (r->type == IOT_EV_DEGRADE && r->flags == IOT_DEGRADE_BEGIN &&
+		   (!s->pin || r->ts_ns < s->pin - 1) && r->ts_ns != UINT64_MAX) {
+		s->pin = r->ts_ns + 1;
 	}
 	return 0;
 }
@@ -510,6 +513,7 @@ static int copy_facts(struct join_plain **plain, size_t *nr_plain, struct u64map
 
 int join_seed_copy(struct join_seed *to, const struct join_seed *from)
 {
+	to->pin = from->pin;
 	return copy_facts(&to->plain, &to->nr_plain, &to->fault, &to->fault_index,
 			  &to->tgid, from);
 }
@@ -542,6 +546,8 @@ int join_seed_merge(struct join_seed *to, const struct join_seed *later)
 	for (size_t c = 0; c < later->nr_plain; c++)
 		if (later->plain[c].tid1)
 			to->plain[c] = later->plain[c];
+	if (later->pin && (!to->pin || later->pin < to->pin))
+		to->pin = later->pin;
 	return merge_map(&to->fault, &later->fault) ||
 		       merge_map(&to->fault_index, &later->fault_index) ||
 		       merge_map(&to->tgid, &later->tgid)
@@ -551,6 +557,8 @@ int join_seed_merge(struct join_seed *to, const struct join_seed *later)
 
 int join_seed_apply(struct join *j, const struct join_seed *s)
 {
+	if (s->pin && s->pin - 1 < j->floor_pin)
+		j->floor_pin = s->pin - 1;
 	return copy_facts(&j->plain, &j->nr_plain, &j->fault, &j->fault_index, &j->tgid,
 			  s);
 }

@@ -1209,6 +1209,8 @@ int join_init(struct join *j, const struct join_sink *sink,
 	j->is_bio_based = is_bio_based;
 	j->dev_ctx = dev_ctx;
 	j->free_bio = j->free_req = j->free_sys = j->free_uring = j->held = NONE;
+	j->floor_next = sink->floor ? 0 : UINT64_MAX;
+	j->floor_pin = UINT64_MAX;
 	if (u64map_init(&j->bio_by_ptr, 64) || u64map_init(&j->bio_by_start, 64) ||
 	    u64map_init(&j->rq_by_ptr, 64) || u64map_init(&j->req_by_end, 64) ||
 	    u64map_init(&j->req_by_start, 64) || u64map_init(&j->sys_by_tid, 1024) ||
@@ -1221,6 +1223,57 @@ int join_init(struct join *j, const struct join_sink *sink,
 	return 0;
 }
 
+/* The sink's floor at line (a multiple of 2^JOIN_FLOOR_SHIFT ns the stream
+ * reached): no request or bio held here has a time before it, nor has one
+ * to come (its records are at line or after), but for a summary of a
+ * back-pressure stretch, whose times go back to its Q: after the first
+ * stretch's begin, the floor stays there. */
+static void __attribute__((noinline)) give_floor(struct join *j, uint64_t line)
+{
+	uint64_t m = line < j->floor_pin ? line : j->floor_pin;
+	size_t need = (size_t)j->nr_bios + j->nr_reqs;
+	uint8_t *fb, *fr;
+	uint32_t n;
+
+	if (!need) {
+		j->sink.floor(j->sink.ctx, m);
+		return;
+	}
+	if (need > j->floor_free_cap) {
+		uint8_t *x = realloc(j->floor_free, need);
+
+		if (!x)
+			return; /* no floor this time: the analyzers keep more */
+		j->floor_free = x;
+		j->floor_free_cap = need;
+	}
+	fb = j->floor_free;
+	fr = fb + j->nr_bios;
+	memset(fb, 0, need);
+	n = 0;
+	for (uint32_t f = j->free_bio; f != NONE && f < j->nr_bios && n < j->nr_bios;
+	     f = j->bios[f].next, n++)
+		fb[f] = 1;
+	n = 0;
+	for (uint32_t f = j->free_req; f != NONE && f < j->nr_reqs && n < j->nr_reqs;
+	     f = j->reqs[f].next_free, n++)
+		fr[f] = 1;
+	for (uint32_t i = 0; i < j->nr_bios; i++)
+		if (!fb[i] && j->bios[i].q_ns && j->bios[i].q_ns < m)
+			m = j->bios[i].q_ns;
+	for (uint32_t i = 0; i < j->nr_reqs; i++) {
+		const struct join_request *r = &j->reqs[i].r;
+		const uint64_t t[] = {r->q_ns, r->g_ns, r->i_ns, r->d_ns, r->c_ns};
+
+		if (fr[i])
+			continue;
+		for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+			if (t[k] && t[k] < m)
+				m = t[k];
+	}
+	j->sink.floor(j->sink.ctx, m);
+}
+
 /* One record: join_feed_n's loop body, its only copy (a second copy, for
  * join_feed, made the compiler call the cases' handlers out of line). */
 static inline __attribute__((always_inline)) int feed(struct join *j,
@@ -1229,6 +1282,12 @@ static inline __attribute__((always_inline)) int feed(struct join *j,
 	uint32_t b, ri;
 	int err = 0;
 
+	if (r->ts_ns >= j->floor_next) {
+		uint64_t line = r->ts_ns >> JOIN_FLOOR_SHIFT << JOIN_FLOOR_SHIFT;
+
+		give_floor(j, line);
+		j->floor_next = line + (1ull << JOIN_FLOOR_SHIFT);
+	}
 	j->st.events++;
 	/* a block event names its bio or request by kernel address, never 0
 	 * (0 is this file's "no address"): such a record is damage */
@@ -1415,8 +1474,11 @@ static inline __attribute__((always_inline)) int feed(struct join *j,
 		join_feed_summary(j, (const struct iot_summary *)r);
 		break;
 	case IOT_EV_DEGRADE:
-		if (r->flags == IOT_DEGRADE_BEGIN)
+		if (r->flags == IOT_DEGRADE_BEGIN) {
 			on_degrade_begin(j, r->cpu);
+			if (r->ts_ns < j->floor_pin)
+				j->floor_pin = r->ts_ns;
+		}
 		break;
 	default:
 		break; /* plug, unplug, io_start, io_done, remap of requests */
@@ -1558,5 +1620,6 @@ void join_release(struct join *j)
 	u64map_release(&j->uring_by_tid);
 	free(j->urings);
 	free(j->plain);
+	free(j->floor_free);
 	memset(j, 0, sizeof(*j));
 }

@@ -200,7 +200,20 @@ struct join_sink {
 	/* optional, at join_end(): each request never completed (c_ns 0):
 	 * in flight as the trace ended, or its completion not shown */
 	void (*unfinished)(void *ctx, const struct join_request *r);
+	/* Optional: every request (and each of its bios) given after this has
+	 * each of its times (Q, G, I, D, C) at or after ns, but for a record
+	 * that came into the stream late (committed after later ones were
+	 * read; the plan refuses such a trace, docs/ARCHITECTURE.md) and a
+	 * summary no back-pressure stretch announced. Called between outputs
+	 * where the stream passes a multiple of 2^JOIN_FLOOR_SHIFT ns, at the same
+	 * places whatever the threads (parallel.c), so that what an analyzer
+	 * keeps in time order can go as it is settled. For events-mode
+	 * streams: a --summary recording's requests are all summaries. */
+	void (*floor)(void *ctx, uint64_t ns);
 };
+
+/* the floor's grid (join_sink.floor): 2^24 ns, about 17 ms */
+#define JOIN_FLOOR_SHIFT 24
 
 struct join_stats {
 	uint64_t events;	     /* records fed */
@@ -296,6 +309,14 @@ struct join {
 	struct u64map uring_by_ptr; /* io_kiocb address -> open io_uring request */
 	struct u64map uring_by_tid; /* tid -> the request it submitted last, in
 				       its open io_uring_enter or SQPOLL loop */
+	/* the sink's floor: the next multiple of 2^JOIN_FLOOR_SHIFT ns a
+	 * record's time reaching gives one (UINT64_MAX: no floor hook); the
+	 * first back-pressure stretch's begin, which bounds it from there on
+	 * (the stretches' summaries come at completion, with times from
+	 * before); a scratch map of the pools' free slots */
+	uint64_t floor_next, floor_pin;
+	uint8_t *floor_free;
+	size_t floor_free_cap;
 	/* journal commits begun and not yet ended: one per journal at a time */
 #define JOIN_OPEN_COMMITS 16
 	struct join_commit open_commits[JOIN_OPEN_COMMITS];
@@ -345,6 +366,8 @@ struct join_seed {
 	struct join_plain *plain;
 	size_t nr_plain;
 	struct u64map fault, fault_index, tgid;
+	uint64_t pin; /* the first back-pressure stretch's begin (join.floor_pin)
+			 + 1, 0: none yet */
 };
 int join_seed_init(struct join_seed *s);
 /* One record more (in stream order); 0 or -ENOMEM */

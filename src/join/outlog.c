@@ -104,6 +104,14 @@ void outlog_replay(const struct outlog *l, size_t from, size_t to,
 		case OUTLOG_UNFINISHED:
 			k->unfinished(k->ctx, x);
 			break;
+		case OUTLOG_FLOOR: {
+			uint64_t ns;
+
+			memcpy(&ns, x, sizeof(ns));
+			if (k->floor)
+				k->floor(k->ctx, ns);
+			break;
+		}
 		default: /* OUTLOG_BIO_REQ */
 			break;
 		}
@@ -134,6 +142,11 @@ LOG_OUTPUT(dirty, const struct join_dirty *, OUTLOG_DIRTY)
 LOG_OUTPUT(mark, const struct join_mark *, OUTLOG_MARK)
 LOG_OUTPUT(unfinished, const struct join_request *, OUTLOG_UNFINISHED)
 
+static void log_floor(void *ctx, uint64_t ns)
+{
+	outlog_put(ctx, OUTLOG_FLOOR, 0, &ns, sizeof(ns));
+}
+
 struct join_sink outlog_sink(struct outlog *l, const struct join_sink *real)
 {
 	return (struct join_sink){
@@ -147,5 +160,6 @@ struct join_sink outlog_sink(struct outlog *l, const struct join_sink *real)
 	    .dirty = real->dirty ? log_dirty : NULL,
 	    .mark = real->mark ? log_mark : NULL,
 	    .unfinished = real->unfinished ? log_unfinished : NULL,
+	    .floor = real->floor ? log_floor : NULL,
 	};
 }

@@ -28,6 +28,7 @@ enum outlog_type {
 	OUTLOG_DIRTY,
 	OUTLOG_MARK,
 	OUTLOG_UNFINISHED,
+	OUTLOG_FLOOR, /* join_sink.floor: a uint64_t */
 };
 
 /* An entry's header; the output's bytes follow it */

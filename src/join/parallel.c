@@ -56,7 +56,8 @@ struct snap {
 	size_t log_off; /* the log's length then */
 	struct join_stats st;
 	uint64_t sizes[JOIN_NR_SIZES];
-	unsigned char *form; /* the canonical form, NULL: ambiguous */
+	uint64_t floor_next, floor_pin; /* where the sink's next floor falls */
+	unsigned char *form;		/* the canonical form, NULL: ambiguous */
 	size_t form_len;
 };
 
@@ -188,6 +189,8 @@ static int take_snap(struct seg *g, struct join_canon *scratch, uint64_t at)
 	sn->log_off = g->log.len;
 	sn->st = g->jn.st;
 	join_sizes(&g->jn, sn->sizes);
+	sn->floor_next = g->jn.floor_next;
+	sn->floor_pin = g->jn.floor_pin;
 	sn->form = NULL;
 	sn->form_len = 0;
 	if (!scratch->ambiguous) {
@@ -249,7 +252,10 @@ static bool met(struct join *a, const struct snap *sn, struct join_canon *scratc
 	uint64_t sizes[JOIN_NR_SIZES];
 
 	join_sizes(a, sizes);
-	if (!sn->form || memcmp(sizes, sn->sizes, sizeof(sizes)))
+	/* and the floors to come (join_sink.floor): from the same places,
+	 * the same values */
+	if (!sn->form || memcmp(sizes, sn->sizes, sizeof(sizes)) ||
+	    a->floor_next != sn->floor_next || a->floor_pin != sn->floor_pin)
 		return false;
 	if (join_canon(a, scratch)) {
 		*err = -ENOMEM;

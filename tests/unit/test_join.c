@@ -1288,10 +1288,80 @@ static void o_unf(void *c, const struct join_request *r)
 	ser_req(c, 9, r);
 }
 
+static void o_floor(void *c, uint64_t ns)
+{
+	PUT(c, 10), PUT(c, ns);
+}
+
 static struct join_sink out_sink(struct outbuf *o)
 {
-	return (struct join_sink){o,	   o_req,   o_bio,   o_sys,  o_commit,
-				  o_uring, o_fault, o_dirty, o_mark, o_unf};
+	return (struct join_sink){o,	   o_req,   o_bio,  o_sys, o_commit, o_uring,
+				  o_fault, o_dirty, o_mark, o_unf, o_floor};
+}
+
+/* out_sink's outputs, each request and bio checked against the floors
+ * before it (join_sink.floor): none of its times below the highest */
+struct floor_check {
+	struct outbuf *o;
+	uint64_t floor, nr;
+	bool late; /* the stream has records that came late: not checked */
+};
+
+static void fc_times(const struct floor_check *fc, const struct join_request *r)
+{
+	const uint64_t t[] = {r->q_ns, r->g_ns, r->i_ns, r->d_ns, r->c_ns};
+
+	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]) && !fc->late; k++)
+		if (t[k])
+			assert_true(t[k] >= fc->floor);
+}
+
+static void fc_req(void *c, const struct join_request *r)
+{
+	struct floor_check *fc = c;
+
+	fc_times(fc, r);
+	o_req(fc->o, r);
+}
+
+static void fc_bio(void *c, const struct join_request *r, const struct join_bio *b)
+{
+	struct floor_check *fc = c;
+
+	fc_times(fc, r);
+	if (b->q_ns && !fc->late)
+		assert_true(b->q_ns >= fc->floor);
+	o_bio(fc->o, r, b);
+}
+
+static void fc_floor(void *c, uint64_t ns)
+{
+	struct floor_check *fc = c;
+
+	if (ns > fc->floor)
+		fc->floor = ns;
+	fc->nr++;
+	o_floor(fc->o, ns);
+}
+
+#define FC(name, type)                                                                   \
+	static void fc_##name(void *c, type x)                                           \
+	{                                                                                \
+		o_##name(((struct floor_check *)c)->o, x);                               \
+	}
+FC(sys, const struct join_syscall *)
+FC(commit, const struct join_commit *)
+FC(uring, const struct join_uring *)
+FC(fault, const struct join_fault *)
+FC(dirty, const struct join_dirty *)
+FC(mark, const struct join_mark *)
+FC(unf, const struct join_request *)
+
+static struct join_sink floor_check_sink(struct floor_check *fc)
+{
+	return (struct join_sink){fc,	     fc_req,   fc_bio,	 fc_sys,
+				  fc_commit, fc_uring, fc_fault, fc_dirty,
+				  fc_mark,   fc_unf,   fc_floor};
 }
 
 /* a stream: requests on 6 addresses each of bios and requests, calls of
@@ -1597,21 +1667,43 @@ static struct iot_rec *lossy(struct iot_rec *v, size_t *n, struct trace_gaps *gl
 	return v;
 }
 
+/* a record every 16 us: the join's floor (2^24 ns) about every 1,000 */
+static struct iot_rec *spread(struct iot_rec *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i].ts_ns <<= 14;
+	return v;
+}
+
+/* 40 records late (two floors back) at each 1,000th: a segment of 50 or
+ * 300 records that begins with them has passed fewer floors than the
+ * join before it at its first checkpoints, and must not meet it there */
+static struct iot_rec *late(struct iot_rec *v, size_t n)
+{
+	for (size_t i = 1000; i < n; i++)
+		if (i % 1000 < 40)
+			v[i].ts_ns -= 2ull << JOIN_FLOOR_SHIFT;
+	return v;
+}
+
 static void one_way_and_parallel(int kind, uint64_t *stitched, uint64_t *rejoined)
 {
 	size_t n = 60000;
 	struct iot_rec *v;
 	struct outbuf one = {0};
-	struct join_sink k = out_sink(&one);
+	struct floor_check fc = {.o = &one};
+	struct join_sink k = floor_check_sink(&fc);
 	struct join seq;
 	static const uint64_t segs[] = {7, 50, 300, 2000, 100000};
 	struct trace_gaps gl = {0};
 
 	srand(7 + kind);
-	v = kind == 4	? lossy(tidy_stream(n), &n, &gl)
-	    : kind == 3 ? stretched(tidy_stream(n), &n)
-	    : kind	? mixed_stream(n, kind == 2)
-			: tidy_stream(n);
+	fc.late = kind == 5;
+	v = kind == 5	? late(spread(tidy_stream(n), n), n)
+	    : kind == 4 ? lossy(spread(tidy_stream(n), n), &n, &gl)
+	    : kind == 3 ? stretched(spread(tidy_stream(n), n), &n)
+	    : kind	? spread(mixed_stream(n, kind == 2), n)
+			: spread(tidy_stream(n), n);
 	assert_int_equal(join_init(&seq, &k, is_bio_based, NULL), 0);
 	seq.syscall_nr = syscall_numbers("x86_64");
 	seq.bi_elided = true;
@@ -1619,6 +1711,9 @@ static void one_way_and_parallel(int kind, uint64_t *stitched, uint64_t *rejoine
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(join_feed(&seq, &v[i]), 0);
 	join_end(&seq);
+	/* a floor each 2^24 ns of the stream's 60000 x 2^14 (kind 3: pinned
+	 * at the first stretch's begin, given all the same) */
+	assert_true(fc.nr >= 55);
 	/* and each with parts: the outputs of each segment through a sink
 	 * of its own, appended at its merge */
 	for (size_t g = 0; g < sizeof(segs) / sizeof(segs[0]); g++)
@@ -1693,6 +1788,10 @@ static void parallel_same(void **state)
 	/* records lost: the calls across them left out, by the gaps alone */
 	stitched = rejoined = 0;
 	one_way_and_parallel(4, &stitched, &rejoined);
+	assert_true(stitched > 1000);
+	/* records late: the floors given where one join gives them */
+	stitched = rejoined = 0;
+	one_way_and_parallel(5, &stitched, &rejoined);
 	assert_true(stitched > 1000);
 }
 
