@@ -181,6 +181,7 @@ RARE_HOOK(mark, const struct join_mark *)
 RARE_HOOK(unfinished, const struct join_request *)
 RARE_HOOK(fault, const struct join_fault *)
 RARE_HOOK(dirty, const struct join_dirty *)
+RARE_HOOK(floor, uint64_t)
 
 int an_hooks_add(struct an_hooks *h, struct an_output *o)
 {
@@ -352,6 +353,17 @@ SINK_HOOK(unfinished, const struct join_request *,
 SINK_HOOK(fault, const struct join_fault *, x->ts_ns)
 SINK_HOOK(dirty, const struct join_dirty *, x->ts_ns)
 
+/* the join's floor: whatever --time's window */
+static void on_floor(void *ctx, uint64_t ns)
+{
+	struct analysis *a = ctx;
+
+	if (a->fan)
+		fanout_floor(a->fan, ns);
+	else
+		an_hooks_floor(a, &a->hooks, ns);
+}
+
 static int init_of(struct analysis *a, uint64_t set, const struct analysis_env *env,
 		   const struct analysis *whole)
 {
@@ -411,6 +423,9 @@ struct join_sink analysis_sink(struct analysis *a)
 	    .unfinished = on_unfinished,
 	};
 
+	for (size_t i = 0; i < a->nr_out; i++)
+		if (a->out[i].an->floor)
+			s.floor = on_floor; /* else the join looks for none */
 	return s;
 }
 

@@ -219,6 +219,7 @@ void an_hooks_fault(struct analysis *a, const struct an_hooks *h,
 		    const struct join_fault *f);
 void an_hooks_dirty(struct analysis *a, const struct an_hooks *h,
 		    const struct join_dirty *d);
+void an_hooks_floor(struct analysis *a, const struct an_hooks *h, uint64_t ns);
 /* h gains the hooks of o's analyzer; 0 or -ENOMEM */
 int an_hooks_add(struct an_hooks *h, struct an_output *o);
 void an_hooks_release(struct an_hooks *h);

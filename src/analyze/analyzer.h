@@ -44,6 +44,12 @@ struct analyzer {
 	void (*unfinished)(struct analysis *a, void *priv, const struct join_request *r);
 	/* an io_uring request on a file, at its completion */
 	void (*uring)(struct analysis *a, void *priv, const struct join_uring *u);
+	/* Optional: every request and bio after this has its times at or
+	 * after ns (join_sink.floor: but for a record that came late), so
+	 * what the analyzer keeps in time order below it may go. Given at
+	 * the same places among the outputs whatever the threads, a part's
+	 * (merge) among its own. */
+	void (*floor)(struct analysis *a, void *priv, uint64_t ns);
 	/* an in-kernel histogram of an --aggregate recording */
 	void (*agg)(struct analysis *a, void *priv, const struct iot_agg_entry *e);
 	/* Optional: the analyzer on parts of the outputs (the join's

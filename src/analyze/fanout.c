@@ -101,6 +101,13 @@ static void run_batch(struct analysis *a, const struct an_hooks *h,
 		case OUTLOG_DIRTY:
 			an_hooks_dirty(a, h, x);
 			break;
+		case OUTLOG_FLOOR: {
+			uint64_t ns;
+
+			memcpy(&ns, x, sizeof(ns));
+			an_hooks_floor(a, h, ns);
+			break;
+		}
 		default: /* OUTLOG_BIO_REQ */
 			break;
 		}
@@ -225,6 +232,14 @@ FAN_OUTPUT(mark, const struct join_mark *, OUTLOG_MARK)
 FAN_OUTPUT(unfinished, const struct join_request *, OUTLOG_UNFINISHED)
 FAN_OUTPUT(fault, const struct join_fault *, OUTLOG_FAULT)
 FAN_OUTPUT(dirty, const struct join_dirty *, OUTLOG_DIRTY)
+
+void fanout_floor(struct fanout *f, uint64_t ns)
+{
+	struct outlog *b = batch(f);
+
+	outlog_put(b, OUTLOG_FLOOR, 0, &ns, sizeof(ns));
+	lost(f, b);
+}
 
 static void fanout_free(struct fanout *f)
 {

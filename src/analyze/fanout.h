@@ -21,6 +21,7 @@ void fanout_mark(struct fanout *f, const struct join_mark *m);
 void fanout_unfinished(struct fanout *f, const struct join_request *r);
 void fanout_fault(struct fanout *f, const struct join_fault *x);
 void fanout_dirty(struct fanout *f, const struct join_dirty *x);
+void fanout_floor(struct fanout *f, uint64_t ns);
 
 /* Every analyzer's finish, in up to a->threads threads (this one too): an
  * analyzer's finish reads the trace's tables and the result's devices, and

@@ -730,6 +730,17 @@ int pipeline_join(struct pipeline *p, const char *input, const struct join_sink 
 	return 0;
 }
 
+/* Whether the join's floors (join_sink.floor) hold for the trace: not
+ * for a --summary recording, whose requests all come as summaries at their
+ * completion */
+static bool floors_hold(const struct trace_reader *rd)
+{
+	char mode[32];
+
+	trace_reader_meta(rd, "mode", mode, sizeof(mode));
+	return !mode[0] || !strcmp(mode, "events");
+}
+
 /* pipeline_run, once */
 static int run_once(struct pipeline *p, const char *input, uint64_t set,
 		    struct analysis_env *env, bool unchecked)
@@ -759,6 +770,8 @@ static int run_once(struct pipeline *p, const char *input, uint64_t set,
 	/* and their finish on every thread: the join is over by then */
 	p->an.threads = (unsigned int)threads_wanted();
 	sink = analysis_sink(&p->an);
+	if (!floors_hold(&p->rd))
+		sink.floor = NULL;
 	err = pipeline_join(p, input, &sink, NULL, NULL);
 	analysis_fanout_end(&p->an);
 	if (err)

@@ -91,10 +91,14 @@ cut=$(json_get "$TMP/bp.json" "j['join']['backpressure_cut_syscalls']")
 
 # read in segments on threads (reader.h trace_reader_plan: the marks noted
 # by the plan, not by the merge), the same report as one thread's
-IOTRAIL_SEGMENT=20000 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/bp.iot" -a latency,syscall,who \
+IOTRAIL_SEGMENT=20000 IOTRAIL_DEBUG=1 "$IOTRAIL" report --threads 4 -i "$TMP/bp.iot" -a latency,syscall,who,iosector \
 	-f json >"$TMP/seg.json" 2>"$TMP/seg.err"
-"$IOTRAIL" report --threads 1 -i "$TMP/bp.iot" -a latency,syscall,who -f json >"$TMP/one.json"
+"$IOTRAIL" report --threads 1 -i "$TMP/bp.iot" -a latency,syscall,who,iosector -f json >"$TMP/one.json"
+# (the stretches' summaries come at completion, with times from before the
+# join's floors: the floor stays at the first stretch, and iosector counts
+# none of them out of order)
 grep -q "read in segments" "$TMP/seg.err" && cmp -s "$TMP/one.json" "$TMP/seg.json" &&
+	! grep -q '"iosector_late"' "$TMP/one.json" &&
 	ok "back-pressure: read in segments on 4 threads, the JSON is one thread's, byte for byte" ||
 	not_ok "segments" "$(grep 'join on' "$TMP/seg.err"; cmp "$TMP/one.json" "$TMP/seg.json")"
 

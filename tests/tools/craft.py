@@ -156,23 +156,26 @@ def main():
         ev += rec(SE, T0 + 6000, 0, 12, 63, 4096, seq=2)
         ev += rec(SX, T0 + 7000, 0, 0, 4096, 0, flags=63, seq=3)
         data = h + chunk(3, meta) + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
-    elif kind == "late":
+    elif kind in ("late", "late-far"):
         # two CPUs, six rounds of 4 requests each; round 4's chunk of CPU 1
         # begins with a request queued 150 us after the start, before the
         # mark of round 2 (a record committed late: its program preempted
         # between its reservation and its commit): the merge takes it as
-        # it comes, the plan reads such a trace in order and says why
+        # it comes, the plan reads such a trace in order and says why.
+        # late-far: 100 times as long (rounds of 10 ms), so that the join's
+        # floors (2^24 ns) pass the late request's times before it comes
+        x = 100 if kind == "late-far" else 1
         h = header(nr_cpus=2)
         body, seq, n = b"", [0, 0], 0
         for r in range(6):
             for cpu in (0, 1):
                 ev = b""
                 if r == 4 and cpu == 1:
-                    ev += request(0xfff00000, 0xfff10000, T0 + 150000, seq[1],
+                    ev += request(0xfff00000, 0xfff10000, T0 + 150000 * x, seq[1],
                                   sector=1 << 20)
                     seq[1] += 5
                 for k in range(4):
-                    t = T0 + r * 100000 + cpu * 40000 + k * 9000
+                    t = T0 + (r * 100000 + cpu * 40000 + k * 9000) * x
                     ev += request(0xffff0000 + n * 0x100, 0xfffe0000 + n * 0x100,
                                   t, seq[cpu], sector=2048 + n * 8)
                     seq[cpu] += 5
@@ -181,8 +184,8 @@ def main():
                 ev = b"".join(ev[i:i + 52] + struct.pack("<H", cpu) + ev[i + 54:i + 64]
                               for i in range(0, len(ev), 64))
                 body += chunk(1, ev, cpu=cpu)
-            body += chunk(2, struct.pack("<Q", T0 + (r + 1) * 100000))
-        data = h + devs + tasks + body + end(T0 + 10**6)
+            body += chunk(2, struct.pack("<Q", T0 + (r + 1) * 100000 * x))
+        data = h + devs + tasks + body + end(T0 + 10**6 * x)
     elif kind == "drops-at":
         # DROPS_AT chunks: a sane one, one naming a CPU the header does not
         # have, one too short for its times, one cut inside an entry

@@ -1026,10 +1026,16 @@ static void fanout_same(void **state)
  * order. The series view lists each sector with its time, in that order,
  * and the seek from the request before (start less its end). */
 #define IO_N 3000
-static void iosector_feed(struct analysis *a, const uint32_t *order, unsigned int parts)
+/* floors (join_sink.floor): 0 none; 1 every 50 requests, the least D of
+ * those still to come (what the join gives); 2 those, and one past every
+ * request after the 1,500th (as if they came late) */
+static void iosector_feed(struct analysis *a, const uint32_t *order, unsigned int parts,
+			  int floors)
 {
 	struct analysis part;
 	struct join_sink sink = analysis_sink(a);
+
+	assert_non_null(sink.floor);
 
 	if (parts) {
 		assert_int_equal(analysis_part_init(&part, a), 0);
@@ -1043,6 +1049,16 @@ static void iosector_feed(struct analysis *a, const uint32_t *order, unsigned in
 
 		r.sector = (uint64_t)(i * 7919u % 100000u) * 8;
 		sink.request(sink.ctx, &r);
+		if (floors && k % 50 == 49) {
+			uint64_t least = UINT64_MAX;
+
+			for (uint32_t j = k + 1; j < IO_N; j++)
+				if (1000000000 + order[j] / 2 * 1000 < least)
+					least = 1000000000 + order[j] / 2 * 1000;
+			sink.floor(sink.ctx, least);
+		}
+		if (floors == 2 && k == IO_N / 2 - 1)
+			sink.floor(sink.ctx, 2000000000);
 		if (parts && (k + 1) % (IO_N / parts + 13) == 0) {
 			assert_int_equal(analysis_merge(a, &part), 0);
 			assert_int_equal(analysis_part_init(&part, a), 0);
@@ -1072,7 +1088,7 @@ static void iosector_issue_order(void **state)
 			memmove(order + 5, order + 6, (IO_N - 6) * sizeof(*order));
 			order[IO_N - 1] = 5;
 		}
-		for (unsigned int parts = 0; parts <= 7; parts += 7) {
+		for (unsigned int parts = 0; parts <= 14; parts += 7) {
 			static long long secs[IO_N], seeks[IO_N];
 			struct analysis a;
 			uint32_t pos[IO_N], ns = 0, nk = 0;
@@ -1081,7 +1097,8 @@ static void iosector_issue_order(void **state)
 			for (uint32_t k = 0; k < IO_N; k++)
 				pos[order[k]] = k;
 			start(&a, "iosector", 0);
-			iosector_feed(&a, order, parts);
+			/* 0 and 7 parts without floors, then 7 with */
+			iosector_feed(&a, order, parts ? 7 : 0, parts > 7);
 			assert_int_equal(analysis_finish(&a), 0);
 			csv = render(&a, "csv"); /* time_s,scope,metric,value,unit */
 			for (line = strtok_r(csv, "\n", &save); line;
@@ -1113,10 +1130,41 @@ static void iosector_issue_order(void **state)
 				assert_int_equal(seeks[n], n ? sector - before : 0);
 				prev = i;
 			}
+			/* no request came late */
+			assert_int_equal(a.out[0].nr_tables, 0);
 			analysis_release(&a);
 		}
 	}
 	keep_time = false;
+	/* floors in one analysis, and among 7 parts (each part's replayed by
+	 * the merge where it came): the same JSON; and the 1,500 requests
+	 * after a floor past them, counted where they came, said */
+	for (uint32_t k = 0; k < IO_N; k++)
+		order[k] = k;
+	for (int floors = 0; floors <= 2; floors++) {
+		char *json[2];
+
+		for (unsigned int parts = 0; parts <= 7; parts += 7) {
+			struct analysis a;
+
+			start(&a, "iosector", 0);
+			iosector_feed(&a, order, parts, floors);
+			assert_int_equal(analysis_finish(&a), 0);
+			json[!!parts] = render(&a, "json");
+			assert_int_equal(a.out[0].nr_tables, floors == 2);
+			if (floors == 2) {
+				const struct table *t = a.out[0].tables[0];
+
+				assert_string_equal(t->name, "iosector_late");
+				assert_int_equal(t->nr_rows, 1);
+				assert_int_equal(table_cell(t, 0, 1)->u, IO_N / 2);
+			}
+			analysis_release(&a);
+		}
+		assert_string_equal(json[0], json[1]);
+		free(json[0]);
+		free(json[1]);
+	}
 }
 
 /* Every analyzer (each merges: analyzer.h), each part of the outputs into
