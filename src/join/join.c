@@ -1274,6 +1274,26 @@ static void __attribute__((noinline)) give_floor(struct join *j, uint64_t line)
 	j->sink.floor(j->sink.ctx, m);
 }
 
+/* A record at ts passed the line floor_next: the sink's floor, there.
+ * Finding it walks the pools, so where many requests and bios are held
+ * (a trace whose completions were lost, a crafted one whose every record
+ * is a line further on) the floors come a line in 2, 4, ... instead: one
+ * in 2^k lines, 64 x 2^(k-1) held or more. Decided by the state's sizes,
+ * which met() compares, so at the same places whatever the threads. */
+static void __attribute__((noinline)) floor_cross(struct join *j, uint64_t ts)
+{
+	const unsigned int s = JOIN_FLOOR_SHIFT;
+	uint64_t line = ts >> s << s, last = j->floor_next - (1ull << s);
+	uint64_t held = (j->bio_by_ptr.n + j->rq_by_ptr.n) >> 6;
+	unsigned int k = held ? 64 - (unsigned int)__builtin_clzll(held) : 0;
+
+	if (k > 63 - s)
+		k = 63 - s;
+	if (!j->floor_next || line >> (s + k) != last >> (s + k))
+		give_floor(j, line);
+	j->floor_next = line + (1ull << s);
+}
+
 /* One record: join_feed_n's loop body, its only copy (a second copy, for
  * join_feed, made the compiler call the cases' handlers out of line). */
 static inline __attribute__((always_inline)) int feed(struct join *j,
@@ -1282,12 +1302,8 @@ static inline __attribute__((always_inline)) int feed(struct join *j,
 	uint32_t b, ri;
 	int err = 0;
 
-	if (r->ts_ns >= j->floor_next) {
-		uint64_t line = r->ts_ns >> JOIN_FLOOR_SHIFT << JOIN_FLOOR_SHIFT;
-
-		give_floor(j, line);
-		j->floor_next = line + (1ull << JOIN_FLOOR_SHIFT);
-	}
+	if (r->ts_ns >= j->floor_next)
+		floor_cross(j, r->ts_ns);
 	j->st.events++;
 	/* a block event names its bio or request by kernel address, never 0
 	 * (0 is this file's "no address"): such a record is damage */
