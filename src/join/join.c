@@ -1287,11 +1287,14 @@ static void __attribute__((noinline)) floor_cross(struct join *j, uint64_t ts)
 	uint64_t held = (j->bio_by_ptr.n + j->rq_by_ptr.n) >> 6;
 	unsigned int k = held ? 64 - (unsigned int)__builtin_clzll(held) : 0;
 
+	if (j->floor_next == UINT64_MAX)
+		return; /* no floor hook (a record of that time), or the last line */
 	if (k > 63 - s)
 		k = 63 - s;
 	if (!j->floor_next || line >> (s + k) != last >> (s + k))
 		give_floor(j, line);
-	j->floor_next = line + (1ull << s);
+	/* the line after, where it is not past 2^64: 0 means the first */
+	j->floor_next = line < UINT64_MAX - (1ull << s) ? line + (1ull << s) : UINT64_MAX;
 }
 
 /* One record: join_feed_n's loop body, its only copy (a second copy, for

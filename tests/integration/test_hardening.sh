@@ -22,7 +22,7 @@ run() {
 		not_ok "$name" "exit $st (want $want); stderr: $(head -c 300 "$TMP/err")"; fi
 }
 
-for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time arch-aarch64 arch-sparc repair-bad drops-at late late-far; do
+for k in zero-ids cut-bad-cpu zeros no-nul-names hostile-names big-time arch-aarch64 arch-sparc repair-bad drops-at late late-far max-time; do
 	$CRAFT $k "$TMP/$k.iot" || not_ok "craft $k" "craft.py failed"
 done
 
@@ -92,6 +92,15 @@ run "a completion a year late: left out of the windows, said" 0 "" \
 	"$IOTRAIL" report -i "$TMP/big-time.iot" -w 1ms
 grep -q "1 requests completed after the recording.s end" "$TMP/out" && ok "a year-late completion: said in the windows table" ||
 	not_ok "a year-late completion: said in the windows table" "$(tail -2 "$TMP/out")"
+# records at the clock's end: past the join's last floor line, with a
+# floor hook (iosector) and without (the default report crashed there)
+for a in latency latency,iosector; do
+	run "records at the clock's end (2^64 - 2 ns), -a $a: read" 0 "" \
+		"$IOTRAIL" report -i "$TMP/max-time.iot" -a $a -f json
+	[ "$(json_get "$TMP/out" "j['join']['requests']")" = 2 ] &&
+		ok "the clock's end, -a $a: both requests" ||
+		not_ok "the clock's end, -a $a" "$(head -c 300 "$TMP/out")"
+done
 # system call numbers are the recording architecture's (META arch=)
 "$IOTRAIL" report -i "$TMP/arch-aarch64.iot" -a syscall -f csv >"$TMP/arch.csv"
 grep -q '^syscall,syscall,pread64,ns,1,5000,' "$TMP/arch.csv" && grep -q '^syscall,syscall,read,ns,1,1000,' "$TMP/arch.csv" &&

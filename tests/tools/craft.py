@@ -6,7 +6,7 @@ iotrail's own writer, so a writer bug cannot hide a reader bug).
 usage: craft.py KIND OUT
 kinds: zero-ids, cut-bad-cpu, zeros, no-nul-names, hostile-names, big-time,
        arch-aarch64, arch-sparc, driver-disorder, repair-bad, gaps, wide-flow,
-       drops-at, many-cpus, many-cpus-long, late
+       drops-at, many-cpus, many-cpus-long, late, late-far, max-time
 """
 import struct
 import sys
@@ -98,6 +98,18 @@ def main():
         ev += rec(G, T0 + 210, 0xffff3000, 0, 4096, 8, seq=6)
         ev += rec(D, T0 + 230, 0xffff4000, 0xffff3000, 4096, 8, seq=7)
         ev += rec(C, T0 + 365 * 86400 * 10**9, 0xffff4000, 8 << 32, 4096, 8, seq=8)
+        data = h + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
+    elif kind == "max-time":
+        # a request, then one whose completion is at the clock's last
+        # nanosecond but one (the reader's last: 2^64 - 1 is its "none"),
+        # and a record after it at the same time (corrupt timestamps): past
+        # the join's last floor line (2^64 - 2^24)
+        ev = request(0xffff1000, 0xffff2000, T0 + 100, 0)
+        ev += rec(Q, T0 + 200, 0xffff3000, 0, 4096, 8, seq=5)
+        ev += rec(G, T0 + 210, 0xffff3000, 0, 4096, 8, seq=6)
+        ev += rec(D, T0 + 230, 0xffff4000, 0xffff3000, 4096, 8, seq=7)
+        ev += rec(C, 2**64 - 2, 0xffff4000, 8 << 32, 4096, 8, seq=8)
+        ev += rec(Q, 2**64 - 2, 0xffff5000, 0, 8192, 8, seq=9)
         data = h + devs + tasks + chunk(1, ev) + end(T0 + 10**6)
     elif kind == "driver-disorder":
         # NVMe driver events (types 29-31) of a request never issued, and a

@@ -1667,6 +1667,45 @@ static struct iot_rec *lossy(struct iot_rec *v, size_t *n, struct trace_gaps *gl
 	return v;
 }
 
+static void count_floor(void *c, uint64_t ns)
+{
+	(void)ns;
+	(*(int *)c)++;
+}
+
+/* Records at the clock's end: the join without a floor hook gives none
+ * (a record at 2^64 - 1 called the missing hook); with one, no line past
+ * the last (2^64 - 2^24) wraps to give a floor at every record after. */
+static void floors_at_clock_end(void **state)
+{
+	const uint64_t last = UINT64_MAX - (1ull << JOIN_FLOOR_SHIFT) + 1; /* a line */
+	const uint64_t ts[] = {last - 5,
+			       last - 1,
+			       last,
+			       last + 1,
+			       last + (1ull << 22),
+			       last + (1ull << 23),
+			       UINT64_MAX - 1,
+			       UINT64_MAX,
+			       UINT64_MAX};
+	int n = 0;
+	struct join_sink k = {.ctx = &n, .floor = count_floor};
+	struct join jf;
+
+	(void)state;
+	feed(mkrec(IOT_EV_BIO_QUEUE, UINT64_MAX - 1, A, 0, 0, 8));
+	feed(mkrec(IOT_EV_BIO_QUEUE, UINT64_MAX, B, 0, 8, 8));
+	assert_int_equal(join_init(&jf, &k, is_bio_based, NULL), 0);
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		struct iot_rec r =
+		    mkrec(IOT_EV_BIO_QUEUE, ts[i], 0x9000 + i * 0x100, 0, i * 8, 8);
+
+		assert_int_equal(join_feed(&jf, &r), 0);
+	}
+	assert_int_equal(n, 2); /* the first record's line, the last line */
+	join_release(&jf);
+}
+
 /* a record every 16 us: the join's floor (2^24 ns) about every 1,000 */
 static struct iot_rec *spread(struct iot_rec *v, size_t n)
 {
@@ -1833,6 +1872,7 @@ int main(void)
 	    T(syscall_attribution),
 	    T(bio_outlives_its_call),
 	    cmocka_unit_test(parallel_same),
+	    T(floors_at_clock_end),
 	    cmocka_unit_test(seed_merge_same),
 	    T(bio_outside_a_syscall_has_no_inode),
 	    T(summary_record),
