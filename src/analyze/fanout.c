@@ -101,13 +101,9 @@ static void run_batch(struct analysis *a, const struct an_hooks *h,
 		case OUTLOG_DIRTY:
 			an_hooks_dirty(a, h, x);
 			break;
-		case OUTLOG_FLOOR: {
-			uint64_t ns;
-
-			memcpy(&ns, x, sizeof(ns));
-			an_hooks_floor(a, h, ns);
+		case OUTLOG_FLOOR:
+			an_hooks_floor(a, h, outlog_floor_ns(e));
 			break;
-		}
 		default: /* OUTLOG_BIO_REQ */
 			break;
 		}

@@ -104,14 +104,10 @@ void outlog_replay(const struct outlog *l, size_t from, size_t to,
 		case OUTLOG_UNFINISHED:
 			k->unfinished(k->ctx, x);
 			break;
-		case OUTLOG_FLOOR: {
-			uint64_t ns;
-
-			memcpy(&ns, x, sizeof(ns));
+		case OUTLOG_FLOOR:
 			if (k->floor)
-				k->floor(k->ctx, ns);
+				k->floor(k->ctx, outlog_floor_ns(e));
 			break;
-		}
 		default: /* OUTLOG_BIO_REQ */
 			break;
 		}

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "join.h"
 
@@ -77,6 +78,15 @@ static inline const struct join_request *outlog_bio_req(const struct outlog *l,
 							const struct outlog_ent *e)
 {
 	return outlog_data(outlog_at(l, e->req));
+}
+
+/* An OUTLOG_FLOOR entry's floor */
+static inline uint64_t outlog_floor_ns(const struct outlog_ent *e)
+{
+	uint64_t ns;
+
+	memcpy(&ns, outlog_data(e), sizeof(ns));
+	return ns;
 }
 
 /* Entries [from, to) into a join's sink, as the join called it */
